@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages agentbox needs to build and test, only those that are missing.
+# Usage: scripts/install-deps.sh [build|test|bench|docker]...   (default: build)
+set -euo pipefail
+
+build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nlohmann-json3-dev libgtest-dev)
+test_pkgs=(python3 busybox-static bubblewrap curl iproute2 procps)
+bench_pkgs=(hyperfine bubblewrap)
+docker_pkgs=(docker.io)
+
+wanted=()
+for group in "${@:-build}"; do
+  case "$group" in
+    build) wanted+=("${build_pkgs[@]}") ;;
+    test) wanted+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
+    bench) wanted+=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
+    docker) wanted+=("${docker_pkgs[@]}") ;;
+    *) echo "install-deps: unknown group '$group' (build, test, bench, docker)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for pkg in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+"${sudo_cmd[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,46 @@
+// ExecResult: what happened to one command, exactly the JSON result of CONTRACT.md §1.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace agentbox {
+
+enum class ExitReason { kExited, kSignaled, kTimeout, kOom, kError };
+const char* ExitReasonName(ExitReason reason);
+
+// Limits a command can run into; names are the strings of "limits_hit".
+inline constexpr const char* kLimitTimeout = "timeout";
+inline constexpr const char* kLimitMemory = "memory";
+inline constexpr const char* kLimitPids = "pids";
+inline constexpr const char* kLimitOutput = "output";
+inline constexpr const char* kLimitDisk = "disk";
+inline constexpr const char* kLimitCpu = "cpu";
+
+struct ExecResult {
+  int exit_code = 0;          // the command's code, 124 timeout, 125 error, 128+N signal N
+  std::optional<int> signal;  // the signal that ended it, if any
+  ExitReason reason = ExitReason::kExited;
+  std::string error;          // set when reason == kError
+  double duration_ms = 0;
+  double cpu_ms = 0;
+  uint64_t peak_memory_bytes = 0;
+  std::string stdout_data;    // kept bytes (raw); rendered as UTF-8 with U+FFFD for bad bytes
+  std::string stderr_data;
+  bool stdout_truncated = false;
+  bool stderr_truncated = false;
+  std::vector<std::string> limits_hit;  // in the order first seen, no duplicates
+
+  void AddLimitHit(const std::string& limit);
+  bool HasLimitHit(const std::string& limit) const;
+};
+
+// A result for "agentbox could not do it": exit 125, reason "error".
+ExecResult ErrorResult(const std::string& message);
+
+// The JSON object of CONTRACT §1, one line, keys in the documented order.
+std::string ExecResultToJson(const ExecResult& result);
+
+}  // namespace agentbox

@@ -1,0 +1,42 @@
+// OutputCapture: applies --output-limit to a command's stdout and stderr.
+//
+// Bytes up to the limit are either kept (for --json) or forwarded to a host fd as they arrive;
+// everything past the limit is counted and dropped, so agentbox's memory stays bounded however
+// much a command prints (a 1 GB flood costs at most limit bytes per stream).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace agentbox {
+
+enum class OutputStream { kStdout = 0, kStderr = 1 };
+
+class OutputCapture {
+ public:
+  // forward_fds: when true, kept bytes are written to fd 1 / fd 2 of this process instead of
+  // being stored (plain `agentbox run`); when false they are stored for the JSON result.
+  OutputCapture(uint64_t limit_per_stream, bool forward_fds)
+      : limit_(limit_per_stream), forward_(forward_fds) {}
+
+  void Append(OutputStream stream, std::string_view data);
+
+  bool truncated(OutputStream s) const { return streams_[Index(s)].dropped > 0; }
+  const std::string& kept(OutputStream s) const { return streams_[Index(s)].kept; }
+  uint64_t dropped_bytes(OutputStream s) const { return streams_[Index(s)].dropped; }
+
+ private:
+  struct StreamState {
+    std::string kept;
+    uint64_t seen = 0;     // bytes accepted so far (kept or forwarded)
+    uint64_t dropped = 0;  // bytes past the limit
+  };
+  static int Index(OutputStream s) { return static_cast<int>(s); }
+
+  uint64_t limit_;
+  bool forward_;
+  StreamState streams_[2];
+};
+
+}  // namespace agentbox

@@ -1,0 +1,69 @@
+// Cgroup: one sandbox's cgroup, the same interface on cgroup v1 and v2.
+//
+// Runs in the parent (host side) only. The v1 and v2 implementations live in cgroup_v1.cc and
+// cgroup_v2.cc; which one is used is decided once by DetectCgroupHost(). Tests point `root` at a
+// fake cgroupfs (plain directories and files) to check what gets written without root.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "spec/sandbox_spec.h"
+
+namespace agentbox {
+
+enum class CgroupVersion { kV1, kV2 };
+
+// Where cgroups live on this host and which version they speak.
+struct CgroupHost {
+  CgroupVersion version = CgroupVersion::kV2;
+  // v2: the directory under which agentbox creates sandbox cgroups (e.g. /sys/fs/cgroup/agentbox).
+  // v1: the parent dir inside each controller hierarchy, keyed by controller name below.
+  std::string v2_parent;
+  struct V1Controller {
+    std::string name;    // "memory", "pids", "cpu", "cpuacct", "freezer"
+    std::string parent;  // e.g. /sys/fs/cgroup/memory/agentbox
+  };
+  std::vector<V1Controller> v1_controllers;
+};
+
+// What a cgroup saw, read after (or during) the command.
+struct CgroupStats {
+  uint64_t peak_memory_bytes = 0;
+  double cpu_ms = 0;
+  bool oom_killed = false;        // the kernel OOM-killed a process of this cgroup
+  bool memory_limit_hit = false;  // the memory limit refused a charge (or OOM)
+  bool pids_limit_hit = false;    // a fork/clone was refused by pids.max
+  bool cpu_throttled = false;     // the CPU quota throttled the cgroup at least once
+};
+
+class Cgroup {
+ public:
+  virtual ~Cgroup() = default;
+  // Writes memory (no swap), pids and CPU quota.
+  virtual Status ApplyLimits(const Limits& limits) = 0;
+  // Moves a process (and later its children) into the cgroup.
+  virtual Status AddProcess(pid_t pid) = 0;
+  virtual StatusOr<CgroupStats> ReadStats() const = 0;
+  // SIGKILLs every process in the cgroup, including stopped ones.
+  virtual Status KillAll() = 0;
+  // Removes the cgroup directories; the cgroup must be empty (call KillAll and reap first).
+  virtual Status Remove() = 0;
+  // v2: an O_DIRECTORY fd of the cgroup for clone3(CLONE_INTO_CGROUP); -1 on v1.
+  virtual int DirFd() const { return -1; }
+};
+
+// Detects the host's cgroup layout under sysfs_root (default "/sys/fs/cgroup"), using
+// /proc/self/cgroup-style text `self_cgroup` to find where this process lives. Fails with
+// kUnavailable, saying what is missing, when memory, pids or cpu control cannot be had.
+StatusOr<CgroupHost> DetectCgroupHost(const std::string& sysfs_root = "/sys/fs/cgroup");
+
+// Creates the cgroup `name` (a sandbox id) under the host's agentbox parent(s).
+StatusOr<std::unique_ptr<Cgroup>> CreateCgroup(const CgroupHost& host, const std::string& name);
+
+}  // namespace agentbox

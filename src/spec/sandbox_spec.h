@@ -1,0 +1,53 @@
+// SandboxSpec: everything a user can ask of a sandbox, with the documented defaults.
+//
+// Pure data. Defaults here ARE the strict default policy of CONTRACT.md §2; docs/policy.md lists
+// every field with the same default and what it protects against. Flags and policy files only
+// ever produce a SandboxSpec; backends only ever consume one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace agentbox {
+
+inline constexpr uint64_t kKiB = 1024;
+inline constexpr uint64_t kMiB = 1024 * kKiB;
+inline constexpr uint64_t kGiB = 1024 * kMiB;
+
+// Hard limits on one command (run) or one exec.
+struct Limits {
+  double timeout_seconds = 60;         // wall clock; exceeded -> exit 124, reason "timeout"
+  uint64_t memory_bytes = 512 * kMiB;  // RAM, no swap; exceeded -> allocation refused or OOM kill
+  uint64_t pids = 256;                 // processes + threads alive at once
+  double cpus = 1;                     // CPU share (cgroup quota), fractions allowed
+  uint64_t output_bytes = 1 * kMiB;    // bytes kept per stream; the rest is drained and dropped
+  uint64_t disk_bytes = 1 * kGiB;      // bytes the command may add to /workspace
+};
+
+// What the sandbox looks like. Never loosened implicitly: every field is strict by default.
+struct SandboxSpec {
+  std::string backend = "native";           // "native" or "docker"
+  std::string image = "agentbox-test:latest";  // docker backend only
+  std::optional<std::string> workspace;     // host dir at /workspace; unset = private temp dir
+  std::optional<std::string> rootfs;        // host dir used read-only as /; unset = host system dirs
+  Limits limits;
+  std::vector<std::pair<std::string, std::string>> env;  // added to the clean environment
+  std::string cwd = "/workspace";           // working directory inside
+  bool pass_stdin = false;                  // false: stdin is /dev/null
+  uint64_t tmp_bytes = 256 * kMiB;          // size cap of the private /tmp
+  uint64_t shm_bytes = 64 * kMiB;           // size cap of the private /dev/shm
+  uint64_t open_files = 1024;               // RLIMIT_NOFILE
+};
+
+// The clean environment every command starts from (CONTRACT §2), before SandboxSpec::env.
+inline constexpr const char* kSandboxPath =
+    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+inline constexpr uint32_t kSandboxUid = 1000;
+inline constexpr uint32_t kSandboxGid = 1000;
+inline constexpr const char* kSandboxHostname = "sandbox";
+inline constexpr const char* kWorkspaceDir = "/workspace";
+
+}  // namespace agentbox
