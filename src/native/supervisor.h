@@ -1,0 +1,51 @@
+// Supervisor: the parent's event loop while a sandboxed command runs.
+//
+// Pumps stdout/stderr into the OutputCapture, watches the sandbox init (pidfd), the wall-clock
+// deadline, the disk limit and agentbox's own termination signals, and kills the sandbox when
+// a limit is hit. Returns when the sandbox init has exited and the output pipes are drained.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+
+#include "core/output_capture.h"
+#include "native/child_plan.h"
+#include "sys/unique_fd.h"
+
+namespace agentbox {
+
+struct SupervisedSandbox {
+  UniqueFd pidfd;  // the sandbox init
+  UniqueFd stdout_read;
+  UniqueFd stderr_read;
+  UniqueFd status_read;  // the command's wait status, written by the init
+  UniqueFd error_read;   // ChildError records from the setup
+};
+
+struct SupervisionLimits {
+  std::chrono::steady_clock::time_point deadline;
+  // Returns true when the command has added more than the disk limit; polled periodically.
+  std::function<bool()> disk_exceeded;
+  // SIGKILLs every process of the sandbox.
+  std::function<void()> kill_all;
+};
+
+struct SupervisionOutcome {
+  bool timed_out = false;
+  bool disk_exceeded = false;
+  std::optional<int> host_signal;      // agentbox itself got SIGINT/SIGTERM/SIGHUP
+  std::optional<int> command_status;   // raw wait status of the command
+  std::optional<ChildError> setup_error;
+};
+
+SupervisionOutcome Supervise(SupervisedSandbox& box, OutputCapture& output,
+                             const SupervisionLimits& limits);
+
+// Blocks the signals Supervise watches (call before clone; the child unblocks them).
+void BlockSupervisorSignals();
+void UnblockSupervisorSignals();
+
+}  // namespace agentbox
