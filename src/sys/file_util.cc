@@ -67,6 +67,15 @@ Status MakeDir(const std::string& path, mode_t mode) {
   return ErrnoStatus("mkdir " + path, err);
 }
 
+Status MakeDirs(const std::string& path, mode_t mode) {
+  if (path.empty() || PathExists(path)) return MakeDir(path.empty() ? "/" : path, mode);
+  size_t slash = path.find_last_of('/');
+  if (slash != std::string::npos && slash > 0) {
+    AB_RETURN_IF_ERROR(MakeDirs(path.substr(0, slash), mode));
+  }
+  return MakeDir(path, mode);
+}
+
 StatusOr<std::vector<std::string>> ListDir(const std::string& path) {
   DIR* dir = ::opendir(path.c_str());
   if (dir == nullptr) return ErrnoStatus("opendir " + path);

@@ -34,6 +34,9 @@ bool PathExists(const std::string& path);
 // mkdir that treats an existing directory as success.
 Status MakeDir(const std::string& path, mode_t mode = 0755);
 
+// mkdir -p: makes `path` and any missing parents.
+Status MakeDirs(const std::string& path, mode_t mode = 0755);
+
 // Names of the entries of a directory, without "." and "..", unsorted.
 StatusOr<std::vector<std::string>> ListDir(const std::string& path);
 
