@@ -38,6 +38,13 @@ struct ChildPlan {
   std::vector<char*> envp;  // null-terminated
   const std::vector<BpfInstruction>* seccomp = nullptr;
 
+  // Persistent sandboxes: instead of a command, PID 1 execs the agent from this fd (opened on
+  // the host, so the agent need not exist inside the root), keeping agent_keep_fd open for it.
+  int agent_exec_fd = -1;
+  int agent_keep_fd = -1;         // the listening socket, handed to the agent as fd 3
+  std::vector<char*> agent_argv;  // null-terminated
+  bool die_with_parent = true;    // false for persistent sandboxes, which outlive the CLI
+
   uint64_t rlimit_nofile = 1024;
   uint64_t rlimit_fsize = 0;  // per-file size cap (the disk limit); 0 = unlimited
 
@@ -79,6 +86,11 @@ struct ChildError {
 
 // Runs in the cloned child (PID 1 of the new PID namespace); never returns.
 [[noreturn]] void RunChild(ChildPlan& plan);
+
+// In PID 1 of a fresh PID namespace: forks the command (which drops privileges, installs the
+// seccomp filter and execs) and stays behind as its init, reaping orphans and writing the
+// command's wait status to plan.status_write. Never returns.
+[[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan);
 
 // Child-side: opens every host path the plan binds, before the new root covers them.
 bool OpenMountSources(ChildPlan& plan);

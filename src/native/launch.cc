@@ -97,8 +97,8 @@ StatusOr<UniqueFd> OpenStdin(bool pass_stdin) {
 
 [[noreturn]] void StartChild(ChildPlan& plan) {
   UnblockSupervisorSignals();
-  // The sandbox dies with agentbox, whatever kills agentbox.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  // A one-shot sandbox dies with agentbox, whatever kills agentbox.
+  if (plan.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
   RunChild(plan);
 }
 
@@ -140,6 +140,7 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
 
   LaunchedSandbox launched;
   launched.init_pid = static_cast<pid_t>(pid);
+  launched.box.pid = launched.init_pid;
   launched.box.pidfd.reset(pidfd);
   Status st = WriteIdMaps(launched.init_pid, req.workspace);
   if (st.ok()) st = req.cgroup.AddProcess(launched.init_pid);

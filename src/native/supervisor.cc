@@ -3,7 +3,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,7 +28,7 @@ sigset_t SupervisorSignals() {
   return set;
 }
 
-enum Slot { kStdout, kStderr, kStatus, kError, kInit, kSignal, kSlots };
+enum Slot { kStdout, kStderr, kStatus, kError, kInit, kSignal, kCancel, kSlots };
 
 class Loop {
  public:
@@ -35,10 +37,11 @@ class Loop {
     sigset_t set = SupervisorSignals();
     signal_fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
     int fds[kSlots] = {box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(),
-                       box.error_read.get(),  box.pidfd.get(),       signal_fd_.get()};
+                       box.error_read.get(),  box.pidfd.get(),       signal_fd_.get(),
+                       limits.cancel_fd};
     for (int i = 0; i < kSlots; ++i) {
       pfds_[i] = {fds[i], POLLIN, 0};
-      if (i != kInit && fds[i] >= 0) ::fcntl(fds[i], F_SETFL, O_NONBLOCK);
+      if (i != kInit && i != kCancel && fds[i] >= 0) ::fcntl(fds[i], F_SETFL, O_NONBLOCK);
     }
   }
 
@@ -83,12 +86,30 @@ class Loop {
     if (pfds_[kStatus].fd >= 0 && pfds_[kStatus].revents) ReadStatus();
     if (pfds_[kError].fd >= 0 && pfds_[kError].revents) ReadError();
     if (pfds_[kSignal].fd >= 0 && pfds_[kSignal].revents) ReadSignal();
-    if (pfds_[kInit].fd >= 0 && pfds_[kInit].revents) {
-      siginfo_t info = {};
-      ::waitid(static_cast<idtype_t>(P_PIDFD), static_cast<id_t>(box_.pidfd.get()), &info, WEXITED);
-      pfds_[kInit].fd = -1;
-      init_exited_ = true;
+    if (pfds_[kCancel].fd >= 0 && pfds_[kCancel].revents) CheckCancel();
+    if (pfds_[kInit].fd >= 0 && pfds_[kInit].revents) ReapInit();
+  }
+
+  void ReapInit() {
+    struct rusage usage = {};
+    int status;
+    while (::wait4(box_.pid, &status, 0, &usage) < 0 && errno == EINTR) {
     }
+    outcome_.cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
+                      (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
+    outcome_.max_rss_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+    pfds_[kInit].fd = -1;
+    init_exited_ = true;
+  }
+
+  void CheckCancel() {
+    char byte;
+    ssize_t n = ::recv(pfds_[kCancel].fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && errno == EAGAIN) return;
+    pfds_[kCancel].fd = -1;
+    if (n > 0) return;  // nothing is sent during an exec; stop watching rather than spin
+    outcome_.cancelled = true;
+    limits_.kill_all();
   }
 
   void Pump(int slot) {

@@ -18,7 +18,8 @@
 namespace agentbox {
 
 struct SupervisedSandbox {
-  UniqueFd pidfd;  // the sandbox init
+  pid_t pid = -1;  // the sandbox init
+  UniqueFd pidfd;
   UniqueFd stdout_read;
   UniqueFd stderr_read;
   UniqueFd status_read;  // the command's wait status, written by the init
@@ -31,6 +32,8 @@ struct SupervisionLimits {
   std::function<bool()> disk_exceeded;
   // SIGKILLs every process of the sandbox.
   std::function<void()> kill_all;
+  // Readable or hung up = the client went away: kill everything (-1: none).
+  int cancel_fd = -1;
 };
 
 struct SupervisionOutcome {
@@ -39,6 +42,9 @@ struct SupervisionOutcome {
   std::optional<int> host_signal;      // agentbox itself got SIGINT/SIGTERM/SIGHUP
   std::optional<int> command_status;   // raw wait status of the command
   std::optional<ChildError> setup_error;
+  bool cancelled = false;      // the client behind cancel_fd disconnected
+  double cpu_ms = 0;           // the init and every descendant it reaped (rusage)
+  uint64_t max_rss_bytes = 0;  // the largest single process (rusage)
 };
 
 SupervisionOutcome Supervise(SupervisedSandbox& box, OutputCapture& output,
