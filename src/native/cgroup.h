@@ -40,7 +40,15 @@ struct CgroupStats {
   bool memory_limit_hit = false;  // the memory limit refused a charge (or OOM)
   bool pids_limit_hit = false;    // a fork/clone was refused by pids.max
   bool cpu_throttled = false;     // the CPU quota throttled the cgroup at least once
+  // The counters behind the flags, so a long-lived sandbox can tell what one exec ran into.
+  uint64_t oom_kills = 0;
+  uint64_t memory_events = 0;  // refused charges (v1 failcnt, v2 max + oom events)
+  uint64_t pids_events = 0;
+  uint64_t throttled_periods = 0;
 };
+
+// What happened between two readings of the same cgroup: counters and flags of the difference.
+CgroupStats StatsSince(const CgroupStats& now, const CgroupStats& before);
 
 class Cgroup {
  public:

@@ -53,12 +53,11 @@ class CgroupV1 final : public Cgroup {
     stats.peak_memory_bytes = ParseUint(peak).value_or(0);
     uint64_t cpu_ns = ParseUint(files_.Read(Path("cpuacct", "cpuacct.usage"))).value_or(0);
     stats.cpu_ms = static_cast<double>(cpu_ns) / 1e6;
-    stats.oom_killed = KeyedFile("memory", "memory.oom_control", "oom_kill") > 0;
-    uint64_t failcnt = ParseUint(files_.Read(Path("memory", "memory.failcnt"))).value_or(0);
-    stats.memory_limit_hit = failcnt > 0 || stats.oom_killed;
-    stats.pids_limit_hit = KeyedFile("pids", "pids.events", "max") > 0;
-    stats.cpu_throttled = KeyedFile("cpu", "cpu.stat", "nr_throttled") > 0;
-    return stats;
+    stats.oom_kills = KeyedFile("memory", "memory.oom_control", "oom_kill");
+    stats.memory_events = ParseUint(files_.Read(Path("memory", "memory.failcnt"))).value_or(0);
+    stats.pids_events = KeyedFile("pids", "pids.events", "max");
+    stats.throttled_periods = KeyedFile("cpu", "cpu.stat", "nr_throttled");
+    return StatsSince(stats, CgroupStats{});
   }
 
   Status KillAll() override {

@@ -84,12 +84,11 @@ class CgroupV2 final : public Cgroup {
     if (!peak.ok()) return peak.status();
     stats.peak_memory_bytes = KeyedValue("v " + *peak, "v").value_or(0);
     stats.cpu_ms = static_cast<double>(Keyed("cpu.stat", "usage_usec")) / 1000.0;
-    stats.oom_killed = Keyed("memory.events", "oom_kill") > 0;
-    stats.memory_limit_hit =
-        Keyed("memory.events", "max") > 0 || Keyed("memory.events", "oom") > 0 || stats.oom_killed;
-    stats.pids_limit_hit = Keyed("pids.events", "max") > 0;
-    stats.cpu_throttled = Keyed("cpu.stat", "nr_throttled") > 0;
-    return stats;
+    stats.oom_kills = Keyed("memory.events", "oom_kill");
+    stats.memory_events = Keyed("memory.events", "max") + Keyed("memory.events", "oom");
+    stats.pids_events = Keyed("pids.events", "max");
+    stats.throttled_periods = Keyed("cpu.stat", "nr_throttled");
+    return StatsSince(stats, CgroupStats{});
   }
 
   Status KillAll() override {
