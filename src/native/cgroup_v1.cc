@@ -69,6 +69,8 @@ class CgroupV1 final : public Cgroup {
     return KillUntilEmpty(ops, "killing cgroup " + freezer);
   }
 
+  void Keep() override { removed_ = true; }
+
   Status Remove() override {
     for (const auto& dir : UniqueDirs()) AB_RETURN_IF_ERROR(RemoveCgroupTree(dir));
     removed_ = true;
@@ -165,6 +167,19 @@ StatusOr<std::unique_ptr<Cgroup>> CreateCgroupV1(const CgroupHost& host, const s
     made.push_back(dir);
   }
   return std::unique_ptr<Cgroup>(std::make_unique<CgroupV1>(std::move(dirs), files));
+}
+
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const CgroupHost& host, const std::string& name,
+                                               CgroupFiles& files) {
+  AB_RETURN_IF_ERROR(ValidateCgroupName(name));
+  std::map<std::string, std::string> dirs;
+  for (const auto& c : host.v1_controllers) {
+    dirs[c.name] = c.parent + "/" + name;
+    if (::access(dirs[c.name].c_str(), F_OK) != 0) return ErrnoStatus("cgroup " + dirs[c.name]);
+  }
+  auto cgroup = std::make_unique<CgroupV1>(std::move(dirs), files);
+  cgroup->Keep();
+  return std::unique_ptr<Cgroup>(std::move(cgroup));
 }
 
 }  // namespace agentbox::cgroup_internal
