@@ -4,6 +4,10 @@
 // Runs in the agent's per-connection handler, which has already switched its fsuid/fsgid to the
 // sandbox user, so the kernel checks permissions as for that user. Every path is resolved by
 // the kernel beneath workspace_fd (see agent/path_beneath.h for why).
+//
+// Beyond the protocol text: write_file without "mode" keeps an existing regular file's mode
+// (else 0644); list_dir adds "truncated":true when a huge directory was cut short to fit one
+// frame; stat describes a symlink itself (lstat); mtime is in seconds since the epoch.
 #pragma once
 
 #include <cstdint>
