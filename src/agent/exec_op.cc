@@ -64,7 +64,8 @@ void FillPlan(const ExecRequest& req, const ExecPipes& pipes, int stdin_fd, Plan
     plan.full_targets.push_back(op.target);
     plan.tmpfs_options.push_back("");
   }
-  plan.source_fds.assign(plan.mounts->ops.size(), -1);
+  plan.source_trees.assign(plan.mounts->ops.size(), -1);
+  plan.source_is_dir.assign(plan.mounts->ops.size(), 1);
   plan.dev_null_path = "/dev/null";
   plan.can_setgroups = true;
   plan.cwd = req.cwd;

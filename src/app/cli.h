@@ -20,6 +20,13 @@ using Args = std::vector<std::string>;
 int RunSubcommand(const Args& args);      // cli_run.cc
 int DoctorSubcommand(const Args& args);   // cli_doctor.cc
 int VersionSubcommand(const Args& args);  // cli_version.cc
+int CreateSubcommand(const Args& args);   // cli_create.cc
+int ExecSubcommand(const Args& args);     // cli_exec.cc
+int LsSubcommand(const Args& args);       // cli_ls.cc
+int InspectSubcommand(const Args& args);  // cli_ls.cc
+int CpSubcommand(const Args& args);       // cli_cp.cc
+int RmSubcommand(const Args& args);       // cli_rm.cc
+int GcSubcommand(const Args& args);       // cli_rm.cc
 
 // Writes all of `text` to fd 1 / fd 2, retrying short writes; a closed stream is ignored.
 void WriteStdout(std::string_view text);

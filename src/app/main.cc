@@ -15,6 +15,13 @@ struct Subcommand {
 // To add a subcommand: one cli_NAME.cc with NameSubcommand(), declared in cli.h, one line here.
 constexpr Subcommand kSubcommands[] = {
     {"run", &RunSubcommand, "run one command in a fresh sandbox"},
+    {"create", &CreateSubcommand, "create a sandbox that outlives this command"},
+    {"exec", &ExecSubcommand, "run one command in a running sandbox"},
+    {"ls", &LsSubcommand, "list sandboxes"},
+    {"inspect", &InspectSubcommand, "show one sandbox as JSON"},
+    {"cp", &CpSubcommand, "copy files between the host and a sandbox's /workspace"},
+    {"rm", &RmSubcommand, "remove sandboxes"},
+    {"gc", &GcSubcommand, "remove what dead sandboxes and crashes left behind"},
     {"doctor", &DoctorSubcommand, "check that this host can give every isolation layer"},
     {"version", &VersionSubcommand, "print the version"},
 };

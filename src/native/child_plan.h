@@ -24,9 +24,8 @@ struct ChildPlan {
   const MountPlan* mounts = nullptr;
   std::vector<std::string> full_targets;  // kNewRootMountpoint + op.target, one per op
   std::vector<std::string> tmpfs_options; // "size=N,mode=M" per op ("" for non-tmpfs)
-  std::vector<int> source_fds;            // filled by the child: O_PATH fds of op.source
-  std::string workspace_host_path;        // bound at /workspace when workspace_tree_fd < 0
-  int workspace_tree_fd = -1;             // a detached idmapped mount of the workspace
+  std::vector<int> source_trees;          // detached mount trees by op (-1: none), see mount_trees.h
+  std::vector<char> source_is_dir;        // mount point kind for each source tree
   std::string dev_null_path;              // the new root's /dev/null, for masking files
 
   bool become_namespace_root = false;  // uid/gid 0 are mapped: do the setup as root inside
@@ -61,7 +60,6 @@ enum class ChildStep : int32_t {
   kSync = 1,
   kIdentity,
   kCgroupNamespace,
-  kOpenSource,
   kMakePrivate,
   kRootTmpfs,
   kMount,
@@ -92,8 +90,6 @@ struct ChildError {
 // command's wait status to plan.status_write. Never returns.
 [[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan);
 
-// Child-side: opens every host path the plan binds, before the new root covers them.
-bool OpenMountSources(ChildPlan& plan);
 // Child-side: executes plan.mounts under kNewRootMountpoint. Returns false after reporting.
 bool ExecuteMountPlan(ChildPlan& plan);
 // Child-side: one error record, best effort.

@@ -76,9 +76,9 @@ bool SetRlimits(const ChildPlan& plan) {
 [[noreturn]] void ExecAgent(ChildPlan& plan) {
   constexpr int kErrorFd = 64, kExecFd = 65;
   if (::dup3(plan.error_write, kErrorFd, O_CLOEXEC) < 0 ||
-      ::dup3(plan.agent_exec_fd, kExecFd, O_CLOEXEC) < 0 || ::dup2(plan.stdin_fd, 0) < 0 ||
-      ::dup2(plan.stdout_write, 1) < 0 || ::dup2(plan.stderr_write, 2) < 0 ||
-      ::dup2(plan.agent_keep_fd, 3) < 0) {
+      ::dup3(plan.agent_exec_fd, kExecFd, O_CLOEXEC) < 0 || sys::DupTo(plan.stdin_fd, 0) < 0 ||
+      sys::DupTo(plan.stdout_write, 1) < 0 || sys::DupTo(plan.stderr_write, 2) < 0 ||
+      sys::DupTo(plan.agent_keep_fd, 3) < 0) {
     Die(plan, ChildStep::kExec, "agent fds");
   }
   plan.error_write = kErrorFd;
@@ -98,29 +98,27 @@ void RunChild(ChildPlan& plan) {
   if (!BecomeNamespaceRoot(plan)) Die(plan, ChildStep::kIdentity, "");
   // 3. Now inside the sandbox cgroup: make it the root of a cgroup namespace.
   if (::unshare(CLONE_NEWCGROUP) != 0) Die(plan, ChildStep::kCgroupNamespace, "");
-  // 4. Open every bind source while the host's paths are still visible.
-  if (!OpenMountSources(plan)) ::_exit(125);
-  // 5. No mount event may propagate back to the host.
+  // 4. No mount event may propagate back to the host.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
     Die(plan, ChildStep::kMakePrivate, "/");
   }
-  // 6. The new root: an empty tmpfs, made read-only by the plan's last step.
+  // 5. The new root: an empty tmpfs, made read-only by the plan's last step.
   if (::mount("tmpfs", kNewRootMountpoint, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") !=
       0) {
     Die(plan, ChildStep::kRootTmpfs, kNewRootMountpoint);
   }
-  // 7. Binds, tmpfs, /dev, /proc, /workspace, then read-only root.
+  // 6. Binds (trees the parent cloned), tmpfs, /dev, /proc, /workspace, then read-only root.
   if (!ExecuteMountPlan(plan)) ::_exit(125);
-  // 8. Host root gone for good.
+  // 7. Host root gone for good.
   if (!PivotIntoNewRoot()) Die(plan, ChildStep::kPivotRoot, "");
   if (::sethostname(kSandboxHostname, std::strlen(kSandboxHostname)) != 0) {
     Die(plan, ChildStep::kHostname, kSandboxHostname);
   }
   if (!BringUpLoopback()) Die(plan, ChildStep::kLoopback, "lo");
   if (!SetRlimits(plan)) Die(plan, ChildStep::kRlimits, "");
-  // 9. A persistent sandbox: the agent becomes PID 1 and serves exec and file requests.
+  // 8. A persistent sandbox: the agent becomes PID 1 and serves exec and file requests.
   if (plan.agent_exec_fd >= 0) ExecAgent(plan);
-  // 10. One command: split into the sandbox init (this process, PID 1) and the command.
+  // 9. One command: split into the sandbox init (this process, PID 1) and the command.
   ForkCommandAndBecomeInit(plan);
 }
 

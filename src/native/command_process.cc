@@ -62,8 +62,8 @@ void Harden(const ChildPlan& plan) {
 [[noreturn]] void ExecCommand(const ChildPlan& plan) {
   // Its own session: no controlling terminal to push keystrokes into, its own process group.
   ::setsid();
-  if (::dup2(plan.stdin_fd, 0) < 0 || ::dup2(plan.stdout_write, 1) < 0 ||
-      ::dup2(plan.stderr_write, 2) < 0) {
+  if (sys::DupTo(plan.stdin_fd, 0) < 0 || sys::DupTo(plan.stdout_write, 1) < 0 ||
+      sys::DupTo(plan.stderr_write, 2) < 0) {
     Die(plan, ChildStep::kExec, "stdio");
   }
   // Only fds 0-2 (CVE-2024-21626: a leaked host fd is a way out). The error pipe is CLOEXEC.
@@ -115,7 +115,6 @@ const char* ChildStepName(ChildStep step) {
     case ChildStep::kSync: return "waiting for the parent";
     case ChildStep::kIdentity: return "becoming root of the user namespace";
     case ChildStep::kCgroupNamespace: return "creating the cgroup namespace";
-    case ChildStep::kOpenSource: return "opening a mount source";
     case ChildStep::kMakePrivate: return "making mounts private";
     case ChildStep::kRootTmpfs: return "mounting the new root";
     case ChildStep::kMount: return "mounting";

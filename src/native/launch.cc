@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "native/child_plan.h"
+#include "native/mount_trees.h"
 #include "policy/sandbox_env.h"
 #include "policy/seccomp_program.h"
 #include "sys/syscalls.h"
@@ -40,22 +41,22 @@ struct ChildStorage {
   std::vector<std::string> env;
 };
 
-void FillPlan(const LaunchRequest& req, ChildStorage& storage, ChildPlan& plan) {
+void FillPlan(const LaunchRequest& req, const MountTrees& trees, ChildStorage& storage,
+              ChildPlan& plan) {
   plan.mounts = &req.mounts;
   for (const MountOp& op : req.mounts.ops) {
     plan.full_targets.push_back(std::string(kNewRootMountpoint) + (op.target == "/" ? "" : op.target));
     plan.tmpfs_options.push_back(op.kind == MountKind::kTmpfs ? TmpfsOptions(op) : "");
   }
-  plan.source_fds.assign(req.mounts.ops.size(), -1);
+  for (const UniqueFd& tree : trees.trees) plan.source_trees.push_back(tree.get());
+  plan.source_is_dir = trees.is_dir;
   plan.dev_null_path = std::string(kNewRootMountpoint) + "/dev/null";
-  plan.workspace_host_path = req.workspace.host_path;
-  plan.workspace_tree_fd = req.workspace.idmapped_tree.get();
   plan.become_namespace_root = ::geteuid() == 0;
   plan.can_setgroups = ::geteuid() == 0;
   plan.uid = kSandboxUid;
   plan.gid = kSandboxGid;
   plan.cwd = req.spec.cwd;
-  storage.argv = req.argv;
+  storage.argv = req.agent_fd >= 0 ? std::vector<std::string>{"agentbox-agent"} : req.argv;
   storage.env = BuildSandboxEnvironment(req.spec.env);
   for (auto& a : storage.argv) plan.argv.push_back(a.data());
   plan.argv.push_back(nullptr);
@@ -64,6 +65,12 @@ void FillPlan(const LaunchRequest& req, ChildStorage& storage, ChildPlan& plan) 
   plan.seccomp = &DefaultSeccompProgram();
   plan.rlimit_nofile = req.spec.open_files;
   plan.rlimit_fsize = req.spec.limits.disk_bytes;
+  if (req.agent_fd >= 0) {
+    plan.agent_exec_fd = req.agent_fd;
+    plan.agent_keep_fd = req.listen_fd;
+    plan.agent_argv = plan.argv;
+    plan.die_with_parent = false;
+  }
 }
 
 Status WriteIdMap(pid_t pid, const char* file, const std::string& text) {
@@ -109,9 +116,10 @@ void KillSandboxInit(int pidfd) {
 }
 
 StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
+  AB_ASSIGN_OR_RETURN(MountTrees trees, PrepareMountTrees(req.mounts, req.workspace));
   ChildStorage storage;
   ChildPlan plan;
-  FillPlan(req, storage, plan);
+  FillPlan(req, trees, storage, plan);
   AB_ASSIGN_OR_RETURN(Pipe sync, MakePipe());
   AB_ASSIGN_OR_RETURN(Pipe error, MakePipe());
   AB_ASSIGN_OR_RETURN(Pipe status, MakePipe());
@@ -122,8 +130,8 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   plan.error_write = error.write.get();
   plan.status_write = status.write.get();
   plan.stdin_fd = stdin_fd.get();
-  plan.stdout_write = out.write.get();
-  plan.stderr_write = err.write.get();
+  plan.stdout_write = req.log_fd >= 0 ? req.log_fd : out.write.get();
+  plan.stderr_write = req.log_fd >= 0 ? req.log_fd : err.write.get();
 
   BlockSupervisorSignals();
   int pidfd = -1;

@@ -23,6 +23,11 @@ struct LaunchRequest {
   const MountPlan& mounts;
   const Workspace& workspace;
   Cgroup& cgroup;
+  // Persistent sandboxes: PID 1 execs the agent (agent_fd, O_PATH) with listen_fd as its fd 3
+  // and log_fd as its stdout/stderr, and outlives agentbox. -1: a one-shot `run` of argv.
+  int agent_fd = -1;
+  int listen_fd = -1;
+  int log_fd = -1;
 };
 
 struct LaunchedSandbox {

@@ -15,8 +15,6 @@
 namespace agentbox {
 namespace {
 
-constexpr uint64_t kLockedAttrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
-
 bool Fail(ChildPlan& plan, ChildStep step, const std::string& detail) {
   ReportChildError(plan, step, errno, detail.c_str());
   return false;
@@ -31,25 +29,10 @@ bool MakeMountPoint(const char* path, bool directory) {
   return true;
 }
 
-bool IsDirectoryFd(int fd) {
-  struct stat st;
-  return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-// Clones the tree at source_fd, sets attributes, and attaches it at target.
-bool AttachClone(int source_fd, const char* target, uint64_t attrs, bool recursive) {
-  unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH;
-  if (recursive) flags |= AT_RECURSIVE;
-  int tree = sys::OpenTree(source_fd, "", flags);
-  if (tree < 0) return false;
-  struct mount_attr attr = {};
-  attr.attr_set = attrs;
-  bool ok = sys::MountSetattr(tree, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr) == 0 &&
-            sys::MoveMount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) == 0;
-  int saved = errno;
-  ::close(tree);
-  errno = saved;
-  return ok;
+// Attaches a tree the parent cloned (mount_trees.cc) at target.
+bool AttachTree(int tree, const char* target, bool directory) {
+  return MakeMountPoint(target, directory) &&
+         sys::MoveMount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) == 0;
 }
 
 bool SetReadOnly(const char* target, bool recursive) {
@@ -76,28 +59,14 @@ bool WriteFile(const char* path, const std::string& data) {
   return ::close(fd) == 0;
 }
 
-bool AttachWorkspace(ChildPlan& plan, const char* target, int source_fd) {
-  if (!MakeMountPoint(target, true)) return false;
-  if (plan.workspace_tree_fd >= 0) {  // already idmapped and flagged by the parent
-    return sys::MoveMount(plan.workspace_tree_fd, "", AT_FDCWD, target,
-                          MOVE_MOUNT_F_EMPTY_PATH) == 0;
-  }
-  return AttachClone(source_fd, target, kLockedAttrs, false);
-}
-
 bool ExecuteOp(ChildPlan& plan, size_t i) {
   const MountOp& op = plan.mounts->ops[i];
   const char* target = plan.full_targets[i].c_str();
-  int src = plan.source_fds[i];
   switch (op.kind) {
     case MountKind::kBindReadOnly:
-      return MakeMountPoint(target, IsDirectoryFd(src)) &&
-             AttachClone(src, target, kLockedAttrs | MOUNT_ATTR_RDONLY, true);
     case MountKind::kDevice:
-      // nosuid only: the node must stay usable, and it is the host's own /dev/null etc.
-      return MakeMountPoint(target, false) && AttachClone(src, target, MOUNT_ATTR_NOSUID, false);
     case MountKind::kWorkspace:
-      return AttachWorkspace(plan, target, src);
+      return AttachTree(plan.source_trees[i], target, plan.source_is_dir[i] != 0);
     case MountKind::kTmpfs:
       return MakeMountPoint(target, true) &&
              ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
@@ -129,25 +98,10 @@ bool ExecuteOp(ChildPlan& plan, size_t i) {
 
 }  // namespace
 
-bool OpenMountSources(ChildPlan& plan) {
-  const auto& ops = plan.mounts->ops;
-  for (size_t i = 0; i < ops.size(); ++i) {
-    const MountOp& op = ops[i];
-    bool needs_source = op.kind == MountKind::kBindReadOnly || op.kind == MountKind::kDevice ||
-                        (op.kind == MountKind::kWorkspace && plan.workspace_tree_fd < 0);
-    if (!needs_source) continue;
-    const char* path =
-        op.kind == MountKind::kWorkspace ? plan.workspace_host_path.c_str() : op.source.c_str();
-    plan.source_fds[i] = ::open(path, O_PATH | O_CLOEXEC);
-    if (plan.source_fds[i] < 0) return Fail(plan, ChildStep::kOpenSource, op.source);
-  }
-  return true;
-}
-
 bool ExecuteMountPlan(ChildPlan& plan) {
   for (size_t i = 0; i < plan.mounts->ops.size(); ++i) {
     if (!ExecuteOp(plan, i)) return Fail(plan, ChildStep::kMount, plan.mounts->ops[i].target);
-    if (plan.source_fds[i] >= 0) ::close(plan.source_fds[i]);
+    if (plan.source_trees[i] >= 0) ::close(plan.source_trees[i]);
   }
   return true;
 }

@@ -79,10 +79,17 @@ StatusOr<UniqueFd> MakeIdmappedTree(const Workspace& ws) {
 }
 
 StatusOr<std::string> CreateWorkspaceDir(const std::optional<std::string>& requested,
-                                         bool& temporary) {
+                                         const std::string& private_dir, bool& temporary) {
+  if (!requested && !private_dir.empty()) {
+    if (::mkdir(private_dir.c_str(), 0700) != 0) return ErrnoStatus("create " + private_dir);
+    temporary = true;
+    return private_dir;
+  }
   if (!requested) {
     const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/agentbox-ws-XXXXXX";
+    // The pid in the name lets `agentbox gc` tell a crashed run's leftover from a live one.
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + kRunWorkspacePrefix +
+                        std::to_string(::getpid()) + "-XXXXXX";
     if (::mkdtemp(templ.data()) == nullptr) return ErrnoStatus("create a temporary workspace");
     temporary = true;
     return templ;
@@ -96,9 +103,10 @@ StatusOr<std::string> CreateWorkspaceDir(const std::optional<std::string>& reque
 
 }  // namespace
 
-StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested) {
+StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested,
+                                     const std::string& private_dir) {
   Workspace ws;
-  AB_ASSIGN_OR_RETURN(std::string path, CreateWorkspaceDir(requested, ws.temporary));
+  AB_ASSIGN_OR_RETURN(std::string path, CreateWorkspaceDir(requested, private_dir, ws.temporary));
   char resolved[PATH_MAX];
   if (::realpath(path.c_str(), resolved) == nullptr) return ErrnoStatus("workspace " + path);
   ws.host_path = resolved;

@@ -22,6 +22,9 @@ namespace agentbox {
 inline constexpr uid_t kSandboxHostRootId = 3'900'000'000u;  // uid 0 inside
 inline constexpr uid_t kSandboxHostUserId = 3'900'001'000u;  // uid 1000 inside
 
+// Private workspaces of `run` are $TMPDIR/agentbox-ws-<pid>-XXXXXX.
+inline constexpr const char* kRunWorkspacePrefix = "agentbox-ws-";
+
 struct Workspace {
   std::string host_path;    // absolute, symlinks resolved
   bool temporary = false;   // created by us; removed with the sandbox
@@ -32,8 +35,10 @@ struct Workspace {
   UniqueFd idmapped_tree;   // detached idmapped mount, when owner != sandbox host ids
 };
 
-// requested: --workspace DIR (created if missing, kept) or nullopt for a private temp dir.
-StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested);
+// requested: --workspace DIR (created if missing, kept) or nullopt for a private dir: a fresh
+// temp dir, or private_dir when given (a persistent sandbox keeps it in its state dir).
+StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested,
+                                     const std::string& private_dir = "");
 
 // Removes a temporary workspace recursively without following symlinks out of it.
 void RemoveTemporaryWorkspace(const Workspace& ws);

@@ -87,6 +87,33 @@ StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args) {
   return inv;
 }
 
+StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args) {
+  CreateInvocation create;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {  // --name is the one flag run does not have
+    if (args[i] == "--name" || args[i].rfind("--name=", 0) == 0) {
+      if (args[i] == "--name" && i + 1 >= args.size()) {
+        return InvalidArgument("--name: missing value");
+      }
+      create.name = args[i] == "--name" ? args[++i] : args[i].substr(7);
+      if (create.name.empty()) return InvalidArgument("--name: must not be empty");
+      continue;
+    }
+    rest.push_back(args[i]);
+  }
+  AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(Defs(), rest));
+  for (const ParsedFlag& flag : parsed.flags) {
+    bool stop = false;
+    AB_RETURN_IF_ERROR(ApplyFlag(flag, &create.run, &stop));
+    if (stop) return create;
+  }
+  if (!parsed.rest.empty()) {
+    return InvalidArgument("create takes no command (got \"" + parsed.rest[0] +
+                           "\"); run commands with `agentbox exec ID -- COMMAND`");
+  }
+  return create;
+}
+
 StatusOr<SandboxSpec> ResolveRunSpec(const RunInvocation& invocation) {
   SpecOverlay policy;
   if (invocation.policy_path) {

@@ -29,6 +29,13 @@ std::span<const FlagDef> RunFlagDefs();
 // unknown flag, a missing or invalid value, or a missing command. -h/--help stops parsing.
 StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args);
 
+// `agentbox create [OPTIONS of run] [--name NAME]`: run's flags, no command.
+struct CreateInvocation {
+  RunInvocation run;  // argv stays empty
+  std::string name;   // "" for none
+};
+StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args);
+
 // The spec to run with: defaults, then the --policy file if any, then the flags. Reads the policy
 // file; fails when it cannot be read or is invalid.
 StatusOr<SandboxSpec> ResolveRunSpec(const RunInvocation& invocation);

@@ -3,6 +3,7 @@
 // call in a freshly cloned child.
 #pragma once
 
+#include <fcntl.h>
 #include <linux/mount.h>
 #include <linux/sched.h>
 #include <sys/syscall.h>
@@ -33,6 +34,12 @@ inline int MountSetattr(int dirfd, const char* path, unsigned flags, struct moun
 inline int PidfdOpen(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
 inline int PidfdSendSignal(int pidfd, int sig) {
   return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+}
+// dup2 that also works when from == to: the fd ends up at `to` without FD_CLOEXEC either way
+// (dup2 onto itself would keep the flag, and the fd would vanish at exec).
+inline int DupTo(int from, int to) {
+  if (from == to) return ::fcntl(to, F_SETFD, 0) == 0 ? to : -1;
+  return ::dup2(from, to);
 }
 inline int CloseRange(unsigned first, unsigned last) {
   return static_cast<int>(::syscall(SYS_close_range, first, last, 0));

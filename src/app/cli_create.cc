@@ -1,0 +1,30 @@
+// `agentbox create [OPTIONS of run] [--name NAME]`: prints the new sandbox's id.
+#include "app/cli.h"
+#include "core/sandbox_manager.h"
+#include "spec/run_args.h"
+
+namespace agentbox {
+
+int CreateSubcommand(const Args& args) {
+  auto invocation = ParseCreateArgs(args);
+  if (!invocation.ok()) return FailWith(invocation.status());
+  if (invocation->run.help) {
+    WriteStdout("Usage: agentbox create [OPTIONS] [--name NAME]\n\n"
+                "Creates a sandbox that outlives this command and prints its id. The options are\n"
+                "those of `agentbox run`; --timeout, --output-limit and --disk-limit become the\n"
+                "defaults of each `agentbox exec`, the others hold for the sandbox as a whole.\n\n"
+                "Options:\n  --name NAME   a unique name to use instead of the id\n" +
+                FormatFlagHelp(RunFlagDefs()));
+    return 0;
+  }
+  auto spec = ResolveRunSpec(invocation->run);
+  if (!spec.ok()) return FailWith(spec.status());
+  auto manager = SandboxManager::Open();
+  if (!manager.ok()) return FailWith(manager.status());
+  auto record = manager->Create(*spec, invocation->name);
+  if (!record.ok()) return FailWith(record.status());
+  WriteStdout(record->id + "\n");
+  return 0;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,37 @@
+// `agentbox exec [OPTIONS] ID|NAME -- COMMAND`: one command in a running sandbox.
+#include <signal.h>
+
+#include "app/cli.h"
+#include "app/cli_sandbox_result.h"
+#include "core/sandbox_manager.h"
+#include "spec/exec_args.h"
+
+namespace agentbox {
+
+int ExecSubcommand(const Args& args) {
+  auto inv = ParseExecArgs(args);
+  if (!inv.ok()) return FailWith(inv.status());
+  if (inv->help) {
+    WriteStdout(ExecUsage());
+    return 0;
+  }
+  auto manager = SandboxManager::Open();
+  if (!manager.ok()) return ReportResult(ErrorResult(manager.status().message()), inv->json);
+  auto status = manager->Find(inv->sandbox);
+  if (!status.ok()) return ReportResult(ErrorResult(status.status().message()), inv->json);
+  ExecRequest request = SandboxManager::DefaultExecRequest(status->record);
+  request.argv = inv->argv;
+  for (const auto& kv : inv->env) request.env.push_back(kv);
+  if (inv->cwd) request.cwd = *inv->cwd;
+  if (inv->timeout_seconds) request.timeout_seconds = *inv->timeout_seconds;
+  if (inv->output_limit) request.output_limit = *inv->output_limit;
+  request.pass_stdin = inv->pass_stdin;
+  ::signal(SIGPIPE, SIG_IGN);
+  OutputCapture capture(request.output_limit, /*forward_fds=*/!inv->json);
+  auto result = manager->Exec(status->record, request, capture, inv->pass_stdin ? 0 : -1);
+  ExecResult r = result.ok() ? *result : ErrorResult(result.status().message());
+  TakeOutput(capture, inv->json, &r);
+  return ReportResult(r, inv->json);
+}
+
+}  // namespace agentbox

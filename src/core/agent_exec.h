@@ -1,0 +1,39 @@
+// Host side of the agent's exec (see core/agent_protocol.h).
+#pragma once
+
+#include <mutex>
+#include <string>
+
+#include "base/status.h"
+#include "core/exec_result.h"
+#include "core/exec_wire.h"
+#include "core/output_capture.h"
+
+namespace agentbox {
+
+// Lets another thread stop a running AgentExec: the agent sees its client hang up and kills the
+// command's whole process tree; AgentExec then returns a kUnavailable Status saying so.
+class ExecCancellation {
+ public:
+  void Cancel();
+  bool cancelled() const;
+
+ private:
+  friend StatusOr<ExecResult> AgentExec(const std::string&, const ExecRequest&, OutputCapture&,
+                                        int, ExecCancellation*);
+  void Attach(int fd);
+  void Detach();
+
+  mutable std::mutex mutex_;
+  int fd_ = -1;
+  bool cancelled_ = false;
+};
+
+// Runs request in the sandbox whose agent listens on socket_path; output frames go to `output`
+// as they arrive. stdin_fd (when request.pass_stdin) is handed to the command itself. Returns the
+// agent's result; a transport failure is an error Status (the sandbox may be dead).
+StatusOr<ExecResult> AgentExec(const std::string& socket_path, const ExecRequest& request,
+                               OutputCapture& output, int stdin_fd = -1,
+                               ExecCancellation* cancellation = nullptr);
+
+}  // namespace agentbox

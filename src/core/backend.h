@@ -1,0 +1,49 @@
+// Backend: how a persistent sandbox is made, checked and destroyed.
+//
+// Everything that happens inside a sandbox (exec, files) goes through its agent's socket and is
+// the same for every backend; a backend only owns the box around the agent. The conformance
+// suite (tests/conformance) runs the same cases against every implementation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "core/sandbox_record.h"
+
+namespace agentbox {
+
+// Counters of the box as a whole; an exec compares two readings to name the limits it hit.
+struct ResourceSnapshot {
+  uint64_t memory_bytes = 0;       // peak so far
+  double cpu_ms = 0;
+  uint64_t oom_kills = 0;
+  uint64_t memory_events = 0;
+  uint64_t pids_events = 0;
+  uint64_t throttled_periods = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // Makes the box and starts its agent. `record` arrives with id, name, spec, state_dir,
+  // agent_socket and workspace filled in; the backend adds its own fields. On failure nothing
+  // of the box is left behind.
+  virtual Status Create(SandboxRecord& record) = 0;
+  // True while the agent (the box's PID 1) runs.
+  virtual bool IsAlive(const SandboxRecord& record) = 0;
+  // Kills every process of the box and releases what the host holds for it (cgroups, mounts,
+  // containers). Idempotent: a dead or half-made box is fine. Never touches the workspace.
+  virtual Status Destroy(const SandboxRecord& record) = 0;
+  virtual StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) = 0;
+  // Removes what crashed runs and sandboxes left behind (cgroups, containers, private temp
+  // workspaces) that belong to none of live_ids. Returns what it removed, one line each.
+  virtual std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) = 0;
+};
+
+// The backend named `name` ("native", later "docker"); kInvalidArgument for an unknown name.
+StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name);
+
+}  // namespace agentbox

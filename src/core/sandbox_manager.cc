@@ -1,0 +1,185 @@
+#include "core/sandbox_manager.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/agent_client.h"
+#include "core/agent_exec.h"
+#include "core/agent_protocol.h"
+#include "native/native_backend.h"
+#include "spec/spec_json.h"
+
+namespace agentbox {
+namespace {
+
+// How many commands the agent is running right now (-1 if it does not answer).
+int ActiveExecs(const std::string& socket) {
+  auto conn = ConnectAgent(socket);
+  if (!conn.ok()) return -1;
+  if (!WriteFrame(conn->get(), FrameType::kRequest, R"({"op":"ping"})").ok()) return -1;
+  auto frame = ReadFrame(conn->get());
+  if (!frame.ok()) return -1;
+  auto j = nlohmann::json::parse(frame->payload, nullptr, false);
+  return j.is_object() ? j.value("active_execs", -1) : -1;
+}
+
+// Names the sandbox-level limits an exec ran into, from two readings of the box's counters.
+void AddSandboxLimits(const ResourceSnapshot& before, const ResourceSnapshot& after,
+                      ExecResult& result) {
+  bool oom = after.oom_kills > before.oom_kills;
+  if (oom || after.memory_events > before.memory_events) result.AddLimitHit(kLimitMemory);
+  if (after.pids_events > before.pids_events) result.AddLimitHit(kLimitPids);
+  if (after.throttled_periods > before.throttled_periods) result.AddLimitHit(kLimitCpu);
+  if (oom && result.signal == 9 && result.reason == ExitReason::kSignaled) {
+    result.reason = ExitReason::kOom;
+  }
+}
+
+}  // namespace
+
+const char* SandboxStateName(SandboxState state) {
+  return state == SandboxState::kRunning ? "running" : "dead";
+}
+
+StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name) {
+  if (name == "native") return MakeNativeBackend();
+  return InvalidArgument("backend " + name + " is not available in this build");
+}
+
+StatusOr<SandboxManager> SandboxManager::Open() {
+  AB_ASSIGN_OR_RETURN(StateStore store, StateStore::Open());
+  return SandboxManager(std::move(store));
+}
+
+StatusOr<Backend*> SandboxManager::BackendFor(const std::string& name) {
+  for (auto& [n, backend] : backends_) {
+    if (n == name) return backend.get();
+  }
+  AB_ASSIGN_OR_RETURN(auto backend, MakeBackend(name));
+  backends_.emplace_back(name, std::move(backend));
+  return backends_.back().second.get();
+}
+
+StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const std::string& name) {
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(spec.backend));
+  if (!name.empty()) AB_RETURN_IF_ERROR(ValidateSandboxName(name));
+  AB_ASSIGN_OR_RETURN(std::string id, store_.AllocateId());
+  SandboxRecord record;
+  record.id = id;
+  record.name = name;
+  record.backend = spec.backend;
+  record.created_at = NowRfc3339();
+  record.spec = spec;
+  record.state_dir = store_.SandboxDir(id);
+  record.agent_socket = record.state_dir + "/agent.sock";
+  Status st = name.empty() ? OkStatus() : store_.ReserveName(name, id);
+  if (st.ok()) st = backend->Create(record);
+  if (st.ok()) st = store_.Save(record);
+  if (!st.ok()) {
+    (void)backend->Destroy(record);
+    (void)store_.Remove(id, st.code() == StatusCode::kAlreadyExists ? "" : name);
+    return st;
+  }
+  return record;
+}
+
+StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
+  AB_ASSIGN_OR_RETURN(SandboxRecord record, store_.Find(ref));
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
+  SandboxState state = backend->IsAlive(record) ? SandboxState::kRunning : SandboxState::kDead;
+  return SandboxStatus{std::move(record), state};
+}
+
+std::vector<SandboxStatus> SandboxManager::List() {
+  std::vector<SandboxStatus> out;
+  for (SandboxRecord& record : store_.List()) {
+    auto backend = BackendFor(record.backend);
+    bool alive = backend.ok() && (*backend)->IsAlive(record);
+    out.push_back({std::move(record), alive ? SandboxState::kRunning : SandboxState::kDead});
+  }
+  return out;
+}
+
+ExecRequest SandboxManager::DefaultExecRequest(const SandboxRecord& record) {
+  ExecRequest request;
+  request.env = record.spec.env;
+  request.cwd = record.spec.cwd;
+  request.timeout_seconds = record.spec.limits.timeout_seconds;
+  request.output_limit = record.spec.limits.output_bytes;
+  request.disk_limit = record.spec.limits.disk_bytes;
+  return request;
+}
+
+StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const ExecRequest& request,
+                                          OutputCapture& output, int stdin_fd,
+                                          ExecCancellation* cancellation) {
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
+  if (!backend->IsAlive(record)) {
+    return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
+  }
+  auto before = backend->Snapshot(record);
+  AB_ASSIGN_OR_RETURN(ExecResult result, AgentExec(record.agent_socket, request, output, stdin_fd, cancellation));
+  auto after = backend->Snapshot(record);
+  if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
+  return result;
+}
+
+Status SandboxManager::Destroy(const SandboxRecord& record) {
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
+  AB_RETURN_IF_ERROR(backend->Destroy(record));
+  return store_.Remove(record.id, record.name);
+}
+
+Status SandboxManager::Remove(const std::string& ref, bool force) {
+  AB_ASSIGN_OR_RETURN(SandboxStatus status, Find(ref));
+  if (!force && status.state == SandboxState::kRunning) {
+    int busy = ActiveExecs(status.record.agent_socket);
+    if (busy > 0) {
+      return InvalidArgument("sandbox " + ref + " is running " + std::to_string(busy) +
+                             " command(s); use `agentbox rm -f` to kill them");
+    }
+  }
+  return Destroy(status.record);
+}
+
+GcReport SandboxManager::Gc() {
+  GcReport report;
+  (void)BackendFor("native");  // its leftovers are collected even when no record names it
+  std::vector<std::string> live;
+  for (const SandboxStatus& s : List()) {
+    if (s.state == SandboxState::kRunning) {
+      live.push_back(s.record.id);
+    } else if (Destroy(s.record).ok()) {
+      report.removed.push_back("sandbox " + s.record.id);
+    }
+  }
+  for (auto& [name, backend] : backends_) {
+    for (std::string& line : backend->CollectGarbage(live)) report.removed.push_back(line);
+  }
+  return report;
+}
+
+StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
+  AB_ASSIGN_OR_RETURN(SandboxStatus status, Find(ref));
+  const SandboxRecord& r = status.record;
+  nlohmann::json j = {{"id", r.id},
+                      {"name", r.name},
+                      {"backend", r.backend},
+                      {"state", SandboxStateName(status.state)},
+                      {"created_at", r.created_at},
+                      {"workspace", r.workspace},
+                      {"workspace_temporary", r.workspace_temporary},
+                      {"policy", SpecToPolicyJson(r.spec)}};
+  nlohmann::json usage = nullptr;
+  if (status.state == SandboxState::kRunning) {
+    AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(r.backend));
+    if (auto snap = backend->Snapshot(r); snap.ok()) {
+      usage = {{"peak_memory_bytes", snap->memory_bytes}, {"cpu_ms", snap->cpu_ms},
+               {"oom_kills", snap->oom_kills}};
+    }
+    j["pid"] = r.init_pid;
+  }
+  j["usage"] = usage;
+  return j.dump(2);
+}
+
+}  // namespace agentbox

@@ -1,0 +1,68 @@
+// SandboxManager: the persistent sandboxes of CONTRACT §3, whatever their backend.
+//
+// The one place the CLI, the HTTP server and the MCP server go through. Names and records live
+// in the StateStore; the box itself belongs to a Backend; commands and files go through the
+// sandbox's agent. Errors are Status values with one clear line.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "core/agent_exec.h"
+#include "core/backend.h"
+#include "core/exec_result.h"
+#include "core/exec_wire.h"
+#include "core/output_capture.h"
+#include "core/state_store.h"
+
+namespace agentbox {
+
+enum class SandboxState { kRunning, kDead };
+const char* SandboxStateName(SandboxState state);
+
+struct SandboxStatus {
+  SandboxRecord record;
+  SandboxState state = SandboxState::kDead;
+};
+
+struct GcReport {
+  std::vector<std::string> removed;  // ids (or cgroup names) cleaned up
+};
+
+class SandboxManager {
+ public:
+  static StatusOr<SandboxManager> Open();
+  explicit SandboxManager(StateStore store) : store_(std::move(store)) {}
+
+  // Creates and starts a sandbox; `name` may be empty. Nothing is left behind on failure.
+  StatusOr<SandboxRecord> Create(const SandboxSpec& spec, const std::string& name);
+  StatusOr<SandboxStatus> Find(const std::string& ref);
+  std::vector<SandboxStatus> List();
+  // Runs one command; limits it ran into at the sandbox level (memory, pids, cpu) are added.
+  StatusOr<ExecResult> Exec(const SandboxRecord& record, const ExecRequest& request,
+                            OutputCapture& output, int stdin_fd = -1,
+                            ExecCancellation* cancellation = nullptr);
+  // The request `exec` sends by default: the sandbox's policy for time, output and disk.
+  static ExecRequest DefaultExecRequest(const SandboxRecord& record);
+  // Kills and removes; keeps a workspace the user gave. Without force, refuses a sandbox that
+  // is running commands.
+  Status Remove(const std::string& ref, bool force);
+  // Removes dead sandboxes and whatever a crash left (cgroups, state dirs, private workspaces).
+  GcReport Gc();
+  // inspect: id, name, backend, state, policy, workspace, created_at, usage.
+  StatusOr<std::string> InspectJson(const std::string& ref);
+
+  StateStore& store() { return store_; }
+
+ private:
+  StatusOr<Backend*> BackendFor(const std::string& name);
+  Status Destroy(const SandboxRecord& record);
+
+  StateStore store_;
+  std::vector<std::pair<std::string, std::unique_ptr<Backend>>> backends_;
+};
+
+}  // namespace agentbox

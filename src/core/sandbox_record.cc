@@ -1,0 +1,62 @@
+#include "core/sandbox_record.h"
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "spec/spec_json.h"
+
+namespace agentbox {
+
+using nlohmann::json;
+
+std::string SandboxRecordToJson(const SandboxRecord& r) {
+  json j = {{"id", r.id},
+            {"name", r.name},
+            {"backend", r.backend},
+            {"created_at", r.created_at},
+            {"policy", SpecToPolicyJson(r.spec)},
+            {"workspace", r.workspace},
+            {"workspace_temporary", r.workspace_temporary},
+            {"state_dir", r.state_dir},
+            {"agent_socket", r.agent_socket},
+            {"init_pid", r.init_pid},
+            {"init_start_time", r.init_start_time},
+            {"cgroup", r.cgroup},
+            {"container_id", r.container_id}};
+  return j.dump(2) + "\n";
+}
+
+StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Internal("corrupt sandbox record");
+  SandboxRecord r;
+  try {
+    r.id = j.at("id").get<std::string>();
+    r.name = j.at("name").get<std::string>();
+    r.backend = j.at("backend").get<std::string>();
+    r.created_at = j.at("created_at").get<std::string>();
+    r.workspace = j.at("workspace").get<std::string>();
+    r.workspace_temporary = j.at("workspace_temporary").get<bool>();
+    r.state_dir = j.at("state_dir").get<std::string>();
+    r.agent_socket = j.at("agent_socket").get<std::string>();
+    r.init_pid = j.at("init_pid").get<pid_t>();
+    r.init_start_time = j.at("init_start_time").get<uint64_t>();
+    r.cgroup = j.at("cgroup").get<std::string>();
+    r.container_id = j.value("container_id", "");
+  } catch (const json::exception& e) {
+    return Internal(std::string("corrupt sandbox record: ") + e.what());
+  }
+  AB_ASSIGN_OR_RETURN(r.spec, SpecFromPolicyJson(j.at("policy")));
+  return r;
+}
+
+std::string NowRfc3339() {
+  std::time_t now = std::time(nullptr);
+  std::tm tm = {};
+  ::gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,40 @@
+// SandboxRecord: what agentbox remembers about one persistent sandbox (its sandbox.json).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "base/status.h"
+#include "spec/sandbox_spec.h"
+
+namespace agentbox {
+
+struct SandboxRecord {
+  std::string id;          // 12 hex digits, unique
+  std::string name;        // unique when set; "" for none
+  std::string backend;     // "native" or "docker"
+  std::string created_at;  // RFC 3339, UTC
+  SandboxSpec spec;        // the effective policy
+  std::string workspace;   // host path behind /workspace
+  bool workspace_temporary = false;  // ours: removed with the sandbox; else the user's: kept
+  std::string state_dir;   // <state root>/sandboxes/<id>
+  std::string agent_socket;
+
+  // native: the sandbox's PID 1 (the agent) and the cgroup holding it.
+  pid_t init_pid = 0;
+  uint64_t init_start_time = 0;  // /proc/PID/stat field 22: tells a reused pid apart
+  std::string cgroup;
+
+  // docker: the container.
+  std::string container_id;
+};
+
+std::string SandboxRecordToJson(const SandboxRecord& record);
+StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& json);
+
+// "2026-11-29T18:03:42Z"
+std::string NowRfc3339();
+
+}  // namespace agentbox

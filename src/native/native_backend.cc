@@ -1,0 +1,178 @@
+// Persistent native sandboxes: the same box as `run` (launch.cc), with the agent as PID 1.
+#include "native/native_backend.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "native/cgroup.h"
+#include "native/child_plan.h"
+#include "native/host_root.h"
+#include "native/native_gc.h"
+#include "native/launch.h"
+#include "native/outcome.h"
+#include "native/workspace.h"
+#include "sys/file_util.h"
+#include "sys/syscalls.h"
+
+namespace agentbox {
+namespace {
+
+constexpr int kAgentStartTimeoutMs = 10000;
+
+StatusOr<UniqueFd> ListenOn(const std::string& path) {
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path)) {
+    return InvalidArgument("state directory path too long for a unix socket: " + path +
+                           " (set AGENTBOX_STATE_DIR to a shorter path)");
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return ErrnoStatus("socket");
+  ::unlink(path.c_str());
+  if (::bind(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::chmod(path.c_str(), 0600) != 0 || ::listen(fd.get(), 128) != 0) {
+    return ErrnoStatus("listen on " + path);
+  }
+  return fd;
+}
+
+// Field 22 of /proc/PID/stat: when the process started, to tell a reused pid apart.
+uint64_t ProcessStartTime(pid_t pid) {
+  auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+  if (!stat.ok()) return 0;
+  size_t close = stat->rfind(')');
+  if (close == std::string::npos) return 0;
+  const char* p = stat->c_str() + close + 2;  // field 3 onwards
+  for (int field = 3; field < 22 && *p; ++p) {
+    if (*p == ' ') ++field;
+  }
+  return std::strtoull(p, nullptr, 10);
+}
+
+// Waits until the agent has been exec'd (EOF on the error pipe) or a setup step failed.
+Status AwaitAgent(SupervisedSandbox& box) {
+  struct pollfd pfd = {box.error_read.get(), POLLIN, 0};
+  int n = ::poll(&pfd, 1, kAgentStartTimeoutMs);
+  if (n <= 0) return Internal("the sandbox did not start its agent in time");
+  ChildError record;
+  ssize_t got = ::read(box.error_read.get(), &record, sizeof(record));
+  if (got == 0) return OkStatus();
+  if (got != sizeof(record)) return Internal("the sandbox's setup failed without a reason");
+  record.detail[sizeof(record.detail) - 1] = '\0';
+  ExecResult failure;
+  FillSetupErrorResult(record, failure);
+  return Unavailable(failure.error.empty() ? failure.stderr_data : failure.error);
+}
+
+class NativeBackend : public Backend {
+ public:
+  Status Create(SandboxRecord& record) override {
+    AB_ASSIGN_OR_RETURN(MountPlanInput root, DescribeRoot(record.spec));
+    MountPlan mounts = BuildMountPlan(root);
+    AB_ASSIGN_OR_RETURN(CgroupHost host, DetectCgroupHost());
+    record.cgroup = "sb-" + record.id;
+    AB_ASSIGN_OR_RETURN(auto cgroup, CreateCgroup(host, record.cgroup));
+    AB_RETURN_IF_ERROR(cgroup->ApplyLimits(record.spec.limits));
+    AB_ASSIGN_OR_RETURN(Workspace ws, PrepareWorkspace(record.spec.workspace,
+                                                       record.state_dir + "/workspace"));
+    record.workspace = ws.host_path;
+    record.workspace_temporary = ws.temporary;
+    AB_ASSIGN_OR_RETURN(UniqueFd listen_fd, ListenOn(record.agent_socket));
+    AB_ASSIGN_OR_RETURN(UniqueFd log_fd, OpenFile(record.state_dir + "/agent.log",
+                                                  O_WRONLY | O_CREAT | O_APPEND, 0600));
+    UniqueFd agent_fd(::open(AgentBinaryPath().c_str(), O_PATH | O_CLOEXEC));
+    if (!agent_fd.valid()) return ErrnoStatus("the agent binary " + AgentBinaryPath());
+
+    std::vector<std::string> no_argv;
+    LaunchRequest request{record.spec, no_argv, mounts, ws, *cgroup};
+    request.agent_fd = agent_fd.get();
+    request.listen_fd = listen_fd.get();
+    request.log_fd = log_fd.get();
+    AB_ASSIGN_OR_RETURN(LaunchedSandbox launched, LaunchSandbox(request));
+    if (Status st = AwaitAgent(launched.box); !st.ok()) {
+      KillSandboxInit(launched.box.pidfd.get());
+      (void)cgroup->KillAll();
+      return st;  // the cgroup object removes itself; the manager removes the state dir
+    }
+    record.init_pid = launched.init_pid;
+    record.init_start_time = ProcessStartTime(launched.init_pid);
+    cgroup->Keep();
+    return OkStatus();
+  }
+
+  bool IsAlive(const SandboxRecord& record) override {
+    return record.init_pid > 0 && record.init_start_time != 0 &&
+           ProcessStartTime(record.init_pid) == record.init_start_time && !IsZombie(record.init_pid);
+  }
+
+  Status Destroy(const SandboxRecord& record) override {
+    if (IsAlive(record)) {
+      UniqueFd pidfd(sys::PidfdOpen(record.init_pid));
+      // Checked again through the pidfd: the pid cannot be reused while we hold it.
+      if (pidfd.valid() && IsAlive(record)) {
+        sys::PidfdSendSignal(pidfd.get(), SIGKILL);
+        struct pollfd pfd = {pidfd.get(), POLLIN, 0};
+        ::poll(&pfd, 1, 5000);
+      }
+    }
+    auto host = DetectCgroupHost();
+    if (!host.ok() || record.cgroup.empty()) return host.status();
+    auto cgroup = OpenCgroup(*host, record.cgroup);
+    if (!cgroup.ok()) return cgroup.status().code() == StatusCode::kNotFound ? OkStatus()
+                                                                         : cgroup.status();
+    AB_RETURN_IF_ERROR((*cgroup)->KillAll());
+    return (*cgroup)->Remove();
+  }
+
+  StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
+    AB_ASSIGN_OR_RETURN(CgroupHost host, DetectCgroupHost());
+    AB_ASSIGN_OR_RETURN(auto cgroup, OpenCgroup(host, record.cgroup));
+    AB_ASSIGN_OR_RETURN(CgroupStats stats, cgroup->ReadStats());
+    ResourceSnapshot s;
+    s.memory_bytes = stats.peak_memory_bytes;
+    s.cpu_ms = stats.cpu_ms;
+    s.oom_kills = stats.oom_kills;
+    s.memory_events = stats.memory_events;
+    s.pids_events = stats.pids_events;
+    s.throttled_periods = stats.throttled_periods;
+    return s;
+  }
+
+  std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
+    return CollectNativeGarbage(live_ids);
+  }
+
+ private:
+  static bool IsZombie(pid_t pid) {
+    auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+    if (!stat.ok()) return true;
+    size_t close = stat->rfind(')');
+    return close == std::string::npos || close + 2 >= stat->size() || (*stat)[close + 2] == 'Z';
+  }
+};
+
+}  // namespace
+
+std::string AgentBinaryPath() {
+  if (const char* env = std::getenv("AGENTBOX_AGENT"); env && *env) return env;
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return "agentbox-agent";
+  std::string path(self, static_cast<size_t>(n));
+  return path.substr(0, path.rfind('/') + 1) + "agentbox-agent";
+}
+
+std::unique_ptr<Backend> MakeNativeBackend() { return std::make_unique<NativeBackend>(); }
+
+}  // namespace agentbox

@@ -1,0 +1,15 @@
+// NativeBackend: persistent sandboxes made by our own namespaces, cgroups and seccomp code.
+#pragma once
+
+#include <memory>
+
+#include "core/backend.h"
+
+namespace agentbox {
+
+std::unique_ptr<Backend> MakeNativeBackend();
+
+// The agent binary: $AGENTBOX_AGENT, else agentbox-agent next to the running agentbox.
+std::string AgentBinaryPath();
+
+}  // namespace agentbox

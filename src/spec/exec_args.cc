@@ -1,0 +1,80 @@
+#include "spec/exec_args.h"
+
+#include "spec/units.h"
+
+namespace agentbox {
+namespace {
+
+constexpr FlagDef kExecFlags[] = {
+    {"timeout", 0, "SECONDS", "wall-clock limit for this command (default: the sandbox's)"},
+    {"output-limit", 0, "SIZE", "bytes kept per stream (default: the sandbox's)"},
+    {"env", 'e', "KEY=VALUE", "add to the environment (repeatable)"},
+    {"cwd", 'w', "DIR", "working directory inside (default: the sandbox's)"},
+    {"stdin", 'i', "", "pass agentbox's stdin to the command (default: /dev/null)"},
+    {"json", 0, "", "print one JSON result object instead of the command's output"},
+    {"help", 'h', "", "show this help"},
+};
+
+Status ApplyExecFlag(const ParsedFlag& flag, ExecInvocation& inv) {
+  std::string_view name = flag.def->long_name;
+  const std::string context = "--" + std::string(name);
+  if (name == "timeout") {
+    auto seconds = ParseDuration(flag.value);
+    if (!seconds.ok()) return seconds.status().WithContext(context);
+    inv.timeout_seconds = *seconds;
+  } else if (name == "output-limit") {
+    auto size = ParseSize(flag.value);
+    if (!size.ok()) return size.status().WithContext(context);
+    inv.output_limit = *size;
+  } else if (name == "env") {
+    size_t eq = flag.value.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return InvalidArgument(context + ": expected KEY=VALUE, got \"" + flag.value + "\"");
+    }
+    inv.env.emplace_back(flag.value.substr(0, eq), flag.value.substr(eq + 1));
+  } else if (name == "cwd") {
+    if (flag.value.empty() || flag.value[0] != '/') {
+      return InvalidArgument(context + ": must be an absolute path inside the sandbox");
+    }
+    inv.cwd = flag.value;
+  } else if (name == "stdin") {
+    inv.pass_stdin = true;
+  } else if (name == "json") {
+    inv.json = true;
+  } else if (name == "help") {
+    inv.help = true;
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args) {
+  AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(kExecFlags, args));
+  ExecInvocation inv;
+  for (const ParsedFlag& flag : parsed.flags) {
+    AB_RETURN_IF_ERROR(ApplyExecFlag(flag, inv));
+    if (inv.help) return inv;
+  }
+  std::vector<std::string>& rest = parsed.rest;
+  if (rest.empty()) {
+    return InvalidArgument("exec: no sandbox given (usage: agentbox exec [OPTIONS] ID|NAME -- COMMAND)");
+  }
+  inv.sandbox = rest[0];
+  size_t first = rest.size() > 1 && rest[1] == "--" ? 2 : 1;
+  inv.argv.assign(rest.begin() + static_cast<long>(first), rest.end());
+  if (inv.argv.empty()) return InvalidArgument("exec: no command given after the sandbox");
+  return inv;
+}
+
+std::string ExecUsage() {
+  return "Usage: agentbox exec [OPTIONS] ID|NAME [--] COMMAND [ARG...]\n"
+         "\n"
+         "Runs COMMAND in a running sandbox (see `agentbox create`). Same exit status and JSON\n"
+         "result as `agentbox run`. Files written in /workspace stay for the next command.\n"
+         "\n"
+         "Options:\n" +
+         FormatFlagHelp(kExecFlags);
+}
+
+}  // namespace agentbox

@@ -1,0 +1,30 @@
+// `agentbox exec [--json] [--timeout S] [-e K=V] [-w DIR] [-i] [--output-limit SIZE] ID|NAME
+// -- COMMAND [ARG...]`: parsed by a pure function.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "spec/cli_flags.h"
+
+namespace agentbox {
+
+struct ExecInvocation {
+  std::string sandbox;  // ID or NAME
+  std::vector<std::string> argv;
+  std::optional<double> timeout_seconds;
+  std::optional<uint64_t> output_limit;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::optional<std::string> cwd;
+  bool pass_stdin = false;
+  bool json = false;
+  bool help = false;
+};
+
+StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args);
+std::string ExecUsage();
+
+}  // namespace agentbox

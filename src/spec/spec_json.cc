@@ -1,0 +1,37 @@
+#include "spec/spec_json.h"
+
+#include "spec/policy_file.h"
+#include "spec/spec_overlay.h"
+
+namespace agentbox {
+
+nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
+  nlohmann::json env = nlohmann::json::object();
+  for (const auto& [key, value] : spec.env) env[key] = value;
+  nlohmann::json j = {{"backend", spec.backend},
+                      {"image", spec.image},
+                      {"timeout", spec.limits.timeout_seconds},
+                      {"memory", spec.limits.memory_bytes},
+                      {"pids", spec.limits.pids},
+                      {"cpus", spec.limits.cpus},
+                      {"output_limit", spec.limits.output_bytes},
+                      {"disk_limit", spec.limits.disk_bytes},
+                      {"env", env},
+                      {"cwd", spec.cwd},
+                      {"stdin", spec.pass_stdin},
+                      {"tmp_size", spec.tmp_bytes},
+                      {"shm_size", spec.shm_bytes},
+                      {"open_files", spec.open_files}};
+  if (spec.workspace) j["workspace"] = *spec.workspace;
+  if (spec.rootfs) j["rootfs"] = *spec.rootfs;
+  return j;
+}
+
+StatusOr<SandboxSpec> SpecFromPolicyJson(const nlohmann::json& policy) {
+  AB_ASSIGN_OR_RETURN(SpecOverlay overlay, ParsePolicyJson(policy.dump(), "stored policy"));
+  SandboxSpec spec;
+  ApplyOverlay(overlay, &spec);
+  return spec;
+}
+
+}  // namespace agentbox
