@@ -1,0 +1,42 @@
+// McpServer: agentbox as an MCP server (JSON-RPC 2.0), transport-agnostic.
+//
+// `agentbox mcp` feeds it newline-delimited messages from stdin (mcp_stdio.cc); `agentbox serve`
+// feeds it the bodies of POST /mcp (Streamable HTTP). One McpServer is one MCP session: it owns
+// at most one sandbox, created lazily on the first tool call (or a named existing one from
+// options), and removed when the session ends (destructor) unless it was named.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace agentbox {
+
+struct McpOptions {
+  std::string sandbox;          // use this existing sandbox (ID or NAME) instead of a fresh one
+  std::string policy_path;      // policy file for the lazily created sandbox ("" = defaults)
+  std::string agentbox_binary;  // used to create sandboxes in a single-threaded helper process
+};
+
+class McpServer {
+ public:
+  explicit McpServer(McpOptions options);
+  ~McpServer();  // removes the session's own sandbox
+
+  // Handles one JSON-RPC message (request, notification or response). Returns the response for a
+  // request, nothing for a notification. `notify` sends server->client messages during a long
+  // call (notifications/progress); it may be called from the calling thread only. Thread-safe:
+  // a transport may call Handle concurrently for different requests (a tools/call runs while
+  // notifications/cancelled for it arrives and kills its command's process tree).
+  std::optional<nlohmann::json> Handle(const nlohmann::json& message,
+                                       const std::function<void(const nlohmann::json&)>& notify);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace agentbox
