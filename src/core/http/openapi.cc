@@ -1,0 +1,188 @@
+#include "core/http/openapi.h"
+
+#include <string>
+
+#include "core/http/routes.h"
+#include "spec/spec_overlay.h"
+
+namespace agentbox {
+namespace {
+
+using nlohmann::json;
+
+json Ref(std::string_view schema) {
+  return {{"$ref", "#/components/schemas/" + std::string(schema)}};
+}
+
+// Policy keys come from the spec's own field table: a new policy key shows up here by itself.
+json CreateSandboxSchema() {
+  json props = {{"name", {{"type", "string"}, {"description", "unique name; optional"}}}};
+  for (const SpecField& f : SpecFields()) {
+    json p;
+    switch (f.kind) {
+      case FieldKind::kBool: p = {{"type", "boolean"}}; break;
+      case FieldKind::kEnv:
+        p = {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}};
+        break;
+      case FieldKind::kString: p = {{"type", "string"}}; break;
+      default: p = {{"oneOf", json::array({{{"type", "number"}}, {{"type", "string"}}})}};
+    }
+    props[std::string(f.key)] = p;
+  }
+  return {{"type", "object"}, {"additionalProperties", false}, {"properties", props}};
+}
+
+json ExecRequestSchema() {
+  json str = {{"type", "string"}};
+  json num_or_str = {{"oneOf", json::array({{{"type", "number"}}, str})}};
+  return {{"type", "object"},
+          {"required", {"argv"}},
+          {"additionalProperties", false},
+          {"properties",
+           {{"argv", {{"type", "array"}, {"minItems", 1}, {"items", str}}},
+            {"env", {{"type", "object"}, {"additionalProperties", str}}},
+            {"cwd", str},
+            {"timeout", num_or_str},
+            {"output_limit", num_or_str},
+            {"stdin", str},
+            {"stream", {{"type", "string"}, {"enum", {"ndjson", "sse"}}}}}}};
+}
+
+json ExecResultSchema() {
+  json str = {{"type", "string"}};
+  json num = {{"type", "number"}};
+  json boolean = {{"type", "boolean"}};
+  return {{"type", "object"},
+          {"description", "CONTRACT §1 JSON result"},
+          {"properties",
+           {{"exit_code", {{"type", "integer"}}},
+            {"signal", {{"type", "integer"}, {"nullable", true}}},
+            {"reason", {{"type", "string"},
+                        {"enum", {"exited", "signaled", "timeout", "oom", "error"}}}},
+            {"error", str}, {"duration_ms", num}, {"cpu_ms", num},
+            {"peak_memory_bytes", {{"type", "integer"}}}, {"stdout", str}, {"stderr", str},
+            {"stdout_truncated", boolean}, {"stderr_truncated", boolean},
+            {"limits_hit", {{"type", "array"}, {"items", str}}}}}};
+}
+
+json Schemas() {
+  json str = {{"type", "string"}};
+  json obj = {{"type", "object"}};
+  json sandbox = {{"type", "object"},
+                  {"properties",
+                   {{"id", str}, {"name", str}, {"backend", str},
+                    {"state", {{"type", "string"}, {"enum", {"running", "dead"}}}},
+                    {"created_at", str}, {"workspace", str}, {"policy", obj},
+                    {"usage", {{"type", "object"}, {"nullable", true}}}}}};
+  json entry = {{"type", "object"},
+                {"properties", {{"name", str}, {"type", str}, {"size", {{"type", "integer"}}},
+                                {"mode", {{"type", "integer"}}}, {"mtime", {{"type", "integer"}}}}}};
+  return {
+      {"Error", {{"type", "object"}, {"required", {"error"}},
+                 {"properties", {{"error", str}, {"code", str}}}}},
+      {"Sandbox", sandbox},
+      {"SandboxList", {{"type", "object"},
+                       {"properties", {{"sandboxes", {{"type", "array"}, {"items", Ref("Sandbox")}}}}}}},
+      {"CreateSandbox", CreateSandboxSchema()},
+      {"ExecRequest", ExecRequestSchema()},
+      {"ExecResult", ExecResultSchema()},
+      {"StreamEvent", {{"type", "object"},
+                       {"description", "one NDJSON line or SSE data: stdout/stderr chunk or result"},
+                       {"properties", {{"type", {{"type", "string"},
+                                                 {"enum", {"stdout", "stderr", "result"}}}},
+                                       {"data", str}, {"result", Ref("ExecResult")}}}}},
+      {"DirListing", {{"type", "object"},
+                      {"properties", {{"path", str},
+                                      {"entries", {{"type", "array"}, {"items", entry}}}}}}},
+      {"EditRequest", {{"type", "object"}, {"required", {"path", "old_str", "new_str"}},
+                       {"properties", {{"path", str}, {"old_str", str}, {"new_str", str}}}}},
+      {"Written", {{"type", "object"}, {"properties", {{"path", str}, {"bytes", {{"type", "integer"}}}}}}},
+      {"Removed", {{"type", "object"}, {"properties", {{"removed", str}}}}},
+      {"JsonRpc", {{"type", "object"}, {"description", "a JSON-RPC 2.0 message (MCP)"}}},
+  };
+}
+
+json Parameters(const Route& route) {
+  json params = json::array();
+  std::string_view p = route.pattern;
+  for (size_t open = p.find('{'); open != std::string_view::npos; open = p.find('{', open + 1)) {
+    std::string name(p.substr(open + 1, p.find('}', open) - open - 1));
+    params.push_back({{"name", name}, {"in", "path"}, {"required", true},
+                      {"schema", {{"type", "string"}}},
+                      {"description", "sandbox id, unique id prefix or name"}});
+  }
+  std::string_view q = route.query;
+  while (!q.empty()) {
+    std::string_view name = q.substr(0, q.find(','));
+    q.remove_prefix(std::min(q.size(), name.size() + 1));
+    const QueryParam* def = FindQueryParam(name);
+    if (def == nullptr) continue;
+    params.push_back({{"name", std::string(name)}, {"in", "query"}, {"required", def->required},
+                      {"schema", {{"type", std::string(def->type)}}},
+                      {"description", std::string(def->description)}});
+  }
+  return params;
+}
+
+json Responses(const Route& route) {
+  json ok = {{"description", std::string(route.summary)}};
+  if (!route.success_type.empty()) {
+    json schema = route.result.empty() ? json{{"type", "string"}} : Ref(route.result);
+    ok["content"][std::string(route.success_type)]["schema"] = schema;
+  }
+  if (route.id == RouteId::kExec) {
+    ok["content"]["application/x-ndjson"]["schema"] = Ref("StreamEvent");
+    ok["content"]["text/event-stream"]["schema"] = Ref("StreamEvent");
+  }
+  if (route.id == RouteId::kReadFile) {
+    ok["content"]["application/json"]["schema"] = Ref("DirListing");
+  }
+  json responses = {{std::to_string(route.success), ok}};
+  std::string_view e = route.errors;
+  while (!e.empty()) {
+    std::string code(e.substr(0, e.find(',')));
+    e.remove_prefix(std::min(e.size(), code.size() + 1));
+    responses[code] = {{"description", "error"},
+                       {"content", {{"application/json", {{"schema", Ref("Error")}}}}}};
+  }
+  return responses;
+}
+
+json Operation(const Route& route) {
+  json op = {{"operationId", std::string(route.operation_id)},
+             {"summary", std::string(route.summary)},
+             {"parameters", Parameters(route)},
+             {"responses", Responses(route)}};
+  if (!route.needs_auth) op["security"] = json::array();
+  if (route.body == BodyKind::kJson) {
+    op["requestBody"] = {{"required", true},
+                         {"content", {{"application/json", {{"schema", Ref(route.schema)}}}}}};
+  } else if (route.body == BodyKind::kBytes) {
+    op["requestBody"] = {
+        {"required", true},
+        {"content", {{"application/octet-stream", {{"schema", {{"type", "string"},
+                                                                {"format", "binary"}}}}}}}};
+  }
+  return op;
+}
+
+}  // namespace
+
+json OpenApiDocument() {
+  json paths = json::object();
+  for (const Route& route : Routes()) {
+    std::string method(route.method);
+    for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    paths[std::string(route.pattern)][method] = Operation(route);
+  }
+  return {{"openapi", "3.0.3"},
+          {"info", {{"title", "agentbox"}, {"version", "0.1.0"},
+                    {"description", "Sandboxes for AI agents' shell commands (docs/api.md)"}}},
+          {"paths", paths},
+          {"security", json::array({{{"bearer", json::array()}}})},
+          {"components",
+           {{"schemas", Schemas()},
+            {"securitySchemes", {{"bearer", {{"type", "http"}, {"scheme", "bearer"}}}}}}}};
+}
+
+}  // namespace agentbox

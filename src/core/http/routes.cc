@@ -1,0 +1,119 @@
+#include "core/http/routes.h"
+
+#include <vector>
+
+namespace agentbox {
+namespace {
+
+constexpr std::string_view kJson = "application/json";
+
+// The order is the order of docs/api.md and of the OpenAPI paths.
+constexpr Route kRoutes[] = {
+    {RouteId::kHealthz, "GET", "/healthz", "healthz", "Liveness: 200 while the server accepts",
+     false, BodyKind::kNone, "", 200, "text/plain", "", "", ""},
+    {RouteId::kMetrics, "GET", "/metrics", "metrics", "Prometheus metrics", true,
+     BodyKind::kNone, "", 200, "text/plain", "", "", "401"},
+    {RouteId::kOpenApi, "GET", "/v1/openapi.json", "openapi", "This API as OpenAPI 3", true,
+     BodyKind::kNone, "", 200, kJson, "", "", "401"},
+    {RouteId::kListSandboxes, "GET", "/v1/sandboxes", "listSandboxes",
+     "The caller's sandboxes", true, BodyKind::kNone, "", 200, kJson, "", "SandboxList", "401"},
+    {RouteId::kCreateSandbox, "POST", "/v1/sandboxes", "createSandbox",
+     "Create a sandbox from policy fields and an optional name", true, BodyKind::kJson, "", 201,
+     kJson, "CreateSandbox", "Sandbox", "400,401,403,409,413,429,503"},
+    {RouteId::kGetSandbox, "GET", "/v1/sandboxes/{id}", "getSandbox",
+     "One sandbox (what `agentbox inspect` prints)", true, BodyKind::kNone, "", 200, kJson, "",
+     "Sandbox", "401,404"},
+    {RouteId::kDeleteSandbox, "DELETE", "/v1/sandboxes/{id}", "deleteSandbox",
+     "Kill and remove a sandbox", true, BodyKind::kNone, "force", 200, kJson, "", "Removed",
+     "400,401,404"},
+    {RouteId::kExec, "POST", "/v1/sandboxes/{id}/exec", "exec",
+     "Run one command; JSON result, or an NDJSON / SSE stream of output and result", true,
+     BodyKind::kJson, "", 200, kJson, "ExecRequest", "ExecResult", "400,401,404,413,429,503"},
+    {RouteId::kReadFile, "GET", "/v1/sandboxes/{id}/files", "readFile",
+     "Read a file's bytes, or list a directory with list=1", true, BodyKind::kNone, "path,list",
+     200, "application/octet-stream", "", "", "400,401,403,404,413,503"},
+    {RouteId::kWriteFile, "PUT", "/v1/sandboxes/{id}/files", "writeFile",
+     "Write a file atomically (body = its bytes)", true, BodyKind::kBytes, "path,mode,parents",
+     200, kJson, "", "Written", "400,401,403,404,413,503"},
+    {RouteId::kDeleteFile, "DELETE", "/v1/sandboxes/{id}/files", "deleteFile",
+     "Remove a file or directory", true, BodyKind::kNone, "path,recursive", 200, kJson, "",
+     "Removed", "400,401,403,404,503"},
+    {RouteId::kEditFile, "POST", "/v1/sandboxes/{id}/files/edit", "editFile",
+     "Replace the one occurrence of old_str with new_str", true, BodyKind::kJson, "", 200, kJson,
+     "EditRequest", "Written", "400,401,403,404,413,503"},
+    {RouteId::kMcpPost, "POST", "/mcp", "mcp", "MCP Streamable HTTP: one JSON-RPC message", true,
+     BodyKind::kJson, "", 200, kJson, "JsonRpc", "JsonRpc", "400,401,404,413"},
+    {RouteId::kMcpDelete, "DELETE", "/mcp", "mcpEndSession",
+     "End an MCP session (removes its sandbox)", true, BodyKind::kNone, "", 204, "", "", "",
+     "401,404"},
+};
+
+constexpr QueryParam kQueryParams[] = {
+    {"force", "boolean", false, "kill commands still running instead of answering 400"},
+    {"path", "string", true, "a path beneath /workspace (absolute, or relative to it)"},
+    {"list", "boolean", false, "answer a directory listing (DirListing JSON) instead of bytes"},
+    {"mode", "string", false, "octal permission bits of a new file, 0644 by default"},
+    {"parents", "boolean", false, "make missing parent directories (default true)"},
+    {"recursive", "boolean", false, "remove a non-empty directory too"},
+};
+
+std::vector<std::string_view> Segments(std::string_view path) {
+  std::vector<std::string_view> out;
+  while (!path.empty()) {
+    if (path.front() == '/') path.remove_prefix(1);
+    if (path.empty()) break;  // a trailing slash names the same resource
+    size_t slash = path.find('/');
+    out.push_back(path.substr(0, slash));
+    path = slash == std::string_view::npos ? std::string_view() : path.substr(slash);
+  }
+  return out;
+}
+
+bool MatchPattern(std::string_view pattern, std::string_view path,
+                  std::map<std::string, std::string>* params) {
+  std::vector<std::string_view> want = Segments(pattern);
+  std::vector<std::string_view> got = Segments(path);
+  if (want.size() != got.size()) return false;
+  for (size_t i = 0; i < want.size(); ++i) {
+    if (want[i].starts_with('{')) {
+      if (got[i].empty()) return false;
+      (*params)[std::string(want[i].substr(1, want[i].size() - 2))] = std::string(got[i]);
+    } else if (want[i] != got[i]) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::span<const Route> Routes() { return kRoutes; }
+std::span<const QueryParam> QueryParams() { return kQueryParams; }
+
+const QueryParam* FindQueryParam(std::string_view name) {
+  for (const QueryParam& q : kQueryParams) {
+    if (q.name == name) return &q;
+  }
+  return nullptr;
+}
+
+uint64_t MaxBodyBytes(const Route& route) {
+  return route.body == BodyKind::kBytes ? kMaxFileBody : kMaxJsonBody;
+}
+
+StatusOr<RouteMatch> MatchRoute(std::string_view method, std::string_view path,
+                                std::string* allow) {
+  std::string allowed;
+  for (const Route& route : kRoutes) {
+    std::map<std::string, std::string> params;
+    if (!MatchPattern(route.pattern, path, &params)) continue;
+    if (route.method == method) return RouteMatch{&route, std::move(params)};
+    allowed += (allowed.empty() ? "" : ", ") + std::string(route.method);
+  }
+  if (allowed.empty()) return NotFound("no such route: " + std::string(path));
+  if (allow) *allow = allowed;
+  return InvalidArgument("method " + std::string(method) + " not allowed on " +
+                         std::string(path));
+}
+
+}  // namespace agentbox
