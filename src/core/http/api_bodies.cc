@@ -1,0 +1,166 @@
+#include "core/http/api_bodies.h"
+
+#include <set>
+
+#include "base/utf8.h"
+#include "spec/spec_json.h"
+#include "spec/units.h"
+
+namespace agentbox {
+namespace {
+
+using nlohmann::json;
+
+Status CheckKeys(const json& body, const std::set<std::string>& allowed) {
+  for (const auto& [key, value] : body.items()) {
+    if (!allowed.count(key)) return InvalidArgument("unknown key \"" + key + "\"");
+  }
+  return OkStatus();
+}
+
+Status ParseArgv(const json& v, ExecRequest* req) {
+  if (!v.is_array() || v.empty()) return InvalidArgument("\"argv\" must be a non-empty array");
+  req->argv.clear();
+  for (const json& a : v) {
+    if (!a.is_string()) return InvalidArgument("\"argv\" must hold strings only");
+    req->argv.push_back(a.get<std::string>());
+  }
+  return OkStatus();
+}
+
+Status ParseEnv(const json& v, ExecRequest* req) {
+  if (!v.is_object()) return InvalidArgument("\"env\" must be an object of strings");
+  for (const auto& [key, value] : v.items()) {
+    if (key.empty() || key.find('=') != std::string::npos || !value.is_string()) {
+      return InvalidArgument("\"env\": bad entry \"" + key + "\"");
+    }
+    std::erase_if(req->env, [&](const auto& kv) { return kv.first == key; });
+    req->env.emplace_back(key, value.get<std::string>());
+  }
+  return OkStatus();
+}
+
+// A number, or the flag syntax ("30s", "1M") as a string.
+template <typename T, typename Parse>
+Status ParseNumberOrText(const json& v, const char* key, Parse parse, T* out) {
+  StatusOr<T> value = InvalidArgument("");
+  if (v.is_number() && v.get<double>() > 0) {
+    value = static_cast<T>(v.get<double>());
+  } else if (v.is_string()) {
+    value = parse(v.get<std::string>());
+  }
+  if (!value.ok()) {
+    return InvalidArgument("\"" + std::string(key) + "\": expected a positive number or string");
+  }
+  *out = *value;
+  return OkStatus();
+}
+
+StatusOr<StreamFormat> ParseStream(const json& body, std::string_view accept) {
+  if (!body.contains("stream")) {
+    if (accept.find("application/x-ndjson") != std::string_view::npos) return StreamFormat::kNdjson;
+    if (accept.find("text/event-stream") != std::string_view::npos) return StreamFormat::kSse;
+    return StreamFormat::kNone;
+  }
+  const json& v = body["stream"];
+  if (v == "ndjson") return StreamFormat::kNdjson;
+  if (v == "sse") return StreamFormat::kSse;
+  if (v == "none" || v == false) return StreamFormat::kNone;
+  return InvalidArgument("\"stream\" must be \"ndjson\", \"sse\" or \"none\"");
+}
+
+// The event's JSON is spliced by hand so "type" comes first and the result keeps the key order
+// of CONTRACT §1 (a json object would sort its keys).
+std::string Frame(StreamFormat format, std::string_view type, const std::string& rest) {
+  std::string line = "{\"type\":\"" + std::string(type) + "\"," + rest + "}";
+  if (format == StreamFormat::kSse) return "event: " + std::string(type) + "\ndata: " + line + "\n\n";
+  return line + "\n";
+}
+
+}  // namespace
+
+StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
+                                 std::string_view accept) {
+  if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
+  AB_RETURN_IF_ERROR(CheckKeys(
+      body, {"argv", "env", "cwd", "timeout", "output_limit", "stdin", "stream"}));
+  ExecBody out;
+  out.request = defaults;
+  if (!body.contains("argv")) return InvalidArgument("\"argv\" is required");
+  AB_RETURN_IF_ERROR(ParseArgv(body["argv"], &out.request));
+  if (body.contains("env")) AB_RETURN_IF_ERROR(ParseEnv(body["env"], &out.request));
+  if (body.contains("cwd")) {
+    if (!body["cwd"].is_string() || body["cwd"].get<std::string>().empty()) {
+      return InvalidArgument("\"cwd\" must be a non-empty string");
+    }
+    out.request.cwd = body["cwd"].get<std::string>();
+  }
+  if (body.contains("timeout")) {
+    AB_RETURN_IF_ERROR(ParseNumberOrText<double>(body["timeout"], "timeout", ParseDuration,
+                                                 &out.request.timeout_seconds));
+  }
+  if (body.contains("output_limit")) {
+    AB_RETURN_IF_ERROR(ParseNumberOrText<uint64_t>(body["output_limit"], "output_limit",
+                                                   ParseSize, &out.request.output_limit));
+  }
+  if (body.contains("stdin")) {
+    if (!body["stdin"].is_string()) return InvalidArgument("\"stdin\" must be a string");
+    out.stdin_data = body["stdin"].get<std::string>();
+  }
+  out.request.pass_stdin = out.stdin_data.has_value();
+  AB_ASSIGN_OR_RETURN(out.stream, ParseStream(body, accept));
+  return out;
+}
+
+StatusOr<CreateBody> ParseCreateBody(const json& body, bool host_paths_allowed) {
+  if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
+  CreateBody out;
+  out.policy = body;
+  if (body.contains("name")) {
+    if (!body["name"].is_string()) return InvalidArgument("\"name\" must be a string");
+    out.name = body["name"].get<std::string>();
+    out.policy.erase("name");
+  }
+  if (!host_paths_allowed) {
+    for (const char* key : {"workspace", "rootfs"}) {
+      if (out.policy.contains(key)) {
+        return PermissionDenied(std::string("\"") + key + "\" names a host path: not allowed "
+                                "for a tenant");
+      }
+    }
+  }
+  auto spec = SpecFromPolicyJson(out.policy);
+  if (!spec.ok()) return InvalidArgument(spec.status().message());
+  return out;
+}
+
+std::string StreamEvent(StreamFormat format, std::string_view type, std::string_view data) {
+  return Frame(format, type, "\"data\":" + json(SanitizeUtf8(data)).dump());
+}
+
+std::string StreamResultEvent(StreamFormat format, const ExecResult& result) {
+  return Frame(format, "result", "\"result\":" + ExecResultToJson(result));
+}
+
+std::string Utf8Carry::Take(std::string_view chunk) {
+  std::string text = std::exchange(pending_, {});
+  text.append(chunk);
+  // Walk back over at most 3 continuation bytes to the last lead byte; keep it if its
+  // sequence is not complete yet.
+  size_t i = text.size();
+  size_t back = 0;
+  while (i > 0 && back < 3 && (static_cast<unsigned char>(text[i - 1]) & 0xC0) == 0x80) {
+    --i;
+    ++back;
+  }
+  if (i == 0) return text;
+  unsigned char lead = static_cast<unsigned char>(text[i - 1]);
+  size_t need = lead >= 0xF0 && lead < 0xF8 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+  if (need > 1 && back + 1 < need) {
+    pending_ = text.substr(i - 1);
+    text.resize(i - 1);
+  }
+  return text;
+}
+
+}  // namespace agentbox

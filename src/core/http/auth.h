@@ -1,0 +1,56 @@
+// Bearer tokens and tenants for `agentbox serve --tokens FILE`.
+//
+//   {"tokens": [{"token": "s3cret...", "tenant": "a", "max_sandboxes": 10,
+//                "max_concurrent_execs": 4}]}
+//
+// A token names its tenant; a tenant may have several tokens (each may state quotas: the
+// smallest stated one wins). A quota left out, or 0, is unlimited.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace agentbox {
+
+struct TenantToken {
+  std::string token;
+  std::string tenant;
+  uint32_t max_sandboxes = 0;         // 0: unlimited
+  uint32_t max_concurrent_execs = 0;  // 0: unlimited
+};
+
+// Who a request acts for. Without a tokens file everyone is the one anonymous tenant "",
+// which sees every sandbox (the unix socket's 0600 mode is then the access control).
+struct Caller {
+  std::string tenant;
+  uint32_t max_sandboxes = 0;
+  uint32_t max_concurrent_execs = 0;
+  bool anonymous() const { return tenant.empty(); }
+};
+
+class TokenTable {
+ public:
+  // Strict: unknown keys, an empty or duplicate token, a malformed tenant name (that of a
+  // sandbox name) or a negative quota are kInvalidArgument naming `source` and the entry.
+  static StatusOr<TokenTable> Parse(std::string_view text, std::string_view source);
+  static StatusOr<TokenTable> Load(const std::string& path);
+
+  // The caller an "Authorization" header value stands for; kNotFound-free: any failure is one
+  // "missing or unknown bearer token" Status (the caller answers 401, never saying which).
+  StatusOr<Caller> Authenticate(std::string_view authorization) const;
+  size_t size() const { return tokens_.size(); }
+
+ private:
+  std::vector<TenantToken> tokens_;
+};
+
+// Compares in time independent of where the strings differ, so a token cannot be guessed one
+// byte at a time from response times.
+bool ConstantTimeEquals(std::string_view a, std::string_view b);
+
+}  // namespace agentbox

@@ -1,0 +1,36 @@
+// The server's Prometheus metrics (text exposition format 0.0.4).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+
+namespace agentbox {
+
+class ServerMetrics {
+ public:
+  // Upper bounds of the exec duration histogram, in seconds (+Inf is implied).
+  static constexpr std::array<double, 14> kBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                      0.1,   0.25,   0.5,   1,    2.5,   10,
+                                                      30,    60};
+
+  // One command through the API: `reason` is the result's reason ("exited", "timeout", ...).
+  void RecordExec(const std::string& reason, double seconds);
+  void RecordRequest(int status);
+
+  // agentbox_sandboxes_live, agentbox_execs_total{reason}, agentbox_exec_duration_seconds,
+  // agentbox_http_requests_total{code}.
+  std::string Render(size_t sandboxes_live) const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, uint64_t> execs_by_reason_;
+  std::map<int, uint64_t> requests_by_status_;
+  std::array<uint64_t, kBuckets.size()> bucket_counts_ = {};  // not cumulative; Render sums
+  uint64_t exec_count_ = 0;
+  double exec_seconds_sum_ = 0;
+};
+
+}  // namespace agentbox

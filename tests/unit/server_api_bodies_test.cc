@@ -1,0 +1,114 @@
+#include "core/http/api_bodies.h"
+
+#include <gtest/gtest.h>
+
+namespace agentbox {
+namespace {
+
+using nlohmann::json;
+
+TEST(ServerApiBodiesTest, ExecBodyOverDefaults) {
+  ExecRequest defaults;
+  defaults.env = {{"A", "1"}, {"B", "2"}};
+  defaults.timeout_seconds = 60;
+  auto body = ParseExecBody(
+      json::parse(R"({"argv":["sh","-c","x"],"env":{"B":"3","C":"4"},"cwd":"/tmp",
+                      "timeout":"1.5s","output_limit":"1K","stdin":"hi"})"),
+      defaults, "");
+  ASSERT_TRUE(body.ok()) << body.status().message();
+  EXPECT_EQ(body->request.argv, (std::vector<std::string>{"sh", "-c", "x"}));
+  EXPECT_EQ(body->request.env,
+            (std::vector<std::pair<std::string, std::string>>{{"A", "1"}, {"B", "3"}, {"C", "4"}}));
+  EXPECT_EQ(body->request.cwd, "/tmp");
+  EXPECT_DOUBLE_EQ(body->request.timeout_seconds, 1.5);
+  EXPECT_EQ(body->request.output_limit, 1024u);
+  EXPECT_EQ(body->stdin_data, "hi");
+  EXPECT_TRUE(body->request.pass_stdin);
+  EXPECT_EQ(body->stream, StreamFormat::kNone);
+  auto numeric = ParseExecBody(json::parse(R"({"argv":["x"],"timeout":2,"output_limit":10})"),
+                               defaults, "");
+  ASSERT_TRUE(numeric.ok());
+  EXPECT_DOUBLE_EQ(numeric->request.timeout_seconds, 2);
+  EXPECT_EQ(numeric->request.output_limit, 10u);
+  EXPECT_FALSE(numeric->request.pass_stdin);
+}
+
+TEST(ServerApiBodiesTest, StreamFromBodyOrAccept) {
+  ExecRequest d;
+  json argv = json::parse(R"({"argv":["x"]})");
+  EXPECT_EQ(ParseExecBody(argv, d, "application/x-ndjson")->stream, StreamFormat::kNdjson);
+  EXPECT_EQ(ParseExecBody(argv, d, "text/event-stream")->stream, StreamFormat::kSse);
+  EXPECT_EQ(ParseExecBody(argv, d, "*/*")->stream, StreamFormat::kNone);
+  EXPECT_EQ(ParseExecBody(json::parse(R"({"argv":["x"],"stream":"sse"})"), d, "")->stream,
+            StreamFormat::kSse);
+  EXPECT_EQ(ParseExecBody(json::parse(R"({"argv":["x"],"stream":"none"})"), d,
+                          "text/event-stream")->stream,
+            StreamFormat::kNone);
+}
+
+TEST(ServerApiBodiesTest, ExecBodyErrors) {
+  ExecRequest d;
+  for (const char* text :
+       {R"([])", R"({})", R"({"argv":[]})", R"({"argv":"ls"})", R"({"argv":[1]})",
+        R"({"argv":["x"],"bogus":1})", R"({"argv":["x"],"env":{"A=B":"1"}})",
+        R"({"argv":["x"],"env":["A=1"]})", R"({"argv":["x"],"timeout":0})",
+        R"({"argv":["x"],"timeout":-1})", R"({"argv":["x"],"timeout":"soon"})",
+        R"({"argv":["x"],"output_limit":"lots"})", R"({"argv":["x"],"stdin":5})",
+        R"({"argv":["x"],"stream":"xml"})", R"({"argv":["x"],"cwd":""})"}) {
+    auto body = ParseExecBody(json::parse(text), d, "");
+    EXPECT_EQ(body.status().code(), StatusCode::kInvalidArgument) << text;
+  }
+}
+
+TEST(ServerApiBodiesTest, CreateBody) {
+  auto body = ParseCreateBody(json::parse(R"({"name":"w1","memory":"256M","timeout":5})"), true);
+  ASSERT_TRUE(body.ok()) << body.status().message();
+  EXPECT_EQ(body->name, "w1");
+  EXPECT_FALSE(body->policy.contains("name"));
+  EXPECT_EQ(body->policy["memory"], "256M");
+  EXPECT_TRUE(ParseCreateBody(json::object(), true).ok());
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"memory":"lots"})"), true).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"nope":1})"), true).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"name":5})"), true).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"workspace":"/root"})"), false).status().code(),
+            StatusCode::kPermissionDenied);
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"rootfs":"/"})"), false).status().code(),
+            StatusCode::kPermissionDenied);
+}
+
+TEST(ServerApiBodiesTest, StreamEvents) {
+  EXPECT_EQ(StreamEvent(StreamFormat::kNdjson, "stdout", "hi\n"),
+            "{\"type\":\"stdout\",\"data\":\"hi\\n\"}\n");
+  EXPECT_EQ(StreamEvent(StreamFormat::kSse, "stderr", "x"),
+            "event: stderr\ndata: {\"type\":\"stderr\",\"data\":\"x\"}\n\n");
+  EXPECT_EQ(StreamEvent(StreamFormat::kNdjson, "stdout", "\xff"),
+            "{\"type\":\"stdout\",\"data\":\"\xef\xbf\xbd\"}\n");
+  ExecResult r;
+  r.exit_code = 3;
+  std::string line = StreamResultEvent(StreamFormat::kNdjson, r);
+  auto j = json::parse(line);
+  EXPECT_EQ(j["type"], "result");
+  EXPECT_EQ(j["result"]["exit_code"], 3);
+  EXPECT_EQ(j["result"]["reason"], "exited");
+}
+
+TEST(ServerApiBodiesTest, Utf8CarryKeepsSplitCharacters) {
+  const std::string text = "a\xe2\x82\xac" "b\xf0\x9f\x98\x80" "c\xc3\xa9";  // a€b😀cé
+  for (size_t split = 0; split <= text.size(); ++split) {
+    Utf8Carry carry;
+    std::string out = carry.Take(text.substr(0, split));
+    out += carry.Take(text.substr(split));
+    out += carry.Flush();
+    EXPECT_EQ(out, text) << split;
+    Utf8Carry check;
+    std::string head = check.Take(text.substr(0, split));
+    head += check.Flush();
+    EXPECT_EQ(head, text.substr(0, split));
+  }
+}
+
+}  // namespace
+}  // namespace agentbox

@@ -1,0 +1,121 @@
+#include "core/http/auth.h"
+
+#include <gtest/gtest.h>
+
+#include "core/http/http_status.h"
+#include "core/http/tenants.h"
+
+namespace agentbox {
+namespace {
+
+constexpr const char* kTokens = R"({"tokens": [
+  {"token": "tok-a", "tenant": "a", "max_sandboxes": 2, "max_concurrent_execs": 1},
+  {"token": "tok-b", "tenant": "b"}]})";
+
+TEST(ServerAuthTest, ParsesAndAuthenticates) {
+  auto table = TokenTable::Parse(kTokens, "tokens.json");
+  ASSERT_TRUE(table.ok()) << table.status().message();
+  EXPECT_EQ(table->size(), 2u);
+  auto a = table->Authenticate("Bearer tok-a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a->tenant, "a");
+  EXPECT_EQ(a->max_sandboxes, 2u);
+  EXPECT_EQ(a->max_concurrent_execs, 1u);
+  auto b = table->Authenticate("bearer tok-b");
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ(b->tenant, "b");
+  EXPECT_EQ(b->max_sandboxes, 0u);
+  EXPECT_FALSE(b->anonymous());
+}
+
+TEST(ServerAuthTest, RejectsBadCredentials) {
+  auto table = TokenTable::Parse(kTokens, "tokens.json");
+  ASSERT_TRUE(table.ok());
+  for (const char* header : {"", "Bearer", "Bearer ", "Bearer tok-c", "Basic tok-a",
+                             "Bearer tok-a ", "Bearer tok-", "tok-a"}) {
+    EXPECT_FALSE(table->Authenticate(header).ok()) << header;
+  }
+}
+
+TEST(ServerAuthTest, StrictFile) {
+  const char* bad[] = {
+      "", "[]", "{}", R"({"tokens": []})", R"({"tokens": [{"token": "x"}]})",
+      R"({"tokens": [{"token": "", "tenant": "a"}]})",
+      R"({"tokens": [{"token": "x", "tenant": "a/b"}]})",
+      R"({"tokens": [{"token": "x", "tenant": "a", "extra": 1}]})",
+      R"({"tokens": [{"token": "x", "tenant": "a", "max_sandboxes": -1}]})",
+      R"({"tokens": [{"token": "x", "tenant": "a", "max_sandboxes": 1.5}]})",
+      R"({"tokens": [{"token": "x", "tenant": "a"}, {"token": "x", "tenant": "b"}]})",
+      R"({"tokens": [{"token": "x", "tenant": "a"}], "more": 1})",
+  };
+  for (const char* text : bad) {
+    auto t = TokenTable::Parse(text, "t.json");
+    EXPECT_FALSE(t.ok()) << text;
+    if (!t.ok()) {
+      EXPECT_TRUE(t.status().message().starts_with("t.json")) << t.status().message();
+    }
+  }
+}
+
+TEST(ServerAuthTest, ConstantTimeEquals) {
+  EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "ab"));
+  EXPECT_FALSE(ConstantTimeEquals("ab", "abc"));
+  EXPECT_TRUE(ConstantTimeEquals("", ""));
+}
+
+TEST(ServerTenantsTest, VisibilityAndQuotas) {
+  TenantRegistry reg("");
+  Caller a{"a", 2, 1}, b{"b", 0, 0}, anon;
+  ASSERT_TRUE(reg.Reserve(a, 0).ok());
+  ASSERT_TRUE(reg.Commit(a, "id1").ok());
+  EXPECT_TRUE(reg.Visible(a, "id1"));
+  EXPECT_FALSE(reg.Visible(b, "id1"));
+  EXPECT_TRUE(reg.Visible(anon, "id1"));
+  EXPECT_FALSE(reg.Visible(a, "cli-made"));
+  ASSERT_TRUE(reg.Reserve(a, 1).ok());  // in flight: counts against the quota
+  Status over = reg.Reserve(a, 1);
+  EXPECT_EQ(HttpStatusFor(over), 429);
+  reg.Cancel(a);
+  EXPECT_TRUE(reg.Reserve(a, 1).ok());
+  reg.Cancel(a);
+  ASSERT_TRUE(reg.StartExec(a).ok());
+  EXPECT_EQ(HttpStatusFor(reg.StartExec(a)), 429);
+  EXPECT_TRUE(reg.StartExec(b).ok());
+  reg.EndExec(a);
+  EXPECT_TRUE(reg.StartExec(a).ok());
+  ASSERT_TRUE(reg.Forget("id1").ok());
+  EXPECT_FALSE(reg.Visible(a, "id1"));
+}
+
+TEST(ServerTenantsTest, JsonRoundTripAndPrune) {
+  std::map<std::string, std::string> owners = {{"id1", "a"}, {"id2", "b"}};
+  auto back = TenantRegistry::ParseJson(TenantRegistry::ToJson(owners));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, owners);
+  EXPECT_FALSE(TenantRegistry::ParseJson("{").ok());
+  EXPECT_FALSE(TenantRegistry::ParseJson(R"({"sandboxes": {"x": 1}})").ok());
+  TenantRegistry reg("");
+  Caller a{"a", 0, 0};
+  ASSERT_TRUE(reg.Reserve(a, 0).ok());
+  ASSERT_TRUE(reg.Commit(a, "gone").ok());
+  reg.Prune([](const std::string& id) { return id != "gone"; });
+  EXPECT_FALSE(reg.Visible(a, "gone"));
+}
+
+TEST(ServerHttpStatusTest, OneMapping) {
+  EXPECT_EQ(HttpStatusFor(InvalidArgument("x")), 400);
+  EXPECT_EQ(HttpStatusFor(NotFound("x")), 404);
+  EXPECT_EQ(HttpStatusFor(AlreadyExists("x")), 409);
+  EXPECT_EQ(HttpStatusFor(PermissionDenied("x")), 403);
+  EXPECT_EQ(HttpStatusFor(ResourceExhausted("x")), 413);
+  EXPECT_EQ(HttpStatusFor(QuotaExceeded("x")), 429);
+  EXPECT_EQ(HttpStatusFor(Unavailable("x")), 503);
+  EXPECT_EQ(HttpStatusFor(Internal("x")), 500);
+  EXPECT_EQ(ErrorBody(NotFound("no \"x\"")),
+            "{\"code\":\"not_found\",\"error\":\"no \\\"x\\\"\"}\n");
+}
+
+}  // namespace
+}  // namespace agentbox

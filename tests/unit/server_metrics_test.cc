@@ -1,0 +1,70 @@
+#include "core/http/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include "core/http/listen_address.h"
+
+namespace agentbox {
+namespace {
+
+TEST(ServerMetricsTest, RendersPrometheusText) {
+  ServerMetrics m;
+  m.RecordExec("exited", 0.0005);
+  m.RecordExec("exited", 0.02);
+  m.RecordExec("timeout", 100);
+  m.RecordRequest(200);
+  m.RecordRequest(200);
+  m.RecordRequest(404);
+  std::string text = m.Render(3);
+  for (const char* line : {
+           "# TYPE agentbox_sandboxes_live gauge\nagentbox_sandboxes_live 3\n",
+           "# TYPE agentbox_execs_total counter\n",
+           "agentbox_execs_total{reason=\"exited\"} 2\n",
+           "agentbox_execs_total{reason=\"timeout\"} 1\n",
+           "# TYPE agentbox_exec_duration_seconds histogram\n",
+           "agentbox_exec_duration_seconds_bucket{le=\"0.001\"} 1\n",
+           "agentbox_exec_duration_seconds_bucket{le=\"0.01\"} 1\n",
+           "agentbox_exec_duration_seconds_bucket{le=\"0.025\"} 2\n",
+           "agentbox_exec_duration_seconds_bucket{le=\"60\"} 2\n",
+           "agentbox_exec_duration_seconds_bucket{le=\"+Inf\"} 3\n",
+           "agentbox_exec_duration_seconds_count 3\n",
+           "agentbox_exec_duration_seconds_sum 100.0205\n",
+           "agentbox_http_requests_total{code=\"200\"} 2\n",
+           "agentbox_http_requests_total{code=\"404\"} 1\n",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
+  }
+  EXPECT_EQ(text.back(), '\n');
+}
+
+TEST(ServerListenAddressTest, Parses) {
+  auto u = ParseListenAddress("unix:/tmp/a.sock");
+  ASSERT_TRUE(u.ok());
+  EXPECT_TRUE(u->unix_socket);
+  EXPECT_EQ(u->path, "/tmp/a.sock");
+  auto t = ParseListenAddress("tcp:127.0.0.1:8080");
+  ASSERT_TRUE(t.ok());
+  EXPECT_FALSE(t->unix_socket);
+  EXPECT_EQ(t->host, "127.0.0.1");
+  EXPECT_EQ(t->port, 8080);
+  auto v6 = ParseListenAddress("tcp:[::1]:0");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ(v6->host, "::1");
+  for (const char* bad : {"", "unix:", "tcp:", "tcp:1.2.3.4", "tcp::80", "tcp:h:99999",
+                          "tcp:h:8x", "http://x", "tcp:h:"}) {
+    EXPECT_FALSE(ParseListenAddress(bad).ok()) << bad;
+  }
+}
+
+TEST(ServerListenAddressTest, Loopback) {
+  for (const char* host : {"127.0.0.1", "127.1.2.3", "::1", "localhost", "::ffff:127.0.0.1"}) {
+    EXPECT_TRUE(IsLoopbackHost(host)) << host;
+  }
+  for (const char* host : {"0.0.0.0", "::", "10.0.0.1", "192.168.1.1", "example.com", "",
+                           "::ffff:10.0.0.1", "128.0.0.1"}) {
+    EXPECT_FALSE(IsLoopbackHost(host)) << host;
+  }
+}
+
+}  // namespace
+}  // namespace agentbox
