@@ -1,0 +1,52 @@
+// Exchange: how a handler answers; and the lookups every handler shares.
+#include "app/server/server_context.h"
+#include "core/http/http_status.h"
+
+namespace agentbox {
+
+void Exchange::Reply(int code, std::string_view content_type, std::string_view body,
+                     HeaderList extra) {
+  if (!content_type.empty()) extra.emplace_back("Content-Type", std::string(content_type));
+  status = code;
+  conn.SendResponse(code, extra, body, keep_alive);
+}
+
+void Exchange::ReplyJson(int code, const nlohmann::json& body, HeaderList extra) {
+  Reply(code, "application/json",
+        body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n",
+        std::move(extra));
+}
+
+void Exchange::ReplyError(const Status& error) {
+  Reply(HttpStatusFor(error), "application/json", ErrorBody(error));
+}
+
+bool Exchange::BeginStream(int code, std::string_view content_type) {
+  status = code;
+  // no-cache and no buffering hints: proxies must pass every event on as it comes.
+  HeaderList headers = {{"Content-Type", std::string(content_type)},
+                        {"Cache-Control", "no-cache"},
+                        {"X-Accel-Buffering", "no"}};
+  return conn.BeginChunked(code, headers, keep_alive);
+}
+
+void Exchange::EndStream() { conn.EndChunked(); }
+
+StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
+                                    const std::string& ref) {
+  SandboxManager manager = ctx.Manager();
+  auto found = manager.Find(ref);
+  if (!found.ok() || !ctx.tenants->Visible(caller, found->record.id)) {
+    return NotFound("no sandbox \"" + ref + "\"");
+  }
+  return found;
+}
+
+StatusOr<nlohmann::json> ParseJsonBody(const HttpRequest& request) {
+  auto body = nlohmann::json::parse(request.body, nullptr, false);
+  if (body.is_discarded()) return InvalidArgument("malformed JSON in the request body");
+  if (!body.is_object()) return InvalidArgument("the request body must be a JSON object");
+  return body;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,123 @@
+// POST /v1/sandboxes/{id}/exec: one command, answered as one JSON result or streamed.
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+
+#include "app/cli_sandbox_result.h"
+#include "app/server/server_context.h"
+#include "core/http/api_bodies.h"
+
+namespace agentbox {
+namespace {
+
+// The command's stdin as a memfd: the agent takes an fd, and a memfd needs no writer thread
+// however large the data (a pipe would block past 64 KiB).
+StatusOr<UniqueFd> StdinFd(const std::string& data) {
+  UniqueFd fd(::memfd_create("exec-stdin", MFD_CLOEXEC));
+  if (!fd.valid()) return ErrnoStatus("memfd_create");
+  for (std::string_view rest = data; !rest.empty();) {
+    ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+    if (n <= 0) return ErrnoStatus("write stdin");
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  if (::lseek(fd.get(), 0, SEEK_SET) < 0) return ErrnoStatus("lseek stdin");
+  return fd;
+}
+
+// Releases the tenant's exec slot however the handler leaves.
+struct ExecSlot {
+  TenantRegistry& tenants;
+  const Caller& caller;
+  ~ExecSlot() { tenants.EndExec(caller); }
+};
+
+struct RunOutcome {
+  StatusOr<ExecResult> result;
+  double seconds;
+};
+
+RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
+                      const ExecBody& body, OutputCapture& capture) {
+  UniqueFd stdin_fd;
+  if (body.stdin_data) {
+    auto fd = StdinFd(*body.stdin_data);
+    if (!fd.ok()) return {fd.status(), 0};
+    stdin_fd = std::move(*fd);
+  }
+  ExecCancellation cancel;
+  auto start = std::chrono::steady_clock::now();
+  StatusOr<ExecResult> result = Internal("not run");
+  {
+    // The client hanging up, or shutdown running out of grace, kills the command's tree.
+    HangupWatch watch(ex.conn.fd(), ctx.abort_fd, [&cancel] { cancel.Cancel(); });
+    result = ctx.Manager().Exec(record, body.request, capture, stdin_fd.get(), &cancel);
+  }
+  std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  return {std::move(result), took.count()};
+}
+
+void RecordOutcome(ServerContext& ctx, const RunOutcome& run) {
+  ctx.metrics.RecordExec(run.result.ok() ? ExitReasonName(run.result->reason) : "error",
+                         run.seconds);
+}
+
+void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
+              const ExecBody& body) {
+  OutputCapture capture(body.request.output_limit, /*forward_fds=*/false);
+  RunOutcome run = RunWatched(ctx, ex, record, body, capture);
+  RecordOutcome(ctx, run);
+  if (!run.result.ok()) return ex.ReplyError(run.result.status());
+  ExecResult r = std::move(*run.result);
+  TakeOutput(capture, /*json=*/true, &r);
+  ex.Reply(200, "application/json", ExecResultToJson(r) + "\n");
+}
+
+void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
+                const ExecBody& body) {
+  const StreamFormat format = body.stream;
+  if (!ex.BeginStream(200, format == StreamFormat::kSse ? "text/event-stream"
+                                                        : "application/x-ndjson")) {
+    return;
+  }
+  Utf8Carry carry[2];
+  auto emit = [&](OutputStream s, std::string_view text) {
+    if (text.empty()) return;
+    const char* type = s == OutputStream::kStdout ? "stdout" : "stderr";
+    // A failed write means the client left; the HangupWatch cancels the command.
+    ex.StreamChunk(StreamEvent(format, type, text));
+  };
+  OutputCapture capture(body.request.output_limit, [&](OutputStream s, std::string_view data) {
+    emit(s, carry[static_cast<int>(s)].Take(data));
+  });
+  RunOutcome run = RunWatched(ctx, ex, record, body, capture);
+  RecordOutcome(ctx, run);
+  emit(OutputStream::kStdout, carry[0].Flush());
+  emit(OutputStream::kStderr, carry[1].Flush());
+  ExecResult r = run.result.ok() ? std::move(*run.result) : ErrorResult(run.result.status().message());
+  TakeOutput(capture, /*json=*/false, &r);  // streamed output is not repeated in the result
+  ex.StreamChunk(StreamResultEvent(format, r));
+  ex.EndStream();
+}
+
+}  // namespace
+
+void HandleExec(ServerContext& ctx, Exchange& ex) {
+  auto json = ParseJsonBody(ex.request);
+  if (!json.ok()) return ex.ReplyError(json.status());
+  auto found = FindVisible(ctx, ex.caller, ex.Param("id"));
+  if (!found.ok()) return ex.ReplyError(found.status());
+  auto body = ParseExecBody(*json, SandboxManager::DefaultExecRequest(found->record),
+                            ex.request.Header("accept"));
+  if (!body.ok()) return ex.ReplyError(body.status());
+  if (found->state != SandboxState::kRunning) {
+    return ex.ReplyError(Unavailable("sandbox " + found->record.id + " is dead"));
+  }
+  Status slot = ctx.tenants->StartExec(ex.caller);
+  if (!slot.ok()) return ex.ReplyError(slot);
+  ExecSlot release{*ctx.tenants, ex.caller};
+  if (body->stream == StreamFormat::kNone) return ExecJson(ctx, ex, found->record, *body);
+  ExecStream(ctx, ex, found->record, *body);
+}
+
+}  // namespace agentbox

@@ -1,0 +1,23 @@
+// The listening side of `agentbox serve`: a unix or TCP socket, a thread per connection, and a
+// graceful stop on SIGTERM / SIGINT.
+#pragma once
+
+#include "app/server/server_context.h"
+#include "base/status.h"
+#include "core/http/listen_address.h"
+
+namespace agentbox {
+
+// Seconds in-flight requests get to finish after SIGTERM before their commands are cancelled.
+inline constexpr int kDrainGraceSeconds = 10;
+
+// Blocks SIGTERM and SIGINT in the calling thread (and so in every thread it starts later),
+// to be read from a signalfd by RunServer. Call before any thread exists.
+Status BlockStopSignals();
+
+// Listens on `address` (a unix socket is made 0600, replacing a stale one), then serves until
+// SIGTERM or SIGINT: stops accepting, lets requests in flight finish for kDrainGraceSeconds,
+// cancels the commands still running, and returns. Errors only before serving starts.
+Status RunServer(ServerContext& ctx, const ListenAddress& address);
+
+}  // namespace agentbox

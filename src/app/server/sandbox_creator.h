@@ -1,0 +1,23 @@
+// Creating a sandbox from a multithreaded server without cloning it.
+//
+// The native backend clones; clone in a process with other threads inherits locks those threads
+// hold (malloc's, stdio's) and can deadlock the child. So the server runs its own binary as a
+// single-threaded helper, `agentbox create --policy FILE [--name NAME]`, and reads the new id.
+#pragma once
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "base/status.h"
+
+namespace agentbox {
+
+// The id of the new sandbox; on failure the helper's one-line reason (kAlreadyExists when the
+// name was taken meanwhile, else kUnavailable).
+StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
+                                            const std::string& state_root,
+                                            const nlohmann::json& policy,
+                                            const std::string& name);
+
+}  // namespace agentbox

@@ -1,0 +1,76 @@
+// What every request handler of `agentbox serve` shares, and the Exchange a handler answers on.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "app/server/http_connection.h"
+#include "core/http/auth.h"
+#include "core/http/metrics.h"
+#include "core/http/routes.h"
+#include "core/http/tenants.h"
+#include "core/sandbox_manager.h"
+
+namespace agentbox {
+
+class McpSessions;  // handlers_mcp.cc
+
+struct ServerContext {
+  std::string state_root;
+  std::optional<TokenTable> tokens;  // nullopt: no tokens file, every caller is anonymous
+  std::unique_ptr<TenantRegistry> tenants;
+  ServerMetrics metrics;
+  std::string self_exe;  // this binary, run as the single-threaded `create` helper
+  int abort_fd = -1;     // readable once in-flight commands must be cancelled (shutdown)
+  std::shared_ptr<McpSessions> mcp;
+
+  // A manager per request: SandboxManager caches backends without a lock, and a fresh one
+  // costs no syscall.
+  SandboxManager Manager() const { return SandboxManager(StateStore(state_root)); }
+};
+
+// One request and its answer. A handler calls exactly one Reply* or a BeginStream/.../EndStream.
+struct Exchange {
+  const HttpRequest& request;
+  const RouteMatch& match;
+  const Caller& caller;
+  HttpConnection& conn;
+  bool keep_alive = true;
+  int status = 0;  // what was answered (0: nothing yet)
+
+  void Reply(int code, std::string_view content_type, std::string_view body,
+             HeaderList extra = {});
+  void ReplyJson(int code, const nlohmann::json& body, HeaderList extra = {});
+  void ReplyError(const Status& error);
+  bool BeginStream(int code, std::string_view content_type);
+  bool StreamChunk(std::string_view data) { return conn.WriteChunk(data); }
+  void EndStream();
+  const std::string& Param(const std::string& name) const { return match.params.at(name); }
+};
+
+// The sandbox `ref` names (id, unique prefix or name), if the caller may see it; one kNotFound
+// either way, so another tenant's ids cannot be probed.
+StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
+                                    const std::string& ref);
+
+// Handlers, one file per group; dispatch.cc picks one per RouteId.
+void HandleListSandboxes(ServerContext& ctx, Exchange& ex);    // handlers_sandboxes.cc
+void HandleCreateSandbox(ServerContext& ctx, Exchange& ex);    // handlers_sandboxes.cc
+void HandleGetSandbox(ServerContext& ctx, Exchange& ex);       // handlers_sandboxes.cc
+void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex);    // handlers_sandboxes.cc
+void HandleExec(ServerContext& ctx, Exchange& ex);             // handlers_exec.cc
+void HandleReadFile(ServerContext& ctx, Exchange& ex);         // handlers_files.cc
+void HandleWriteFile(ServerContext& ctx, Exchange& ex);        // handlers_files.cc
+void HandleDeleteFile(ServerContext& ctx, Exchange& ex);       // handlers_files.cc
+void HandleEditFile(ServerContext& ctx, Exchange& ex);         // handlers_files.cc
+void HandleMcpPost(ServerContext& ctx, Exchange& ex);          // handlers_mcp.cc
+void HandleMcpDelete(ServerContext& ctx, Exchange& ex);        // handlers_mcp.cc
+
+// Parses a JSON request body: an object, or kInvalidArgument "malformed JSON: ...".
+StatusOr<nlohmann::json> ParseJsonBody(const HttpRequest& request);
+
+}  // namespace agentbox
