@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# e2e: `agentbox serve` driven by curl, as a client would: over the unix socket, and over TCP
+# with tokens. Prints "N passed, N failed"; exits non-zero on any failure, 77 when skipped.
+set -uo pipefail
+
+AGENTBOX=${AGENTBOX:-$(cd "$(dirname "$0")/../.." && pwd)/build/agentbox}
+command -v curl >/dev/null || { echo "skip: curl missing"; exit 77; }
+if ! "$AGENTBOX" doctor >/dev/null 2>&1; then echo "skip: agentbox doctor fails here"; exit 77; fi
+
+WORK=$(mktemp -d /tmp/ab-e2e-serve.XXXXXX)
+export AGENTBOX_STATE_DIR=$WORK/state
+mkdir -p "$AGENTBOX_STATE_DIR"
+SOCK=$AGENTBOX_STATE_DIR/agentbox.sock
+PASS=0 FAIL=0
+SERVER_PID=
+
+ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL $1${2:+: $2}"; }
+check() { if eval "$2"; then ok "$1"; else bad "$1" "${3:-}"; fi; }
+
+cleanup() {
+  [ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  for id in $("$AGENTBOX" ls --json 2>/dev/null | python3 -c 'import json,sys; [print(s["id"]) for s in json.load(sys.stdin)]' 2>/dev/null); do
+    "$AGENTBOX" rm -f "$id" >/dev/null 2>&1
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+start_server() {  # args: serve flags
+  "$AGENTBOX" serve "$@" 2>>"$WORK/server.log" &
+  SERVER_PID=$!
+  for _ in $(seq 100); do
+    grep -q "listening on" "$WORK/server.log" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  return 1
+}
+stop_server() { kill -TERM "$SERVER_PID"; wait "$SERVER_PID"; local rc=$?; SERVER_PID=; : > "$WORK/server.log"; return $rc; }
+
+U() { curl -sS --unix-socket "$SOCK" "$@"; }              # unix socket client
+code() { curl -s -o "$WORK/body" -w '%{http_code}' "$@"; }  # prints the status only
+jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+
+# ---- unix socket --------------------------------------------------------------------------
+start_server || { bad "server starts" "$(cat "$WORK/server.log")"; echo "$PASS passed, $FAIL failed"; exit 1; }
+check "socket is 0600" '[ "$(stat -c %a "$SOCK")" = 600 ]'
+check "healthz" '[ "$(U http://x/healthz)" = ok ]'
+ID=$(U -d '{"name":"e2e1","timeout":20}' http://x/v1/sandboxes | jq_ 'd["id"]')
+check "create -> id" '[ -n "$ID" ]'
+check "create 201" '[ "$(code --unix-socket "$SOCK" -d "{}" http://x/v1/sandboxes)" = 201 ]'
+ID2=$(jq_ 'd["id"]' < "$WORK/body")
+check "list" 'U http://x/v1/sandboxes | grep -q "\"$ID\""'
+check "inspect by name" '[ "$(U http://x/v1/sandboxes/e2e1 | jq_ "d[\"id\"]")" = "$ID" ]'
+check "duplicate name 409" '[ "$(code --unix-socket "$SOCK" -d "{\"name\":\"e2e1\"}" http://x/v1/sandboxes)" = 409 ]'
+R=$(U -d '{"argv":["sh","-c","echo hi; echo oops >&2; cat; exit 3"],"stdin":"IN"}' http://x/v1/sandboxes/$ID/exec)
+check "exec JSON result" '[ "$(echo "$R" | jq_ "(d[\"exit_code\"], d[\"stdout\"], d[\"stderr\"], d[\"reason\"])")" = "(3, '"'"'hi\\nIN'"'"', '"'"'oops\\n'"'"', '"'"'exited'"'"')" ]' "$R"
+R=$(U -N -d '{"argv":["sh","-c","echo a; sleep 0.3; echo b >&2"],"stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec)
+check "exec NDJSON stream" '[ "$(echo "$R" | python3 -c "import json,sys; print([json.loads(l)[\"type\"] for l in sys.stdin])")" = "['"'"'stdout'"'"', '"'"'stderr'"'"', '"'"'result'"'"']" ]' "$R"
+R=$(U -N -H 'Accept: text/event-stream' -d '{"argv":["echo","sse"]}' http://x/v1/sandboxes/$ID/exec)
+check "exec SSE stream" 'echo "$R" | grep -q "^event: result" && echo "$R" | grep -q "^data: {\"type\":\"stdout\",\"data\":\"sse\\\\n\"}"' "$R"
+check "exec timeout" '[ "$(U -d "{\"argv\":[\"sleep\",\"5\"],\"timeout\":0.3}" http://x/v1/sandboxes/$ID/exec | jq_ "d[\"reason\"]")" = timeout ]'
+printf 'hello\nworld\n' > "$WORK/f.txt"
+check "PUT file" '[ "$(code --unix-socket "$SOCK" -T "$WORK/f.txt" "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = 200 ]'
+check "GET file" '[ "$(U "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = "$(cat "$WORK/f.txt")" ]'
+check "list dir" 'U "http://x/v1/sandboxes/$ID/files?path=dir&list=1" | grep -q "\"name\":\"f.txt\""'
+check "edit file" '[ "$(code --unix-socket "$SOCK" -d "{\"path\":\"dir/f.txt\",\"old_str\":\"world\",\"new_str\":\"there\"}" http://x/v1/sandboxes/$ID/files/edit)" = 200 ] && U "http://x/v1/sandboxes/$ID/files?path=dir/f.txt" | grep -q there'
+check "exec sees the file" 'U -d "{\"argv\":[\"cat\",\"dir/f.txt\"]}" http://x/v1/sandboxes/$ID/exec | grep -q "hello\\\\nthere"'
+check "edit no match 400" '[ "$(code --unix-socket "$SOCK" -d "{\"path\":\"dir/f.txt\",\"old_str\":\"zzz\",\"new_str\":\"y\"}" http://x/v1/sandboxes/$ID/files/edit)" = 400 ]'
+check "path escape 403" '[ "$(code --unix-socket "$SOCK" "http://x/v1/sandboxes/$ID/files?path=../../etc/passwd")" = 403 ]'
+check "DELETE file" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = 200 ] && [ "$(code --unix-socket "$SOCK" "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = 404 ]'
+check "malformed JSON 400" '[ "$(code --unix-socket "$SOCK" -d "{nope" http://x/v1/sandboxes/$ID/exec)" = 400 ] && grep -q "\"error\"" "$WORK/body"'
+check "unknown key 400" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"x\"],\"bogus\":1}" http://x/v1/sandboxes/$ID/exec)" = 400 ]'
+check "unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"true\"]}" http://x/v1/sandboxes/nosuch/exec)" = 404 ]'
+check "unknown route 404" '[ "$(code --unix-socket "$SOCK" http://x/v1/nothing)" = 404 ]'
+head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' 'a' > "$WORK/big.json"
+check "JSON body > 1 MiB 413" '[ "$(code --unix-socket "$SOCK" -H "Content-Type: application/json" --data-binary @"$WORK/big.json" http://x/v1/sandboxes/$ID/exec)" = 413 ]'
+head -c $((65 * 1024 * 1024)) /dev/zero > "$WORK/big.bin"
+check "file body > 64 MiB 413" '[ "$(code --unix-socket "$SOCK" -T "$WORK/big.bin" "http://x/v1/sandboxes/$ID/files?path=big")" = 413 ]'
+raw() { python3 -c 'import codecs,socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(codecs.decode(sys.argv[2], "unicode_escape").encode("latin-1")); print(s.recv(100).decode().split("\r\n")[0])' "$SOCK" "$1"; }
+check "garbage request 400" '[ "$(raw "GARBAGE\r\n\r\n")" = "HTTP/1.1 400 Bad Request" ]'
+check "smuggling (CL + TE) 400" '[ "$(raw "POST /v1/sandboxes HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n")" = "HTTP/1.1 400 Bad Request" ]'
+check "head > 16 KiB 431" '[ "$(raw "GET /healthz HTTP/1.1\r\nX: $(head -c 20000 /dev/zero | tr "\0" a)\r\n\r\n")" = "HTTP/1.1 431 Request Header Fields Too Large" ]'
+check "still serving after bad input" '[ "$(U http://x/healthz)" = ok ]'
+
+# A client that hangs up kills its command, waiting for a JSON result or streaming.
+curl -s --unix-socket "$SOCK" --max-time 1 -d '{"argv":["sleep","31.5"]}' http://x/v1/sandboxes/$ID/exec >/dev/null
+curl -s --unix-socket "$SOCK" --max-time 1 -N -d '{"argv":["sleep","32.5"],"stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec >/dev/null
+sleep 1
+check "disconnect kills the command (JSON)" '! pgrep -f "sleep 31.5" >/dev/null'
+check "disconnect kills the command (stream)" '! pgrep -f "sleep 32.5" >/dev/null'
+M=$(U http://x/metrics)
+check "metrics" 'echo "$M" | grep -q "^agentbox_sandboxes_live [1-9]" && echo "$M" | grep -q "^agentbox_execs_total{reason=\"exited\"}" && echo "$M" | grep -q "^agentbox_exec_duration_seconds_bucket{le=\"+Inf\"}"' "$M"
+check "openapi" 'U http://x/v1/openapi.json | jq_ "d[\"openapi\"]" | grep -q "^3"'
+check "busy sandbox refuses DELETE without force" '(U -d "{\"argv\":[\"sleep\",\"2\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); sleep 0.5; [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 400 ]'
+check "DELETE sandbox force" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$ID2?force=true")" = 200 ] && [ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/$ID2)" = 404 ]'
+
+# SIGTERM: a request in flight finishes, then the server exits 0 and the socket is gone.
+U -d '{"argv":["sh","-c","sleep 1; echo done"]}' http://x/v1/sandboxes/$ID/exec > "$WORK/inflight" &
+CURL=$!
+sleep 0.4
+kill -TERM "$SERVER_PID"; wait "$SERVER_PID"; RC=$?; SERVER_PID=
+wait $CURL
+check "SIGTERM: exit 0" '[ $RC = 0 ]'
+check "SIGTERM: request in flight finished" 'grep -q "done" "$WORK/inflight"' "$(cat "$WORK/inflight")"
+check "SIGTERM: socket removed" '[ ! -e "$SOCK" ]'
+
+# ---- TCP with tokens ------------------------------------------------------------------------
+"$AGENTBOX" serve --listen tcp:0.0.0.0:0 >/dev/null 2>"$WORK/refuse.log"
+check "non-loopback without tokens: exit 125" '[ $? = 125 ] && [ $(wc -l < "$WORK/refuse.log") = 1 ]'
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat > "$WORK/tokens.json" <<JSON
+{"tokens": [{"token": "tok-a", "tenant": "a", "max_sandboxes": 1, "max_concurrent_execs": 1},
+            {"token": "tok-b", "tenant": "b"}]}
+JSON
+start_server --listen tcp:127.0.0.1:$PORT --tokens "$WORK/tokens.json"
+B=http://127.0.0.1:$PORT
+A=(-H "Authorization: Bearer tok-a")
+check "healthz without token" '[ "$(code $B/healthz)" = 200 ]'
+check "401 without token" '[ "$(code $B/v1/sandboxes)" = 401 ]'
+check "401 with a wrong token" '[ "$(code -H "Authorization: Bearer nope" $B/v1/sandboxes)" = 401 ]'
+check "401 on metrics" '[ "$(code $B/metrics)" = 401 ]'
+check "tenant a creates" '[ "$(code "${A[@]}" -d "{}" $B/v1/sandboxes)" = 201 ]'
+TA=$(jq_ 'd["id"]' < "$WORK/body")
+check "429 over max_sandboxes" '[ "$(code "${A[@]}" -d "{}" $B/v1/sandboxes)" = 429 ]'
+check "403 host path from a tenant" '[ "$(code -H "Authorization: Bearer tok-b" -d "{\"workspace\":\"/root\"}" $B/v1/sandboxes)" = 403 ]'
+check "tenant b: 404 on a's sandbox" '[ "$(code -H "Authorization: Bearer tok-b" $B/v1/sandboxes/$TA)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 404 ]'
+check "tenant b: a's sandbox not listed, CLI's not either" '! curl -s -H "Authorization: Bearer tok-b" $B/v1/sandboxes | grep -q "$TA\|$ID"'
+check "tenant a: exec over TCP" '[ "$(curl -s "${A[@]}" -d "{\"argv\":[\"echo\",\"tcp\"]}" $B/v1/sandboxes/$TA/exec | jq_ "d[\"stdout\"]")" = tcp ]'
+curl -s "${A[@]}" -d '{"argv":["sleep","1.5"]}' $B/v1/sandboxes/$TA/exec >/dev/null &
+SLOW=$!
+sleep 0.5
+check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
+wait $SLOW
+check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tenants.json"'
+check "tenant a deletes" '[ "$(code "${A[@]}" -X DELETE "$B/v1/sandboxes/$TA?force=1")" = 200 ]'
+stop_server
+check "SIGTERM over TCP: exit 0" '[ $? = 0 ]'
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" = 0 ]
