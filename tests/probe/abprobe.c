@@ -206,7 +206,11 @@ static int cmd_ptrace(int argc, char** argv) {
   const char* mode = arg_str(argc, argv, 2, "traceme");
   if (strcmp(mode, "traceme") == 0) return report(syscall(SYS_ptrace, 0L /*TRACEME*/, 0, 0, 0), mode);
   long pid = arg_long(argc, argv, 3, 1);
-  return report(syscall(SYS_ptrace, 16L /*PTRACE_ATTACH*/, pid, 0, 0), "ptrace attach");
+  if (syscall(SYS_ptrace, 16L /*PTRACE_ATTACH*/, pid, 0, 0) < 0) return fail("ptrace attach");
+  // Let the tracee go again: a stopped init would hang the sandbox until its timeout.
+  waitpid((pid_t)pid, NULL, __WALL);
+  syscall(SYS_ptrace, 17L /*PTRACE_DETACH*/, pid, 0, 0);
+  return ok("ptrace attach");
 }
 
 static int cmd_process_vm_readv(int argc, char** argv) {
@@ -410,8 +414,10 @@ static int open_tty(const char* where) {
 // Passing the request through syscall() keeps all 64 bits: "high" sets bit 32, which the kernel
 // ignores (cmd is an unsigned int) but a filter comparing 64 bits would miss.
 static int tty_ioctl(int argc, char** argv, unsigned long request, void* arg, const char* what) {
-  int fd = open_tty(arg_str(argc, argv, 2, "0"));
-  if (fd < 0) return setup_failed("open tty");
+  const char* where = arg_str(argc, argv, 2, "0");
+  int fd = open_tty(where);
+  // No pty is a broken probe; an unopenable /dev/tty (no controlling tty) blocks the attack.
+  if (fd < 0) return strcmp(where, "ptmx") == 0 ? setup_failed("open pty") : fail("open tty");
   if (argc > 3 && strcmp(argv[3], "high") == 0) request |= 0x100000000UL;
   return report(syscall(SYS_ioctl, fd, request, arg), what);
 }
