@@ -50,22 +50,26 @@ case_workspace_persists_between_runs() {
   [[ $AB_OUT == from-run-1 ]] || fail "second run read '$AB_OUT'"
 }
 
-# temp_entries: what the usual temp dirs hold, for a before/after comparison.
-temp_entries() { find /tmp "${TMPDIR:-/tmp}" /var/tmp -mindepth 1 -maxdepth 1 2>/dev/null | sort -u; }
+# agentbox_temp_entries: agentbox-named entries in the usual temp dirs.
+agentbox_temp_entries() {
+  find /tmp /var/tmp -mindepth 1 -maxdepth 1 -iname '*agentbox*' 2>/dev/null | sort
+}
 
-# The default workspace is a fresh private temp dir, deleted afterwards.
+# The default workspace is a fresh private temp dir, deleted afterwards: neither the file the
+# command wrote nor a new agentbox temp dir may remain (in $TMPDIR, /tmp or /var/tmp).
 case_default_workspace_removed() {
-  local mark before after
+  local mark before found
   mark=$(new_marker)
-  before=$(temp_entries)
-  ab run -- sh -c "echo x >/workspace/$mark; ls -A /workspace | wc -l; pwd"
+  mkdir "$CASE_DIR/tmpdir"
+  before=$(agentbox_temp_entries)
+  TMPDIR=$CASE_DIR/tmpdir ab run -- sh -c "echo x >/workspace/$mark; ls -A /workspace | wc -l"
   expect_rc 0
-  [[ $(echo "$AB_OUT" | head -1) == 1 ]] || fail "the default workspace was not fresh: $AB_OUT"
-  after=$(temp_entries)
-  local found
-  found=$(find /tmp /var/tmp "${TMPDIR:-/tmp}" -maxdepth 4 -name "$mark" 2>/dev/null | head -3)
+  [[ $AB_OUT == 1 ]] || fail "the default workspace was not fresh and empty: $AB_OUT"
+  found=$(find /tmp /var/tmp "$CASE_DIR/tmpdir" -maxdepth 4 -name "$mark" 2>/dev/null | head -3)
   [[ -z $found ]] || fail "the default workspace was left behind: $found"
-  [[ $before == "$after" ]] || fail "new temp entries remain: $(comm -13 <(echo "$before") <(echo "$after") | tr '\n' ' ')"
+  [[ -z $(ls -A "$CASE_DIR/tmpdir") ]] || fail "left in TMPDIR: $(ls -A "$CASE_DIR/tmpdir")"
+  [[ $(agentbox_temp_entries) == "$before" ]] ||
+    fail "new agentbox temp entries remain: $(comm -13 <(echo "$before") <(agentbox_temp_entries) | tr '\n' ' ')"
 }
 
 # Two concurrent default-workspace runs do not see each other's files.
