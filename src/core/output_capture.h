@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace agentbox {
 
@@ -15,10 +17,16 @@ enum class OutputStream { kStdout = 0, kStderr = 1 };
 
 class OutputCapture {
  public:
+  // Receives the kept bytes as they arrive (the agent frames them onto its connection).
+  using Sink = std::function<void(OutputStream, std::string_view)>;
+
   // forward_fds: when true, kept bytes are written to fd 1 / fd 2 of this process instead of
   // being stored (plain `agentbox run`); when false they are stored for the JSON result.
   OutputCapture(uint64_t limit_per_stream, bool forward_fds)
       : limit_(limit_per_stream), forward_(forward_fds) {}
+  // Kept bytes go to sink; nothing is stored.
+  OutputCapture(uint64_t limit_per_stream, Sink sink)
+      : limit_(limit_per_stream), forward_(false), sink_(std::move(sink)) {}
 
   void Append(OutputStream stream, std::string_view data);
 
@@ -36,6 +44,7 @@ class OutputCapture {
 
   uint64_t limit_;
   bool forward_;
+  Sink sink_;
   StreamState streams_[2];
 };
 

@@ -1,0 +1,62 @@
+// The protocol between the host and the in-sandbox agent (PID 1 of every sandbox).
+//
+// One request per connection, over a unix SOCK_STREAM socket that only the host can reach.
+// Everything is a frame: [u8 type][u32 little-endian length][payload]. The client sends one
+// kRequest frame (JSON; for exec with stdin, the stdin fd rides along as SCM_RIGHTS), then for
+// write_file the file bytes as kData frames; the agent answers with kStdout/kStderr/kData frames
+// and always ends with exactly one kResponse frame (JSON). Closing the connection mid-exec kills
+// the command's process tree.
+//
+// Requests ("op"):
+//   ping                                   -> {"ok":true,"active_execs":N}
+//   exec  {argv,env:[[k,v]..],cwd,timeout_ms,output_limit,disk_limit,stdin:bool}
+//         -> kStdout/kStderr frames (already capped at output_limit per stream), then
+//            {"ok":true,"result":{exit_code,signal,reason,error?,duration_ms,cpu_ms,
+//             peak_memory_bytes,stdout_truncated,stderr_truncated,limits_hit}}
+//   read_file  {path,max_bytes}             -> kData frames, then {"ok":true,"size":N,"mode":M}
+//   write_file {path,size,mode?,parents?}   (client then sends `size` bytes as kData frames)
+//                                           -> {"ok":true}
+//   list_dir   {path}                       -> {"ok":true,"entries":[{name,type,size,mode,mtime}]}
+//   stat       {path}                       -> {"ok":true,"type":..,"size":..,"mode":..,"mtime":..}
+//   mkdir      {path,parents?}              -> {"ok":true}
+//   remove     {path,recursive?}            -> {"ok":true}
+//   str_replace {path,old,new}              -> {"ok":true}   (old must occur exactly once)
+// Errors: {"ok":false,"code":"<StatusCodeName>","error":"one line"}.
+// Paths are "/workspace/..." or relative to /workspace, resolved strictly beneath it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace agentbox {
+
+enum class FrameType : uint8_t {
+  kRequest = 'Q',
+  kResponse = 'A',
+  kStdout = 'O',
+  kStderr = 'E',
+  kData = 'D',
+};
+
+inline constexpr uint32_t kMaxFramePayload = 1u << 20;  // data streams are split into frames
+
+struct Frame {
+  FrameType type;
+  std::string payload;
+};
+
+// Writes one frame (all of it, retrying on EINTR). With pass_fd >= 0, that fd is sent as
+// SCM_RIGHTS with the frame's first byte.
+Status WriteFrame(int fd, FrameType type, std::string_view payload, int pass_fd = -1);
+
+// Reads one frame. received_fd (if non-null) gets an fd passed with it, or -1. Returns
+// kNotFound on a clean EOF before any byte, kInvalidArgument on a malformed frame.
+StatusOr<Frame> ReadFrame(int fd, int* received_fd = nullptr);
+
+// The StatusCode named by StatusCodeName(), for error responses; kInternal when unknown.
+StatusCode StatusCodeFromName(std::string_view name);
+
+}  // namespace agentbox

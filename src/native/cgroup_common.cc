@@ -1,0 +1,154 @@
+// Helpers shared by the v1 and v2 cgroup implementations. Host side only.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <thread>
+
+#include "native/cgroup_internal.h"
+#include "sys/file_util.h"
+
+namespace agentbox::cgroup_internal {
+
+Status CgroupFiles::Write(const std::string& path, std::string_view data) {
+  return WriteExistingFile(path, data);
+}
+
+StatusOr<std::string> CgroupFiles::Read(const std::string& path) const { return ReadFile(path); }
+
+CgroupFiles& RealCgroupFiles() {
+  static CgroupFiles files;  // stateless
+  return files;
+}
+
+bool SwapEnabled(std::string_view proc_swaps) {
+  std::istringstream in{std::string(proc_swaps)};
+  std::string line;
+  std::getline(in, line);  // "Filename Type Size Used Priority"
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t") != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::optional<uint64_t> KeyedValue(std::string_view text, std::string_view key) {
+  std::istringstream in{std::string(text)};
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string k, v;
+    if (!(fields >> k >> v) || k != key) continue;
+    uint64_t value = 0;
+    auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
+    if (ec != std::errc() || ptr != v.data() + v.size()) return std::nullopt;
+    return value;
+  }
+  return std::nullopt;
+}
+
+uint64_t CpuQuotaMicros(double cpus) {
+  constexpr uint64_t kMinQuota = 1000;  // the kernel refuses cfs quotas below 1 ms
+  long long quota = std::llround(cpus * static_cast<double>(kCpuPeriodMicros));
+  return quota < static_cast<long long>(kMinQuota) ? kMinQuota : static_cast<uint64_t>(quota);
+}
+
+Status ValidateCgroupName(const std::string& name) {
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.find('\0') != std::string::npos) {
+    return InvalidArgument("invalid cgroup name '" + name + "'");
+  }
+  return OkStatus();
+}
+
+std::vector<pid_t> ParsePids(std::string_view text) {
+  std::vector<pid_t> pids;
+  std::istringstream in{std::string(text)};
+  for (long pid; in >> pid;) {
+    if (pid > 0) pids.push_back(static_cast<pid_t>(pid));
+  }
+  return pids;
+}
+
+namespace {
+
+// One round: stop the cgroup from forking (freeze), queue SIGKILL for everyone, then thaw so
+// frozen and stopped processes can act on it (SIGKILL wakes stopped tasks, not frozen ones).
+Status KillRound(const KillOps& ops, const std::vector<pid_t>& pids) {
+  if (ops.kill_all) return ops.kill_all();
+  if (ops.freeze) AB_RETURN_IF_ERROR(ops.freeze());
+  for (pid_t pid : pids) {
+    if (::kill(pid, SIGKILL) != 0 && errno != ESRCH) {
+      Status st = ErrnoStatus("kill " + std::to_string(pid));
+      if (ops.thaw) (void)ops.thaw();
+      return st;
+    }
+  }
+  return ops.thaw ? ops.thaw() : OkStatus();
+}
+
+}  // namespace
+
+Status KillUntilEmpty(const KillOps& ops, const std::string& what) {
+  constexpr int kMaxRounds = 500;  // ~1 s: dying processes may be in uninterruptible sleep
+  size_t left = 0;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    AB_ASSIGN_OR_RETURN(std::vector<pid_t> pids, ops.list());
+    if (pids.empty()) return OkStatus();
+    left = pids.size();
+    // Re-kill only every few rounds: a round is cheap but dying processes need time to go.
+    if (round % 10 == 0) AB_RETURN_IF_ERROR(KillRound(ops, pids).WithContext(what));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return Internal(what + ": " + std::to_string(left) + " process(es) still alive after SIGKILL");
+}
+
+Status RemoveCgroupDir(const std::string& path) {
+  constexpr int kMaxTries = 100;
+  for (int i = 0;; ++i) {
+    if (::rmdir(path.c_str()) == 0 || errno == ENOENT) return OkStatus();
+    if (errno != EBUSY || i == kMaxTries) return ErrnoStatus("rmdir " + path);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+namespace {
+
+// Subdirectories of a cgroup directory are its child cgroups; files are interface files.
+StatusOr<std::vector<std::string>> ChildCgroups(const std::string& dir) {
+  AB_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDir(dir));
+  std::vector<std::string> children;
+  for (const auto& name : names) {
+    struct stat st;
+    std::string path = dir + "/" + name;
+    if (::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) children.push_back(path);
+  }
+  return children;
+}
+
+}  // namespace
+
+StatusOr<std::vector<pid_t>> ListPidsRecursive(const CgroupFiles& files, const std::string& dir) {
+  AB_ASSIGN_OR_RETURN(std::string procs, files.Read(dir + "/cgroup.procs"));
+  std::vector<pid_t> pids = ParsePids(procs);
+  AB_ASSIGN_OR_RETURN(std::vector<std::string> children, ChildCgroups(dir));
+  for (const auto& child : children) {
+    AB_ASSIGN_OR_RETURN(std::vector<pid_t> more, ListPidsRecursive(files, child));
+    pids.insert(pids.end(), more.begin(), more.end());
+  }
+  return pids;
+}
+
+Status RemoveCgroupTree(const std::string& dir) {
+  auto children = ChildCgroups(dir);
+  if (!children.ok()) {
+    return children.status().code() == StatusCode::kNotFound ? OkStatus() : children.status();
+  }
+  for (const auto& child : *children) AB_RETURN_IF_ERROR(RemoveCgroupTree(child));
+  return RemoveCgroupDir(dir);
+}
+
+}  // namespace agentbox::cgroup_internal

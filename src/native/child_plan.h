@@ -1,0 +1,102 @@
+// ChildPlan: everything the cloned child needs, computed by the parent before clone.
+//
+// The child only executes: it reads this struct (its own copy-on-write copy of the parent's
+// memory), never allocates, logs or throws, and reports a failure as one ChildError record on a
+// CLOEXEC pipe before _exit. EOF on that pipe without a record means exec succeeded.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "policy/mount_plan.h"
+#include "policy/seccomp_program.h"
+
+namespace agentbox {
+
+// Where the child mounts the new root before pivot_root. Any existing host directory works, since
+// the child has its own mount namespace; mount sources are opened before it is covered.
+inline constexpr const char* kNewRootMountpoint = "/tmp";
+
+struct ChildPlan {
+  const MountPlan* mounts = nullptr;
+  std::vector<std::string> full_targets;  // kNewRootMountpoint + op.target, one per op
+  std::vector<std::string> tmpfs_options; // "size=N,mode=M" per op ("" for non-tmpfs)
+  std::vector<int> source_fds;            // filled by the child: O_PATH fds of op.source
+  std::string workspace_host_path;        // bound at /workspace when workspace_tree_fd < 0
+  int workspace_tree_fd = -1;             // a detached idmapped mount of the workspace
+  std::string dev_null_path;              // the new root's /dev/null, for masking files
+
+  bool become_namespace_root = false;  // uid/gid 0 are mapped: do the setup as root inside
+  bool can_setgroups = false;          // false for unprivileged callers (setgroups "deny")
+  uint32_t uid = 1000, gid = 1000;     // the command's ids inside
+
+  std::string cwd;
+  std::vector<char*> argv;  // null-terminated, pointing into the parent's strings
+  std::vector<char*> envp;  // null-terminated
+  const std::vector<BpfInstruction>* seccomp = nullptr;
+
+  // Persistent sandboxes: instead of a command, PID 1 execs the agent from this fd (opened on
+  // the host, so the agent need not exist inside the root), keeping agent_keep_fd open for it.
+  int agent_exec_fd = -1;
+  int agent_keep_fd = -1;         // the listening socket, handed to the agent as fd 3
+  std::vector<char*> agent_argv;  // null-terminated
+  bool die_with_parent = true;    // false for persistent sandboxes, which outlive the CLI
+
+  uint64_t rlimit_nofile = 1024;
+  uint64_t rlimit_fsize = 0;  // per-file size cap (the disk limit); 0 = unlimited
+
+  // fds inherited across clone.
+  int sync_read = -1;     // the parent writes one byte once uid maps and cgroups are in place
+  int error_write = -1;   // ChildError records
+  int status_write = -1;  // the sandbox init writes the command's wait status here
+  int stdin_fd = -1;
+  int stdout_write = -1;
+  int stderr_write = -1;
+};
+
+enum class ChildStep : int32_t {
+  kSync = 1,
+  kIdentity,
+  kCgroupNamespace,
+  kOpenSource,
+  kMakePrivate,
+  kRootTmpfs,
+  kMount,
+  kHostname,
+  kLoopback,
+  kPivotRoot,
+  kRlimits,
+  kFork,
+  kCwd,
+  kDropPrivileges,
+  kNoNewPrivs,
+  kSeccomp,
+  kExec,
+};
+const char* ChildStepName(ChildStep step);
+
+struct ChildError {
+  ChildStep step;
+  int32_t err;        // errno
+  char detail[240];   // e.g. the mount target; NUL-terminated
+};
+
+// Runs in the cloned child (PID 1 of the new PID namespace); never returns.
+[[noreturn]] void RunChild(ChildPlan& plan);
+
+// In PID 1 of a fresh PID namespace: forks the command (which drops privileges, installs the
+// seccomp filter and execs) and stays behind as its init, reaping orphans and writing the
+// command's wait status to plan.status_write. Never returns.
+[[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan);
+
+// Child-side: opens every host path the plan binds, before the new root covers them.
+bool OpenMountSources(ChildPlan& plan);
+// Child-side: executes plan.mounts under kNewRootMountpoint. Returns false after reporting.
+bool ExecuteMountPlan(ChildPlan& plan);
+// Child-side: one error record, best effort.
+void ReportChildError(const ChildPlan& plan, ChildStep step, int err, const char* detail);
+
+}  // namespace agentbox

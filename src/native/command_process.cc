@@ -1,0 +1,146 @@
+// The command process and its init: the last steps before exec, shared by `run` (where the
+// sandbox's PID 1 is the init) and the agent's exec (where each exec gets a fresh PID namespace
+// whose PID 1 is the init). Same rules as child_setup.cc: no allocation, no logging.
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <grp.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "native/child_plan.h"
+#include "sys/syscalls.h"
+
+extern char** environ;
+
+namespace agentbox {
+namespace {
+
+[[noreturn]] void Die(const ChildPlan& plan, ChildStep step, const char* detail) {
+  ReportChildError(plan, step, errno, detail);
+  ::_exit(125);
+}
+
+// uid/gid 1000 with every capability set empty (CONTRACT §2). setresuid away from uid 0 clears
+// the permitted and effective sets; bounding, inheritable and ambient are cleared explicitly.
+bool DropPrivileges(const ChildPlan& plan) {
+  if (plan.can_setgroups && ::setgroups(0, nullptr) != 0) return false;
+  if (::setresgid(plan.gid, plan.gid, plan.gid) != 0) return false;
+  for (int cap = 0; cap <= 63; ++cap) {
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return false;
+  }
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return false;
+  if (::setresuid(plan.uid, plan.uid, plan.uid) != 0) return false;
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2] = {};
+  return ::syscall(SYS_capset, &header, data) == 0;
+}
+
+bool InstallSeccomp(const ChildPlan& plan) {
+  struct sock_fprog prog = {};
+  prog.len = static_cast<unsigned short>(plan.seccomp->size());
+  // BpfInstruction has the layout of struct sock_filter (checked in native_run.cc).
+  prog.filter = reinterpret_cast<struct sock_filter*>(
+      const_cast<BpfInstruction*>(plan.seccomp->data()));
+  return ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
+}
+
+// The last steps shared by the sandbox init and the command: nothing after them can regain
+// privilege, and the filter goes last so the steps before it may use any syscall.
+void Harden(const ChildPlan& plan) {
+  if (!DropPrivileges(plan)) Die(plan, ChildStep::kDropPrivileges, "");
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Die(plan, ChildStep::kNoNewPrivs, "");
+  if (!InstallSeccomp(plan)) Die(plan, ChildStep::kSeccomp, "");
+}
+
+[[noreturn]] void ExecCommand(const ChildPlan& plan) {
+  // Its own session: no controlling terminal to push keystrokes into, its own process group.
+  ::setsid();
+  if (::dup2(plan.stdin_fd, 0) < 0 || ::dup2(plan.stdout_write, 1) < 0 ||
+      ::dup2(plan.stderr_write, 2) < 0) {
+    Die(plan, ChildStep::kExec, "stdio");
+  }
+  // Only fds 0-2 (CVE-2024-21626: a leaked host fd is a way out). The error pipe is CLOEXEC.
+  if (plan.error_write > 3) sys::CloseRange(3, static_cast<unsigned>(plan.error_write) - 1);
+  sys::CloseRange(static_cast<unsigned>(plan.error_write) + 1, ~0U);
+  if (::chdir(plan.cwd.c_str()) != 0) Die(plan, ChildStep::kCwd, plan.cwd.c_str());
+  Harden(plan);
+  ::signal(SIGPIPE, SIG_DFL);
+  environ = const_cast<char**>(plan.envp.data());
+  ::execvp(plan.argv[0], plan.argv.data());
+  ReportChildError(plan, ChildStep::kExec, errno, plan.argv[0]);
+  ::_exit(errno == ENOENT ? 127 : 126);
+}
+
+// PID 1 of the sandbox: reaps orphans and reports the command's wait status. When it exits the
+// kernel kills everything left in the PID namespace: setsid'd, double-forked, SIGTERM-ignoring
+// and stopped processes alike.
+[[noreturn]] void RunInit(ChildPlan& plan, pid_t command) {
+  int status_fd = plan.status_write;
+  ::close(plan.error_write);
+  sys::CloseRange(0, static_cast<unsigned>(status_fd) - 1);
+  sys::CloseRange(static_cast<unsigned>(status_fd) + 1, ~0U);
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // no /proc/1/mem for the sandboxed commands
+  plan.error_write = -1;                 // closed above: failures from here on just exit
+  Harden(plan);
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid == command) {
+      ssize_t ignored = ::write(status_fd, &status, sizeof(status));
+      (void)ignored;
+      ::_exit(0);
+    }
+    if (pid < 0 && errno == ECHILD) ::_exit(0);
+  }
+}
+
+}  // namespace
+
+[[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan) {
+  pid_t command = ::fork();
+  if (command < 0) Die(plan, ChildStep::kFork, "");
+  if (command == 0) ExecCommand(plan);
+  RunInit(plan, command);
+}
+
+const char* ChildStepName(ChildStep step) {
+  switch (step) {
+    case ChildStep::kSync: return "waiting for the parent";
+    case ChildStep::kIdentity: return "becoming root of the user namespace";
+    case ChildStep::kCgroupNamespace: return "creating the cgroup namespace";
+    case ChildStep::kOpenSource: return "opening a mount source";
+    case ChildStep::kMakePrivate: return "making mounts private";
+    case ChildStep::kRootTmpfs: return "mounting the new root";
+    case ChildStep::kMount: return "mounting";
+    case ChildStep::kHostname: return "setting the hostname";
+    case ChildStep::kLoopback: return "bringing up loopback";
+    case ChildStep::kPivotRoot: return "pivot_root";
+    case ChildStep::kRlimits: return "setting rlimits";
+    case ChildStep::kFork: return "forking the command";
+    case ChildStep::kCwd: return "changing to the working directory";
+    case ChildStep::kDropPrivileges: return "dropping privileges";
+    case ChildStep::kNoNewPrivs: return "setting no_new_privs";
+    case ChildStep::kSeccomp: return "installing the seccomp filter";
+    case ChildStep::kExec: return "executing the command";
+  }
+  return "unknown step";
+}
+
+void ReportChildError(const ChildPlan& plan, ChildStep step, int err, const char* detail) {
+  if (plan.error_write < 0) return;
+  ChildError record = {};
+  record.step = step;
+  record.err = err;
+  std::strncpy(record.detail, detail ? detail : "", sizeof(record.detail) - 1);
+  ssize_t ignored = ::write(plan.error_write, &record, sizeof(record));
+  (void)ignored;
+}
+
+}  // namespace agentbox

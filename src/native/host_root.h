@@ -1,0 +1,17 @@
+// Host side: lists what the sandbox's root is made of, for BuildMountPlan.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "policy/mount_plan.h"
+#include "spec/sandbox_spec.h"
+
+namespace agentbox {
+
+// The MountPlanInput for spec: the host's allowlisted system dirs, or every top-level entry of
+// spec.rootfs. Fails with kNotFound / kInvalidArgument for a bad --rootfs.
+StatusOr<MountPlanInput> DescribeRoot(const SandboxSpec& spec);
+
+}  // namespace agentbox

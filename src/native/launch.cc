@@ -1,0 +1,160 @@
+#include "native/launch.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "native/child_plan.h"
+#include "policy/sandbox_env.h"
+#include "policy/seccomp_program.h"
+#include "sys/syscalls.h"
+
+namespace agentbox {
+namespace {
+
+// Every namespace of CONTRACT §2 except cgroup, which the child unshares once inside its cgroup.
+constexpr uint64_t kNamespaceFlags =
+    CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
+
+StatusOr<Pipe> MakePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+std::string TmpfsOptions(const MountOp& op) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "size=%llu,mode=%o", static_cast<unsigned long long>(op.size),
+                op.mode);
+  return buf;
+}
+
+// Strings the child points into; they outlive the clone in the parent (and are copied with it).
+struct ChildStorage {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+};
+
+void FillPlan(const LaunchRequest& req, ChildStorage& storage, ChildPlan& plan) {
+  plan.mounts = &req.mounts;
+  for (const MountOp& op : req.mounts.ops) {
+    plan.full_targets.push_back(std::string(kNewRootMountpoint) + (op.target == "/" ? "" : op.target));
+    plan.tmpfs_options.push_back(op.kind == MountKind::kTmpfs ? TmpfsOptions(op) : "");
+  }
+  plan.source_fds.assign(req.mounts.ops.size(), -1);
+  plan.dev_null_path = std::string(kNewRootMountpoint) + "/dev/null";
+  plan.workspace_host_path = req.workspace.host_path;
+  plan.workspace_tree_fd = req.workspace.idmapped_tree.get();
+  plan.become_namespace_root = ::geteuid() == 0;
+  plan.can_setgroups = ::geteuid() == 0;
+  plan.uid = kSandboxUid;
+  plan.gid = kSandboxGid;
+  plan.cwd = req.spec.cwd;
+  storage.argv = req.argv;
+  storage.env = BuildSandboxEnvironment(req.spec.env);
+  for (auto& a : storage.argv) plan.argv.push_back(a.data());
+  plan.argv.push_back(nullptr);
+  for (auto& e : storage.env) plan.envp.push_back(e.data());
+  plan.envp.push_back(nullptr);
+  plan.seccomp = &DefaultSeccompProgram();
+  plan.rlimit_nofile = req.spec.open_files;
+  plan.rlimit_fsize = req.spec.limits.disk_bytes;
+}
+
+Status WriteIdMap(pid_t pid, const char* file, const std::string& text) {
+  std::string path = "/proc/" + std::to_string(pid) + "/" + file;
+  UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid() || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    return ErrnoStatus(std::string("write ") + file + " of the sandbox (user namespaces)")
+        .WithContext("cannot map the sandbox's users");
+  }
+  return OkStatus();
+}
+
+// Inside: 0 (setup only, then dropped) and 1000 (the command). Neither is host uid 0.
+Status WriteIdMaps(pid_t pid, const Workspace& ws) {
+  if (::geteuid() != 0) {
+    AB_RETURN_IF_ERROR(WriteIdMap(pid, "setgroups", "deny"));
+    AB_RETURN_IF_ERROR(WriteIdMap(pid, "uid_map", "1000 " + std::to_string(::geteuid()) + " 1\n"));
+    return WriteIdMap(pid, "gid_map", "1000 " + std::to_string(::getegid()) + " 1\n");
+  }
+  std::string root = "0 " + std::to_string(kSandboxHostRootId) + " 1\n";
+  AB_RETURN_IF_ERROR(
+      WriteIdMap(pid, "uid_map", root + "1000 " + std::to_string(ws.sandbox_host_uid) + " 1\n"));
+  return WriteIdMap(pid, "gid_map", root + "1000 " + std::to_string(ws.sandbox_host_gid) + " 1\n");
+}
+
+StatusOr<UniqueFd> OpenStdin(bool pass_stdin) {
+  UniqueFd fd(pass_stdin ? ::fcntl(0, F_DUPFD_CLOEXEC, 3) : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoStatus("open the command's stdin");
+  return fd;
+}
+
+[[noreturn]] void StartChild(ChildPlan& plan) {
+  UnblockSupervisorSignals();
+  // A one-shot sandbox dies with agentbox, whatever kills agentbox.
+  if (plan.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  RunChild(plan);
+}
+
+}  // namespace
+
+void KillSandboxInit(int pidfd) {
+  if (pidfd >= 0) sys::PidfdSendSignal(pidfd, SIGKILL);
+}
+
+StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
+  ChildStorage storage;
+  ChildPlan plan;
+  FillPlan(req, storage, plan);
+  AB_ASSIGN_OR_RETURN(Pipe sync, MakePipe());
+  AB_ASSIGN_OR_RETURN(Pipe error, MakePipe());
+  AB_ASSIGN_OR_RETURN(Pipe status, MakePipe());
+  AB_ASSIGN_OR_RETURN(Pipe out, MakePipe());
+  AB_ASSIGN_OR_RETURN(Pipe err, MakePipe());
+  AB_ASSIGN_OR_RETURN(UniqueFd stdin_fd, OpenStdin(req.spec.pass_stdin));
+  plan.sync_read = sync.read.get();
+  plan.error_write = error.write.get();
+  plan.status_write = status.write.get();
+  plan.stdin_fd = stdin_fd.get();
+  plan.stdout_write = out.write.get();
+  plan.stderr_write = err.write.get();
+
+  BlockSupervisorSignals();
+  int pidfd = -1;
+  struct clone_args args = {};
+  args.flags = kNamespaceFlags | CLONE_PIDFD;
+  args.pidfd = reinterpret_cast<uint64_t>(&pidfd);
+  args.exit_signal = SIGCHLD;
+  long pid = sys::Clone3(&args);
+  if (pid < 0) {
+    return ErrnoStatus("clone the sandbox (user, mount, pid, ipc, uts and net namespaces)")
+        .WithContext("the host cannot create the sandbox; see `agentbox doctor`");
+  }
+  if (pid == 0) StartChild(plan);
+
+  LaunchedSandbox launched;
+  launched.init_pid = static_cast<pid_t>(pid);
+  launched.box.pid = launched.init_pid;
+  launched.box.pidfd.reset(pidfd);
+  Status st = WriteIdMaps(launched.init_pid, req.workspace);
+  if (st.ok()) st = req.cgroup.AddProcess(launched.init_pid);
+  if (!st.ok()) {
+    KillSandboxInit(pidfd);
+    ::waitpid(launched.init_pid, nullptr, 0);
+    return st;
+  }
+  if (::write(sync.write.get(), "x", 1) != 1) return ErrnoStatus("release the sandbox");
+  launched.box.stdout_read = std::move(out.read);
+  launched.box.stderr_read = std::move(err.read);
+  launched.box.status_read = std::move(status.read);
+  launched.box.error_read = std::move(error.read);
+  return launched;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,38 @@
+// LaunchSandbox: clone the sandbox's first process into its namespaces and release it.
+//
+// Parent side. Prepares the ChildPlan, creates the pipes, clones with every namespace but the
+// cgroup one (the child enters that after being moved into its cgroup), writes the uid/gid maps,
+// moves the child into the cgroup, then lets it run its setup (child_setup.cc).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+#include "native/cgroup.h"
+#include "native/supervisor.h"
+#include "native/workspace.h"
+#include "policy/mount_plan.h"
+#include "spec/sandbox_spec.h"
+
+namespace agentbox {
+
+struct LaunchRequest {
+  const SandboxSpec& spec;
+  const std::vector<std::string>& argv;
+  const MountPlan& mounts;
+  const Workspace& workspace;
+  Cgroup& cgroup;
+};
+
+struct LaunchedSandbox {
+  pid_t init_pid = -1;  // host pid of the sandbox's PID 1
+  SupervisedSandbox box;
+};
+
+StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& request);
+
+// SIGKILLs the sandbox init through its pidfd; the kernel then kills its whole PID namespace.
+void KillSandboxInit(int pidfd);
+
+}  // namespace agentbox

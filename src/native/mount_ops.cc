@@ -1,0 +1,155 @@
+// Child side: builds the sandbox's filesystem from the MountPlan (see policy/mount_plan.h).
+//
+// Runs in the cloned child, inside its new user + mount namespaces, as root of the user
+// namespace. No allocation: every string was prepared by the parent.
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "native/child_plan.h"
+#include "sys/syscalls.h"
+
+namespace agentbox {
+namespace {
+
+constexpr uint64_t kLockedAttrs = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV;
+
+bool Fail(ChildPlan& plan, ChildStep step, const std::string& detail) {
+  ReportChildError(plan, step, errno, detail.c_str());
+  return false;
+}
+
+// Creates an empty mount point of the right type; an existing one is fine.
+bool MakeMountPoint(const char* path, bool directory) {
+  if (directory) return ::mkdir(path, 0755) == 0 || errno == EEXIST;
+  int fd = ::open(path, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
+  if (fd < 0) return errno == EEXIST;
+  ::close(fd);
+  return true;
+}
+
+bool IsDirectoryFd(int fd) {
+  struct stat st;
+  return ::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// Clones the tree at source_fd, sets attributes, and attaches it at target.
+bool AttachClone(int source_fd, const char* target, uint64_t attrs, bool recursive) {
+  unsigned flags = OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH;
+  if (recursive) flags |= AT_RECURSIVE;
+  int tree = sys::OpenTree(source_fd, "", flags);
+  if (tree < 0) return false;
+  struct mount_attr attr = {};
+  attr.attr_set = attrs;
+  bool ok = sys::MountSetattr(tree, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr) == 0 &&
+            sys::MoveMount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) == 0;
+  int saved = errno;
+  ::close(tree);
+  errno = saved;
+  return ok;
+}
+
+bool SetReadOnly(const char* target, bool recursive) {
+  struct mount_attr attr = {};
+  attr.attr_set = MOUNT_ATTR_RDONLY;
+  return sys::MountSetattr(AT_FDCWD, target, recursive ? AT_RECURSIVE : 0, &attr) == 0;
+}
+
+bool WriteFile(const char* path, const std::string& data) {
+  int fd = ::open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
+  if (fd < 0) return false;
+  const char* p = data.data();
+  size_t left = data.size();
+  while (left > 0) {
+    ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ::close(fd);
+      return false;
+    }
+    p += n;
+    left -= static_cast<size_t>(n);
+  }
+  return ::close(fd) == 0;
+}
+
+bool AttachWorkspace(ChildPlan& plan, const char* target, int source_fd) {
+  if (!MakeMountPoint(target, true)) return false;
+  if (plan.workspace_tree_fd >= 0) {  // already idmapped and flagged by the parent
+    return sys::MoveMount(plan.workspace_tree_fd, "", AT_FDCWD, target,
+                          MOVE_MOUNT_F_EMPTY_PATH) == 0;
+  }
+  return AttachClone(source_fd, target, kLockedAttrs, false);
+}
+
+bool ExecuteOp(ChildPlan& plan, size_t i) {
+  const MountOp& op = plan.mounts->ops[i];
+  const char* target = plan.full_targets[i].c_str();
+  int src = plan.source_fds[i];
+  switch (op.kind) {
+    case MountKind::kBindReadOnly:
+      return MakeMountPoint(target, IsDirectoryFd(src)) &&
+             AttachClone(src, target, kLockedAttrs | MOUNT_ATTR_RDONLY, true);
+    case MountKind::kDevice:
+      // nosuid only: the node must stay usable, and it is the host's own /dev/null etc.
+      return MakeMountPoint(target, false) && AttachClone(src, target, MOUNT_ATTR_NOSUID, false);
+    case MountKind::kWorkspace:
+      return AttachWorkspace(plan, target, src);
+    case MountKind::kTmpfs:
+      return MakeMountPoint(target, true) &&
+             ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
+                     plan.tmpfs_options[i].c_str()) == 0;
+    case MountKind::kProc:
+      return MakeMountPoint(target, true) &&
+             ::mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+    case MountKind::kDevpts:
+      return ::mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC,
+                     "newinstance,ptmxmode=0666,mode=0620") == 0;
+    case MountKind::kSymlink:
+      return ::symlink(op.source.c_str(), target) == 0;
+    case MountKind::kFile:
+      return WriteFile(target, op.data);
+    case MountKind::kDir:
+      return ::mkdir(target, op.mode) == 0 || errno == EEXIST;
+    case MountKind::kReadOnly:
+      return SetReadOnly(target, false);
+    case MountKind::kBindSelfReadOnly:
+      return ::mount(target, target, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
+             SetReadOnly(target, true);
+    case MountKind::kMaskFile:  // absent in this kernel: nothing to hide
+      if (::access(target, F_OK) != 0 && errno == ENOENT) return true;
+      return ::mount(plan.dev_null_path.c_str(), target, nullptr, MS_BIND, nullptr) == 0;
+  }
+  errno = EINVAL;
+  return false;
+}
+
+}  // namespace
+
+bool OpenMountSources(ChildPlan& plan) {
+  const auto& ops = plan.mounts->ops;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const MountOp& op = ops[i];
+    bool needs_source = op.kind == MountKind::kBindReadOnly || op.kind == MountKind::kDevice ||
+                        (op.kind == MountKind::kWorkspace && plan.workspace_tree_fd < 0);
+    if (!needs_source) continue;
+    const char* path =
+        op.kind == MountKind::kWorkspace ? plan.workspace_host_path.c_str() : op.source.c_str();
+    plan.source_fds[i] = ::open(path, O_PATH | O_CLOEXEC);
+    if (plan.source_fds[i] < 0) return Fail(plan, ChildStep::kOpenSource, op.source);
+  }
+  return true;
+}
+
+bool ExecuteMountPlan(ChildPlan& plan) {
+  for (size_t i = 0; i < plan.mounts->ops.size(); ++i) {
+    if (!ExecuteOp(plan, i)) return Fail(plan, ChildStep::kMount, plan.mounts->ops[i].target);
+    if (plan.source_fds[i] >= 0) ::close(plan.source_fds[i]);
+  }
+  return true;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,114 @@
+// RunNative: one command in a fresh native sandbox. Reads as its steps; each lives elsewhere.
+#include "native/native_run.h"
+
+#include <fcntl.h>
+#include <linux/filter.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <random>
+
+#include "native/cgroup.h"
+#include "native/host_root.h"
+#include "native/launch.h"
+#include "native/outcome.h"
+#include "native/supervisor.h"
+#include "native/workspace.h"
+#include "policy/sandbox_env.h"
+
+namespace agentbox {
+namespace {
+
+static_assert(sizeof(BpfInstruction) == sizeof(struct sock_filter));
+
+using Clock = std::chrono::steady_clock;
+
+double MillisSince(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+std::string UniqueSandboxName() {
+  std::random_device rd;
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "run-%d-%08x", ::getpid(), rd());
+  return buf;
+}
+
+}  // namespace
+
+ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& argv,
+                     OutputCapture& output) {
+  auto start = Clock::now();
+  ::signal(SIGPIPE, SIG_IGN);
+  auto root = DescribeRoot(spec);
+  if (!root.ok()) return ErrorResult(root.status().message());
+  MountPlan mounts = BuildMountPlan(*root);
+
+  auto host = DetectCgroupHost();
+  if (!host.ok()) return ErrorResult(host.status().message());
+  auto cgroup = CreateCgroup(*host, UniqueSandboxName());
+  if (!cgroup.ok()) return ErrorResult(cgroup.status().message());
+  if (Status st = (*cgroup)->ApplyLimits(spec.limits); !st.ok()) {
+    (void)(*cgroup)->Remove();
+    return ErrorResult(st.message());
+  }
+
+  auto ws = PrepareWorkspace(spec.workspace);
+  if (!ws.ok()) {
+    (void)(*cgroup)->Remove();
+    return ErrorResult(ws.status().message());
+  }
+  uint64_t disk_baseline = ws->temporary ? 0 : DiskUsageBytes(ws->host_path);
+
+  LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
+  auto launched = LaunchSandbox(request);
+  ExecResult result;
+  if (!launched.ok()) {
+    result = ErrorResult(launched.status().message());
+  } else {
+    SupervisedSandbox& box = launched->box;
+    SupervisionLimits limits;
+    limits.deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(spec.limits.timeout_seconds));
+    std::string ws_path = ws->host_path;
+    uint64_t disk_limit = spec.limits.disk_bytes;
+    limits.disk_exceeded = [&] { return DiskUsageBytes(ws_path) > disk_baseline + disk_limit; };
+    limits.kill_all = [&] {
+      KillSandboxInit(box.pidfd.get());
+      (void)(*cgroup)->KillAll();
+    };
+    SupervisionOutcome outcome = Supervise(box, output, limits);
+    auto stats = (*cgroup)->ReadStats();
+    if (outcome.setup_error) {
+      FillSetupErrorResult(*outcome.setup_error, result);
+    } else {
+      FillOutcomeResult(outcome, stats.ok() ? *stats : CgroupStats{}, result);
+    }
+    if (stats.ok()) {
+      result.cpu_ms = stats->cpu_ms;
+      result.peak_memory_bytes = stats->peak_memory_bytes;
+    }
+  }
+  (void)(*cgroup)->KillAll();
+  (void)(*cgroup)->Remove();
+  RemoveTemporaryWorkspace(*ws);
+  if (!result.stderr_data.empty()) {  // agentbox's own exec message: through the same channel
+    output.Append(OutputStream::kStderr, result.stderr_data);
+    result.stderr_data.clear();
+  }
+  result.stdout_data = output.kept(OutputStream::kStdout);
+  result.stderr_data = output.kept(OutputStream::kStderr);
+  result.stdout_truncated = output.truncated(OutputStream::kStdout);
+  result.stderr_truncated = output.truncated(OutputStream::kStderr);
+  if (result.stdout_truncated || result.stderr_truncated) result.AddLimitHit(kLimitOutput);
+  result.duration_ms = MillisSince(start);
+  return result;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,57 @@
+#include "native/outcome.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cstring>
+
+namespace agentbox {
+
+// Maps the outcome of one supervised sandbox to the CONTRACT §1 result.
+void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& stats, ExecResult& r) {
+  if (stats.memory_limit_hit || stats.oom_killed) r.AddLimitHit(kLimitMemory);
+  if (stats.pids_limit_hit) r.AddLimitHit(kLimitPids);
+  if (stats.cpu_throttled) r.AddLimitHit(kLimitCpu);
+  if (outcome.disk_exceeded) r.AddLimitHit(kLimitDisk);
+  if (outcome.timed_out) {
+    r.AddLimitHit(kLimitTimeout);
+    r.reason = ExitReason::kTimeout;
+    r.exit_code = 124;
+    return;
+  }
+  if (outcome.command_status) {
+    int st = *outcome.command_status;
+    if (WIFEXITED(st)) {
+      r.reason = ExitReason::kExited;
+      r.exit_code = WEXITSTATUS(st);
+      return;
+    }
+    int sig = WTERMSIG(st);
+    r.signal = sig;
+    r.exit_code = 128 + sig;
+    r.reason = (sig == SIGKILL && stats.oom_killed) ? ExitReason::kOom : ExitReason::kSignaled;
+    if (sig == SIGXFSZ) r.AddLimitHit(kLimitDisk);  // RLIMIT_FSIZE: one file outgrew the limit
+    return;
+  }
+  // No status: the sandbox was killed from outside (disk limit, agentbox's own signal).
+  int sig = outcome.host_signal.value_or(SIGKILL);
+  r.signal = outcome.host_signal ? sig : SIGKILL;
+  r.exit_code = 128 + sig;
+  r.reason = stats.oom_killed ? ExitReason::kOom : ExitReason::kSignaled;
+}
+
+// A setup failure means the command never ran: 125, except exec failures, which are the
+// command's own 126/127 like a shell's.
+void FillSetupErrorResult(const ChildError& err, ExecResult& r) {
+  std::string detail = err.detail[0] ? std::string(" ") + err.detail : "";
+  std::string what = std::string(ChildStepName(err.step)) + detail + ": " + std::strerror(err.err);
+  if (err.step == ChildStep::kExec) {
+    r.reason = ExitReason::kExited;
+    r.exit_code = err.err == ENOENT ? 127 : 126;
+    r.stderr_data = "agentbox: " + what + "\n";
+    return;
+  }
+  r = ErrorResult("sandbox setup failed: " + what);
+}
+
+}  // namespace agentbox

@@ -1,0 +1,185 @@
+#include "native/supervisor.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace agentbox {
+namespace {
+
+constexpr auto kDiskCheckInterval = std::chrono::milliseconds(100);
+// After the init is gone every writer of the pipes is dead; this only bounds a kernel delay.
+constexpr auto kDrainGrace = std::chrono::seconds(2);
+
+sigset_t SupervisorSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+enum Slot { kStdout, kStderr, kStatus, kError, kInit, kSignal, kCancel, kSlots };
+
+class Loop {
+ public:
+  Loop(SupervisedSandbox& box, OutputCapture& output, const SupervisionLimits& limits)
+      : box_(box), output_(output), limits_(limits) {
+    sigset_t set = SupervisorSignals();
+    signal_fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
+    int fds[kSlots] = {box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(),
+                       box.error_read.get(),  box.pidfd.get(),       signal_fd_.get(),
+                       limits.cancel_fd};
+    for (int i = 0; i < kSlots; ++i) {
+      pfds_[i] = {fds[i], POLLIN, 0};
+      if (i != kInit && i != kCancel && fds[i] >= 0) ::fcntl(fds[i], F_SETFL, O_NONBLOCK);
+    }
+  }
+
+  SupervisionOutcome Run() {
+    auto next_disk_check = std::chrono::steady_clock::now() + kDiskCheckInterval;
+    std::optional<std::chrono::steady_clock::time_point> drain_until;
+    while (pfds_[kStdout].fd >= 0 || pfds_[kStderr].fd >= 0 || pfds_[kInit].fd >= 0) {
+      auto now = std::chrono::steady_clock::now();
+      if (drain_until && now >= *drain_until) break;
+      if (!init_exited_ && !outcome_.timed_out && now >= limits_.deadline) {
+        outcome_.timed_out = true;
+        limits_.kill_all();
+      }
+      if (!init_exited_ && now >= next_disk_check) {
+        next_disk_check = now + kDiskCheckInterval;
+        if (!outcome_.disk_exceeded && limits_.disk_exceeded && limits_.disk_exceeded()) {
+          outcome_.disk_exceeded = true;
+          limits_.kill_all();
+        }
+      }
+      auto wake = init_exited_ ? *drain_until : std::min(limits_.deadline, next_disk_check);
+      if (init_exited_ || outcome_.timed_out) wake = std::min(wake, now + kDiskCheckInterval);
+      int timeout_ms = static_cast<int>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1);
+      int n = ::poll(pfds_, kSlots, std::max(timeout_ms, 0));
+      if (n < 0 && errno != EINTR) break;
+      if (n <= 0) continue;
+      HandleReady();
+      if (init_exited_ && !drain_until) drain_until = std::chrono::steady_clock::now() + kDrainGrace;
+    }
+    // Records written just before the init exited are still in the pipes.
+    ReadStatus();
+    ReadError();
+    return outcome_;
+  }
+
+ private:
+  void HandleReady() {
+    for (int s : {kStdout, kStderr}) {
+      if (pfds_[s].fd >= 0 && pfds_[s].revents) Pump(s);
+    }
+    if (pfds_[kStatus].fd >= 0 && pfds_[kStatus].revents) ReadStatus();
+    if (pfds_[kError].fd >= 0 && pfds_[kError].revents) ReadError();
+    if (pfds_[kSignal].fd >= 0 && pfds_[kSignal].revents) ReadSignal();
+    if (pfds_[kCancel].fd >= 0 && pfds_[kCancel].revents) CheckCancel();
+    if (pfds_[kInit].fd >= 0 && pfds_[kInit].revents) ReapInit();
+  }
+
+  void ReapInit() {
+    struct rusage usage = {};
+    int status;
+    while (::wait4(box_.pid, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
+    outcome_.cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
+                      (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
+    outcome_.max_rss_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+    pfds_[kInit].fd = -1;
+    init_exited_ = true;
+  }
+
+  void CheckCancel() {
+    char byte;
+    ssize_t n = ::recv(pfds_[kCancel].fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+    if (n < 0 && errno == EAGAIN) return;
+    pfds_[kCancel].fd = -1;
+    if (n > 0) return;  // nothing is sent during an exec; stop watching rather than spin
+    outcome_.cancelled = true;
+    limits_.kill_all();
+  }
+
+  void Pump(int slot) {
+    char buf[64 * 1024];
+    for (int i = 0; i < 16; ++i) {  // bounded: let the other stream and the timer have a turn
+      ssize_t n = ::read(pfds_[slot].fd, buf, sizeof(buf));
+      if (n > 0) {
+        output_.Append(slot == kStdout ? OutputStream::kStdout : OutputStream::kStderr,
+                       std::string_view(buf, static_cast<size_t>(n)));
+        continue;
+      }
+      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
+      pfds_[slot].fd = -1;  // EOF or error: the stream is done
+      return;
+    }
+  }
+
+  void ReadStatus() {
+    if (pfds_[kStatus].fd < 0 || outcome_.command_status) return;
+    int status;
+    if (::read(pfds_[kStatus].fd, &status, sizeof(status)) == sizeof(status)) {
+      outcome_.command_status = status;
+    } else if (errno != EAGAIN) {
+      pfds_[kStatus].fd = -1;
+    }
+  }
+
+  void ReadError() {
+    if (pfds_[kError].fd < 0 || outcome_.setup_error) return;
+    ChildError record;
+    ssize_t n = ::read(pfds_[kError].fd, &record, sizeof(record));
+    if (n == sizeof(record)) {
+      record.detail[sizeof(record.detail) - 1] = '\0';
+      outcome_.setup_error = record;
+    } else if (n == 0 || (n < 0 && errno != EAGAIN)) {
+      pfds_[kError].fd = -1;  // EOF: the command was executed
+    }
+  }
+
+  void ReadSignal() {
+    struct signalfd_siginfo info;
+    if (::read(signal_fd_.get(), &info, sizeof(info)) != sizeof(info)) return;
+    if (!outcome_.host_signal) outcome_.host_signal = static_cast<int>(info.ssi_signo);
+    limits_.kill_all();
+  }
+
+  SupervisedSandbox& box_;
+  OutputCapture& output_;
+  const SupervisionLimits& limits_;
+  UniqueFd signal_fd_;
+  struct pollfd pfds_[kSlots];
+  bool init_exited_ = false;
+  SupervisionOutcome outcome_;
+};
+
+}  // namespace
+
+void BlockSupervisorSignals() {
+  sigset_t set = SupervisorSignals();
+  ::sigprocmask(SIG_BLOCK, &set, nullptr);
+}
+
+void UnblockSupervisorSignals() {
+  sigset_t set = SupervisorSignals();
+  ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+}
+
+SupervisionOutcome Supervise(SupervisedSandbox& box, OutputCapture& output,
+                             const SupervisionLimits& limits) {
+  return Loop(box, output, limits).Run();
+}
+
+}  // namespace agentbox

@@ -1,0 +1,57 @@
+// Supervisor: the parent's event loop while a sandboxed command runs.
+//
+// Pumps stdout/stderr into the OutputCapture, watches the sandbox init (pidfd), the wall-clock
+// deadline, the disk limit and agentbox's own termination signals, and kills the sandbox when
+// a limit is hit. Returns when the sandbox init has exited and the output pipes are drained.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+
+#include "core/output_capture.h"
+#include "native/child_plan.h"
+#include "sys/unique_fd.h"
+
+namespace agentbox {
+
+struct SupervisedSandbox {
+  pid_t pid = -1;  // the sandbox init
+  UniqueFd pidfd;
+  UniqueFd stdout_read;
+  UniqueFd stderr_read;
+  UniqueFd status_read;  // the command's wait status, written by the init
+  UniqueFd error_read;   // ChildError records from the setup
+};
+
+struct SupervisionLimits {
+  std::chrono::steady_clock::time_point deadline;
+  // Returns true when the command has added more than the disk limit; polled periodically.
+  std::function<bool()> disk_exceeded;
+  // SIGKILLs every process of the sandbox.
+  std::function<void()> kill_all;
+  // Readable or hung up = the client went away: kill everything (-1: none).
+  int cancel_fd = -1;
+};
+
+struct SupervisionOutcome {
+  bool timed_out = false;
+  bool disk_exceeded = false;
+  std::optional<int> host_signal;      // agentbox itself got SIGINT/SIGTERM/SIGHUP
+  std::optional<int> command_status;   // raw wait status of the command
+  std::optional<ChildError> setup_error;
+  bool cancelled = false;      // the client behind cancel_fd disconnected
+  double cpu_ms = 0;           // the init and every descendant it reaped (rusage)
+  uint64_t max_rss_bytes = 0;  // the largest single process (rusage)
+};
+
+SupervisionOutcome Supervise(SupervisedSandbox& box, OutputCapture& output,
+                             const SupervisionLimits& limits);
+
+// Blocks the signals Supervise watches (call before clone; the child unblocks them).
+void BlockSupervisorSignals();
+void UnblockSupervisorSignals();
+
+}  // namespace agentbox

@@ -1,0 +1,14 @@
+// The seccomp program compiled at build time (tools/seccomp_gen.cc writes its definition into
+// the build directory). Private to policy/: everyone else calls DefaultSeccompProgram().
+#pragma once
+
+#include <span>
+
+#include "policy/seccomp_program.h"
+
+namespace agentbox::seccomp_internal {
+
+// The instructions, in static storage; never empty, ends with a RET.
+std::span<const BpfInstruction> GeneratedSeccompProgram();
+
+}  // namespace agentbox::seccomp_internal

@@ -1,0 +1,41 @@
+// Thin wrappers for syscalls glibc 2.36 does not wrap (or wraps in headers that clash with
+// <linux/mount.h>). They return -1 and set errno like libc; no allocation, so they are safe to
+// call in a freshly cloned child.
+#pragma once
+
+#include <linux/mount.h>
+#include <linux/sched.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <cstdint>
+
+namespace agentbox::sys {
+
+inline long Clone3(struct clone_args* args) {
+  return ::syscall(SYS_clone3, args, sizeof(*args));
+}
+inline int PivotRoot(const char* new_root, const char* put_old) {
+  return static_cast<int>(::syscall(SYS_pivot_root, new_root, put_old));
+}
+inline int OpenTree(int dirfd, const char* path, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_open_tree, dirfd, path, flags));
+}
+inline int MoveMount(int from_dirfd, const char* from_path, int to_dirfd, const char* to_path,
+                     unsigned flags) {
+  return static_cast<int>(
+      ::syscall(SYS_move_mount, from_dirfd, from_path, to_dirfd, to_path, flags));
+}
+inline int MountSetattr(int dirfd, const char* path, unsigned flags, struct mount_attr* attr) {
+  return static_cast<int>(::syscall(SYS_mount_setattr, dirfd, path, flags, attr, sizeof(*attr)));
+}
+inline int PidfdOpen(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+inline int PidfdSendSignal(int pidfd, int sig) {
+  return static_cast<int>(::syscall(SYS_pidfd_send_signal, pidfd, sig, nullptr, 0));
+}
+inline int CloseRange(unsigned first, unsigned last) {
+  return static_cast<int>(::syscall(SYS_close_range, first, last, 0));
+}
+
+}  // namespace agentbox::sys

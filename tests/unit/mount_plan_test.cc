@@ -1,0 +1,99 @@
+#include "policy/mount_plan.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace agentbox {
+namespace {
+
+MountPlanInput DefaultInput() {
+  MountPlanInput in;
+  in.root_source = "/";
+  in.root_entries = {{"usr", RootEntry::Type::kDirectory, ""},
+                     {"bin", RootEntry::Type::kSymlink, "usr/bin"},
+                     {"home", RootEntry::Type::kDirectory, ""},
+                     {"var", RootEntry::Type::kDirectory, ""},
+                     {"etc", RootEntry::Type::kDirectory, ""}};
+  in.host_etc_entries = {"ld.so.cache", "shadow", "alternatives"};
+  in.tmp_bytes = 256 * kMiB;
+  in.shm_bytes = 64 * kMiB;
+  return in;
+}
+
+const MountOp* Find(const MountPlan& plan, const std::string& target) {
+  for (const auto& op : plan.ops) {
+    if (op.target == target) return &op;
+  }
+  return nullptr;
+}
+
+TEST(MountPlanTest, DefaultRootTakesOnlyAllowlistedHostDirs) {
+  MountPlan plan = BuildMountPlan(DefaultInput());
+  ASSERT_NE(Find(plan, "/usr"), nullptr);
+  EXPECT_EQ(Find(plan, "/usr")->kind, MountKind::kBindReadOnly);
+  EXPECT_EQ(Find(plan, "/usr")->source, "/usr");
+  ASSERT_NE(Find(plan, "/bin"), nullptr);
+  EXPECT_EQ(Find(plan, "/bin")->kind, MountKind::kSymlink);
+  EXPECT_EQ(Find(plan, "/bin")->source, "usr/bin");
+  EXPECT_EQ(Find(plan, "/home"), nullptr);
+  EXPECT_EQ(Find(plan, "/var"), nullptr);
+  for (const auto& op : plan.ops) {
+    if (op.kind == MountKind::kBindReadOnly) {
+      for (const char* forbidden : {"/home", "/root", "/run", "/var", "/tmp"}) {
+        EXPECT_NE(op.source.rfind(forbidden, 0), 0u) << op.source;
+      }
+      EXPECT_NE(op.source, "/");
+    }
+  }
+}
+
+TEST(MountPlanTest, EtcIsGeneratedAndOnlyAllowlistedEntriesBound) {
+  MountPlan plan = BuildMountPlan(DefaultInput());
+  ASSERT_NE(Find(plan, "/etc"), nullptr);
+  EXPECT_EQ(Find(plan, "/etc")->kind, MountKind::kTmpfs);
+  ASSERT_NE(Find(plan, "/etc/passwd"), nullptr);
+  EXPECT_EQ(Find(plan, "/etc/passwd")->kind, MountKind::kFile);
+  EXPECT_NE(Find(plan, "/etc/ld.so.cache"), nullptr);
+  EXPECT_EQ(Find(plan, "/etc/shadow"), nullptr);
+}
+
+TEST(MountPlanTest, WritableTmpfsAreCappedAndRootEndsReadOnly) {
+  MountPlan plan = BuildMountPlan(DefaultInput());
+  ASSERT_NE(Find(plan, "/tmp"), nullptr);
+  EXPECT_EQ(Find(plan, "/tmp")->size, 256 * kMiB);
+  EXPECT_EQ(Find(plan, "/tmp")->mode, 01777u);
+  ASSERT_NE(Find(plan, "/dev/shm"), nullptr);
+  EXPECT_EQ(Find(plan, "/dev/shm")->size, 64 * kMiB);
+  EXPECT_EQ(plan.ops.back().kind, MountKind::kReadOnly);
+  EXPECT_EQ(plan.ops.back().target, "/");
+  EXPECT_NE(Find(plan, "/workspace"), nullptr);
+}
+
+TEST(MountPlanTest, DevHoldsOnlyTheMinimalNodes) {
+  MountPlan plan = BuildMountPlan(DefaultInput());
+  std::vector<std::string> devices;
+  for (const auto& op : plan.ops) {
+    if (op.kind == MountKind::kDevice) devices.push_back(op.target);
+  }
+  EXPECT_EQ(devices, (std::vector<std::string>{"/dev/null", "/dev/zero", "/dev/full",
+                                               "/dev/random", "/dev/urandom", "/dev/tty"}));
+}
+
+TEST(MountPlanTest, CustomRootfsBindsItsEntriesButNotReservedOnes) {
+  MountPlanInput in;
+  in.root_source = "/srv/rootfs";
+  in.custom_rootfs = true;
+  in.root_entries = {{"etc", RootEntry::Type::kDirectory, ""},
+                     {"proc", RootEntry::Type::kDirectory, ""},
+                     {"bin", RootEntry::Type::kDirectory, ""}};
+  MountPlan plan = BuildMountPlan(in);
+  ASSERT_NE(Find(plan, "/etc"), nullptr);
+  EXPECT_EQ(Find(plan, "/etc")->kind, MountKind::kBindReadOnly);
+  EXPECT_EQ(Find(plan, "/etc")->source, "/srv/rootfs/etc");
+  EXPECT_EQ(Find(plan, "/proc")->kind, MountKind::kProc);
+  EXPECT_EQ(Find(plan, "/etc/passwd"), nullptr);
+}
+
+}  // namespace
+}  // namespace agentbox
