@@ -106,6 +106,18 @@ probe_eperm() {
   [[ $AB_OUT == *"errno=EPERM"* ]] || fail "abprobe $*: want EPERM from seccomp, got: $AB_OUT"
 }
 
+# on_exit CMD: runs CMD when the case ends, however it ends (fail/skip exit too).
+H_ON_EXIT=()
+on_exit() { H_ON_EXIT+=("$1"); }
+harness_run_on_exit() {
+  local cmd
+  for cmd in "${H_ON_EXIT[@]}"; do eval "$cmd"; done
+  # Background helpers (listeners, victims) must not outlive their case.
+  local -a left
+  mapfile -t left < <(jobs -p)
+  ((${#left[@]} == 0)) || kill -KILL "${left[@]}" 2>/dev/null
+}
+
 # new_marker: a unique word to find this case's processes on the host.
 new_marker() { printf 'abmark%s%s' "$$" "$RANDOM"; }
 
@@ -146,6 +158,7 @@ harness_case_child() {
   WS=$CASE_DIR/ws
   mkdir -p "$WS"
   install -m 0755 "$ABPROBE" "$WS/abprobe"
+  trap harness_run_on_exit EXIT
   "case_$1"
 }
 
@@ -194,7 +207,7 @@ harness_check_host() {
   elif ! timeout 10 unshare --user --map-root-user true 2>/dev/null; then
     H_GLOBAL_SKIP="user namespaces unavailable on this host"
   elif ! timeout 30 "$AGENTBOX" doctor >/tmp/abtest.doctor.$$ 2>&1; then
-    H_GLOBAL_SKIP="agentbox doctor fails here: $(grep -v -i ' ok' /tmp/abtest.doctor.$$ | head -3 | tr '\n' ' ')"
+    H_GLOBAL_SKIP="agentbox doctor fails here: $(grep -v -i ' ok' /tmp/abtest.doctor.$$ | head -3 | paste -sd ' ')"
   fi
   rm -f /tmp/abtest.doctor.$$
   if [[ -n $H_GLOBAL_SKIP ]]; then echo "note: skipping every case: $H_GLOBAL_SKIP"; fi

@@ -5,15 +5,17 @@
 # Single-quoted scripts run inside the sandbox and expand there; results read by the harness.
 # shellcheck disable=SC2016,SC2034
 
-# await_inside MARKER: shell text that waits (<= 2 s) until the marked process exists inside.
+# await_inside MARKER: shell text that waits (<= 2 s) until the marked process exists inside,
+# then prints SPAWNED, so a case proves its process really lived before it checks it is gone.
 await_inside() {
   printf 'i=0; while [ $i -lt 40 ] && ! pgrep -f "^%s" >/dev/null; do sleep 0.05; i=$((i+1)); done; ' "$1"
+  printf 'pgrep -f "^%s" >/dev/null && echo SPAWNED' "$1"
 }
 
 # expect_left_behind_gone SCRIPT-MAKING-MARKED-PROCESS: runs it, the command exits 0, nothing stays.
 expect_left_behind_gone() {
   local mark=$1 spawn=$2
-  sh_in "$spawn $(await_inside "$mark") echo SPAWNED"
+  sh_in "$spawn $(await_inside "$mark")"
   expect_rc 0
   expect_out_has SPAWNED
   expect_no_host_procs "$mark"

@@ -38,8 +38,7 @@ expect_host_dir_invisible() {
   local dir=$1 mark
   mark=$dir/.abtest-$(new_marker)
   touch "$mark" || fail "cannot create host marker $mark"
-  # shellcheck disable=SC2064  # expand now: the marker path is fixed
-  trap "rm -f '$mark'" EXIT
+  on_exit "rm -f '$mark'"
   sh_in "test -e '$mark' && echo MARK_VISIBLE; ls -A '$dir' 2>/dev/null | head -5"
   rm -f "$mark"
   expect_out_lacks MARK_VISIBLE "host $dir is visible inside"
