@@ -1,0 +1,61 @@
+#include "agent/connection.h"
+
+#include <sys/fsuid.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/exec_op.h"
+#include "agent/file_ops.h"
+#include "core/agent_protocol.h"
+#include "core/exec_wire.h"
+#include "spec/sandbox_spec.h"
+#include "sys/unique_fd.h"
+
+namespace agentbox {
+namespace {
+
+void Reply(int conn_fd, const nlohmann::json& body) {
+  (void)WriteFrame(conn_fd, FrameType::kResponse, body.dump());
+}
+
+void ReplyError(int conn_fd, const Status& status) {
+  Reply(conn_fd, {{"ok", false}, {"code", StatusCodeName(status.code())}, {"error", status.message()}});
+}
+
+}  // namespace
+
+void ServeConnection(int conn_fd, const AgentContext& context) {
+  int passed_fd = -1;
+  auto frame = ReadFrame(conn_fd, &passed_fd);
+  UniqueFd stdin_fd(passed_fd);
+  if (!frame.ok()) return;
+  if (frame->type != FrameType::kRequest) {
+    ReplyError(conn_fd, InvalidArgument("expected a request frame"));
+    return;
+  }
+  auto request = nlohmann::json::parse(frame->payload, nullptr, /*allow_exceptions=*/false);
+  if (request.is_discarded() || !request.is_object() || !request.contains("op") ||
+      !request["op"].is_string()) {
+    ReplyError(conn_fd, InvalidArgument("malformed request: need a JSON object with \"op\""));
+    return;
+  }
+  std::string op = request["op"].get<std::string>();
+  if (op == "ping") {
+    Reply(conn_fd, {{"ok", true}, {"active_execs", context.active_execs}});
+  } else if (op == "exec") {
+    auto exec = ExecRequestFromWire(frame->payload);
+    if (!exec.ok()) return ReplyError(conn_fd, exec.status());
+    HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1);
+  } else if (IsFileOp(op)) {
+    // File operations act as the sandbox user: same permission checks as its commands, and
+    // files land owned by it (the fs capabilities go with fsuid 0).
+    ::setfsgid(kSandboxGid);
+    ::setfsuid(kSandboxUid);
+    HandleFileRequest(conn_fd, request, context.workspace_fd);
+  } else {
+    ReplyError(conn_fd, InvalidArgument("unknown op \"" + op + "\""));
+  }
+}
+
+}  // namespace agentbox

@@ -1,0 +1,37 @@
+// The `agentbox` command line: one function per subcommand, dispatched from one table in main.cc.
+//
+// Each subcommand gets the arguments after its name and returns the process exit status. Errors
+// are reported exactly once, here at the front end: one "agentbox: ..." line on stderr, exit 125.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace agentbox {
+
+inline constexpr const char* kAgentboxVersion = "0.1.0";
+inline constexpr int kExitAgentboxFailed = 125;  // CONTRACT §1: agentbox itself failed
+
+using Args = std::vector<std::string>;
+
+int RunSubcommand(const Args& args);      // cli_run.cc
+int DoctorSubcommand(const Args& args);   // cli_doctor.cc
+int VersionSubcommand(const Args& args);  // cli_version.cc
+
+// Writes all of `text` to fd 1 / fd 2, retrying short writes; a closed stream is ignored.
+void WriteStdout(std::string_view text);
+void WriteStderr(std::string_view text);
+
+// Prints "agentbox: <message>" as one line on stderr (newlines in the message become spaces).
+void PrintError(std::string_view message);
+
+// PrintError(status.message()) and returns 125.
+int FailWith(const Status& status);
+
+// True when args is exactly one of -h, --help: the only flags version and doctor accept.
+bool IsHelpRequest(const Args& args);
+
+}  // namespace agentbox

@@ -1,0 +1,73 @@
+// agentbox: a sandbox for AI agents' shell commands. Dispatches to one subcommand.
+#include <string_view>
+
+#include "app/cli.h"
+
+namespace agentbox {
+namespace {
+
+struct Subcommand {
+  std::string_view name;
+  int (*run)(const Args& args);
+  std::string_view summary;
+};
+
+// To add a subcommand: one cli_NAME.cc with NameSubcommand(), declared in cli.h, one line here.
+constexpr Subcommand kSubcommands[] = {
+    {"run", &RunSubcommand, "run one command in a fresh sandbox"},
+    {"doctor", &DoctorSubcommand, "check that this host can give every isolation layer"},
+    {"version", &VersionSubcommand, "print the version"},
+};
+
+std::string Usage() {
+  std::string text =
+      "Usage: agentbox COMMAND [ARG...]\n"
+      "\n"
+      "A sandbox for AI agents' shell commands.\n"
+      "\n"
+      "Commands:\n";
+  for (const Subcommand& sub : kSubcommands) {
+    text += "  " + std::string(sub.name) + std::string(10 - sub.name.size(), ' ') +
+            std::string(sub.summary) + "\n";
+  }
+  text += "  help      show this help, or `agentbox help COMMAND` for one command\n";
+  text += "\nRun `agentbox COMMAND --help` for the options of a command.\n";
+  return text;
+}
+
+const Subcommand* Find(std::string_view name) {
+  for (const Subcommand& sub : kSubcommands) {
+    if (sub.name == name) return &sub;
+  }
+  return nullptr;
+}
+
+int Dispatch(const Args& args) {
+  if (args.empty()) {
+    WriteStderr(Usage());
+    return kExitAgentboxFailed;
+  }
+  const std::string& name = args[0];
+  if (name == "-h" || name == "--help" || (name == "help" && args.size() == 1)) {
+    WriteStdout(Usage());
+    return 0;
+  }
+  if (name == "--version") return VersionSubcommand({});
+  if (name == "help") {
+    const Subcommand* sub = Find(args[1]);
+    if (sub == nullptr) return FailWith(InvalidArgument("unknown command \"" + args[1] + "\""));
+    return sub->run({"--help"});
+  }
+  const Subcommand* sub = Find(name);
+  if (sub == nullptr) {
+    return FailWith(InvalidArgument("unknown command \"" + name + "\" (see agentbox --help)"));
+  }
+  return sub->run(Args(args.begin() + 1, args.end()));
+}
+
+}  // namespace
+}  // namespace agentbox
+
+int main(int argc, char** argv) {
+  return agentbox::Dispatch(agentbox::Args(argv + 1, argv + argc));
+}

@@ -1,0 +1,33 @@
+// ExecResult and exec requests on the agent protocol: the JSON both sides agree on.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "core/exec_result.h"
+
+namespace agentbox {
+
+// One command for the agent to run (CONTRACT §3 `exec`).
+struct ExecRequest {
+  std::vector<std::string> argv;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::string cwd = "/workspace";
+  double timeout_seconds = 60;
+  uint64_t output_limit = 1024 * 1024;
+  uint64_t disk_limit = 0;  // 0: no per-exec disk watch
+  bool pass_stdin = false;  // the stdin fd rides along with the request frame
+};
+
+std::string ExecRequestToWire(const ExecRequest& request);
+// Strict: kInvalidArgument naming the bad field.
+StatusOr<ExecRequest> ExecRequestFromWire(const std::string& json);
+
+// The result without stdout/stderr, which travel as frames of their own.
+std::string ExecResultToWire(const ExecResult& result);
+StatusOr<ExecResult> ExecResultFromWire(const std::string& json);
+
+}  // namespace agentbox

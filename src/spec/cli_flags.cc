@@ -1,0 +1,100 @@
+#include "spec/cli_flags.h"
+
+#include <algorithm>
+
+namespace agentbox {
+namespace {
+
+const FlagDef* FindLong(std::span<const FlagDef> defs, std::string_view name) {
+  for (const FlagDef& def : defs) {
+    if (def.long_name == name) return &def;
+  }
+  return nullptr;
+}
+
+const FlagDef* FindShort(std::span<const FlagDef> defs, char name) {
+  for (const FlagDef& def : defs) {
+    if (def.short_name != 0 && def.short_name == name) return &def;
+  }
+  return nullptr;
+}
+
+std::string Spelling(const FlagDef& def, bool used_short) {
+  return used_short ? std::string("-") + def.short_name : "--" + std::string(def.long_name);
+}
+
+// Parses the option at args[*i] (which starts with '-'), advancing *i past any separate value.
+StatusOr<ParsedFlag> ParseOne(std::span<const FlagDef> defs, const std::vector<std::string>& args,
+                              size_t* i) {
+  const std::string& arg = args[*i];
+  const bool is_long = arg.size() > 2 && arg[1] == '-';
+  const FlagDef* def = nullptr;
+  std::string inline_value;
+  bool has_inline = false;
+  if (is_long) {
+    const size_t eq = arg.find('=');
+    def = FindLong(defs, std::string_view(arg).substr(2, eq == std::string::npos ? eq : eq - 2));
+    has_inline = eq != std::string::npos;
+    if (has_inline) inline_value = arg.substr(eq + 1);
+  } else {
+    def = FindShort(defs, arg[1]);
+    has_inline = arg.size() > 2;
+    if (has_inline) inline_value = arg.substr(2);
+  }
+  if (def == nullptr || (!is_long && has_inline && def->value_name.empty())) {
+    return InvalidArgument("unknown option \"" + arg + "\"");
+  }
+  const std::string name = Spelling(*def, !is_long);
+  if (def->value_name.empty()) {
+    if (has_inline) return InvalidArgument("option " + name + " takes no value");
+    return ParsedFlag{def, ""};
+  }
+  if (has_inline) return ParsedFlag{def, inline_value};
+  if (*i + 1 >= args.size()) {
+    return InvalidArgument("option " + name + " needs a value (" + std::string(def->value_name) +
+                           ")");
+  }
+  ++*i;
+  return ParsedFlag{def, args[*i]};
+}
+
+}  // namespace
+
+StatusOr<ParsedArgs> ParseFlags(std::span<const FlagDef> defs,
+                                const std::vector<std::string>& args) {
+  ParsedArgs parsed;
+  size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      ++i;
+      break;
+    }
+    // "-" alone is an argument by convention (stdin), not an option.
+    if (arg.size() < 2 || arg[0] != '-') break;
+    AB_ASSIGN_OR_RETURN(ParsedFlag flag, ParseOne(defs, args, &i));
+    parsed.flags.push_back(std::move(flag));
+  }
+  parsed.rest.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  return parsed;
+}
+
+std::string FormatFlagHelp(std::span<const FlagDef> defs) {
+  std::vector<std::string> lefts;
+  size_t width = 0;
+  for (const FlagDef& def : defs) {
+    std::string left = def.short_name ? std::string("-") + def.short_name + ", " : "    ";
+    left += "--" + std::string(def.long_name);
+    if (!def.value_name.empty()) left += " " + std::string(def.value_name);
+    width = std::max(width, left.size());
+    lefts.push_back(std::move(left));
+  }
+  std::string out;
+  for (size_t k = 0; k < defs.size(); ++k) {
+    out += "  " + lefts[k] + std::string(width - lefts[k].size() + 3, ' ');
+    out += std::string(defs[k].help) + "\n";
+  }
+  return out;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,42 @@
+// A small getopt for the subcommands: one table of flags per subcommand, which also renders help.
+//
+// Accepts "--name value", "--name=value", "-x value" and "-xvalue". Options end at "--" (which is
+// consumed) or at the first argument that is not an option (which is kept): the rest belongs to
+// the command, so `agentbox run ls -la` runs `ls -la`. Pure: no I/O.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/status.h"
+
+namespace agentbox {
+
+struct FlagDef {
+  std::string_view long_name;   // without "--", e.g. "memory"
+  char short_name;              // e.g. 'e', or 0 for none
+  std::string_view value_name;  // e.g. "SIZE"; empty for a flag that takes no value
+  std::string_view help;        // one line
+};
+
+struct ParsedFlag {
+  const FlagDef* def;
+  std::string value;  // empty for flags without a value
+};
+
+struct ParsedArgs {
+  std::vector<ParsedFlag> flags;  // in command-line order, repeats kept
+  std::vector<std::string> rest;  // everything after the options
+};
+
+// Fails with kInvalidArgument on an unknown option, a missing value, or a value given to a flag
+// that takes none; the message names the option.
+StatusOr<ParsedArgs> ParseFlags(std::span<const FlagDef> defs,
+                                const std::vector<std::string>& args);
+
+// "  -e, --env KEY=VALUE   add to the environment" lines, aligned, one per flag.
+std::string FormatFlagHelp(std::span<const FlagDef> defs);
+
+}  // namespace agentbox

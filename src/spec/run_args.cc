@@ -1,0 +1,122 @@
+#include "spec/run_args.h"
+
+#include "spec/policy_file.h"
+#include "spec/units.h"
+
+namespace agentbox {
+namespace {
+
+// Flags that set a spec field carry its policy key, so one validation path serves both.
+struct RunFlag {
+  FlagDef def;
+  std::string_view key;  // SpecField key; empty for --policy, --json, --help
+};
+
+constexpr RunFlag kRunFlags[] = {
+    {{"workspace", 0, "DIR", "host dir mounted read-write at /workspace (created if missing)"},
+     "workspace"},
+    {{"rootfs", 0, "DIR", "dir used read-only as the sandbox's root"}, "rootfs"},
+    {{"backend", 0, "native|docker", "how the sandbox is made"}, "backend"},
+    {{"image", 0, "IMAGE", "image for the docker backend"}, "image"},
+    {{"policy", 0, "FILE", "JSON policy file; flags override it"}, ""},
+    {{"timeout", 0, "SECONDS", "wall-clock limit, fractions allowed; exceeded: exit 124"},
+     "timeout"},
+    {{"memory", 0, "SIZE", "memory limit, no swap (512M, 2G, bytes)"}, "memory"},
+    {{"pids", 0, "N", "max processes/threads alive at once"}, "pids"},
+    {{"cpus", 0, "X", "CPU share, fractions allowed"}, "cpus"},
+    {{"output-limit", 0, "SIZE", "bytes kept per stream (stdout, stderr)"}, "output_limit"},
+    {{"disk-limit", 0, "SIZE", "bytes the command may add to /workspace"}, "disk_limit"},
+    {{"env", 'e', "KEY=VALUE", "add to the environment (repeatable)"}, "env"},
+    {{"cwd", 'w', "DIR", "working directory inside"}, "cwd"},
+    {{"stdin", 'i', "", "pass agentbox's stdin to the command (default: /dev/null)"}, ""},
+    {{"json", 0, "", "print one JSON result object instead of the command's output"}, ""},
+    {{"help", 'h', "", "show this help"}, ""},
+};
+
+const std::vector<FlagDef>& Defs() {
+  static const std::vector<FlagDef> defs = [] {
+    std::vector<FlagDef> v;
+    for (const RunFlag& f : kRunFlags) v.push_back(f.def);
+    return v;
+  }();
+  return defs;
+}
+
+const RunFlag& FlagFor(const FlagDef* def) {
+  return kRunFlags[static_cast<size_t>(def - Defs().data())];
+}
+
+// Applies one parsed flag; returns true in *stop when parsing must end (--help).
+Status ApplyFlag(const ParsedFlag& flag, RunInvocation* inv, bool* stop) {
+  const RunFlag& run_flag = FlagFor(flag.def);
+  const std::string_view name = flag.def->long_name;
+  if (!run_flag.key.empty()) {
+    return SetFieldFromText(run_flag.key, flag.value, &inv->flags)
+        .WithContext("--" + std::string(name));
+  }
+  if (name == "policy") {
+    if (flag.value.empty()) return InvalidArgument("--policy: must not be empty");
+    inv->policy_path = flag.value;
+  } else if (name == "stdin") {
+    inv->flags.pass_stdin = true;
+  } else if (name == "json") {
+    inv->json = true;
+  } else if (name == "help") {
+    inv->help = true;
+    *stop = true;
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+std::span<const FlagDef> RunFlagDefs() { return Defs(); }
+
+StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args) {
+  AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(Defs(), args));
+  RunInvocation inv;
+  for (const ParsedFlag& flag : parsed.flags) {
+    bool stop = false;
+    AB_RETURN_IF_ERROR(ApplyFlag(flag, &inv, &stop));
+    if (stop) return inv;
+  }
+  if (parsed.rest.empty()) {
+    return InvalidArgument("run: no command given (usage: agentbox run [OPTIONS] -- COMMAND)");
+  }
+  inv.argv = std::move(parsed.rest);
+  return inv;
+}
+
+StatusOr<SandboxSpec> ResolveRunSpec(const RunInvocation& invocation) {
+  SpecOverlay policy;
+  if (invocation.policy_path) {
+    AB_ASSIGN_OR_RETURN(policy, LoadPolicyFile(*invocation.policy_path));
+  }
+  return MergeSpec(policy, invocation.flags);
+}
+
+std::string RunUsage() {
+  const SandboxSpec d;
+  const Limits& l = d.limits;
+  return "Usage: agentbox run [OPTIONS] [--] COMMAND [ARG...]\n"
+         "\n"
+         "Runs COMMAND in a fresh sandbox: no network, read-only root, private /tmp, its own\n"
+         "namespaces, no capabilities, a seccomp filter. Everything it started is killed and\n"
+         "the sandbox removed when it ends.\n"
+         "\n"
+         "Options:\n" +
+         FormatFlagHelp(Defs()) +
+         "\n"
+         "Defaults: --backend " +
+         d.backend + ", --timeout " + FormatSeconds(l.timeout_seconds) + ", --memory " +
+         FormatSize(l.memory_bytes) + ", --pids " + std::to_string(l.pids) + ", --cpus " +
+         FormatSeconds(l.cpus) + ",\n  --output-limit " + FormatSize(l.output_bytes) +
+         ", --disk-limit " + FormatSize(l.disk_bytes) + ",\n  --cwd " + d.cwd +
+         ", workspace: a private temp dir, deleted afterwards.\n"
+         "SIZE: bytes or a number with K, M, G or T (1024-based), e.g. 512M, 1.5G.\n"
+         "\n"
+         "Exit status: the command's own; 124 timeout; 125 agentbox failed (the command was\n"
+         "not run); 126 not executable; 127 not found; 128+N killed by signal N (137: OOM).\n";
+}
+
+}  // namespace agentbox

@@ -1,0 +1,237 @@
+#include "spec/spec_overlay.h"
+
+#include <limits>
+
+#include "spec/units.h"
+
+namespace agentbox {
+namespace {
+
+constexpr uint64_t kNoMax = std::numeric_limits<uint64_t>::max();
+constexpr double kOneWeekSeconds = 7 * 24 * 3600;
+constexpr double kMaxCpus = 1024;
+
+constexpr SpecField kFields[] = {
+    {"backend", FieldKind::kString},    {"image", FieldKind::kString},
+    {"workspace", FieldKind::kString},  {"rootfs", FieldKind::kString},
+    {"timeout", FieldKind::kDuration},  {"memory", FieldKind::kSize},
+    {"pids", FieldKind::kCount},        {"cpus", FieldKind::kDecimal},
+    {"output_limit", FieldKind::kSize}, {"disk_limit", FieldKind::kSize},
+    {"env", FieldKind::kEnv},           {"cwd", FieldKind::kString},
+    {"stdin", FieldKind::kBool},        {"tmp_size", FieldKind::kSize},
+    {"shm_size", FieldKind::kSize},     {"open_files", FieldKind::kCount},
+};
+
+struct UintRange {
+  std::string_view key;
+  std::optional<uint64_t> SpecOverlay::*field;
+  uint64_t min;
+  uint64_t max;
+};
+
+// Minimums keep a sandbox usable and, for tmpfs, safe: a tmpfs "size=0" means UNLIMITED.
+constexpr UintRange kSizeRanges[] = {
+    {"memory", &SpecOverlay::memory_bytes, 4 * kMiB, kNoMax},
+    {"output_limit", &SpecOverlay::output_bytes, 0, kNoMax},
+    {"disk_limit", &SpecOverlay::disk_bytes, 0, kNoMax},
+    {"tmp_size", &SpecOverlay::tmp_bytes, 1 * kMiB, kNoMax},
+    {"shm_size", &SpecOverlay::shm_bytes, 1 * kMiB, kNoMax},
+};
+// open_files: a dynamically linked program needs a few fds beyond 0-2 just to start; the upper
+// bound is the kernel's default fs.nr_open.
+constexpr UintRange kCountRanges[] = {
+    {"pids", &SpecOverlay::pids, 1, 1000000},
+    {"open_files", &SpecOverlay::open_files, 16, 1048576},
+};
+
+const UintRange* FindRange(std::span<const UintRange> ranges, std::string_view key) {
+  for (const UintRange& r : ranges) {
+    if (r.key == key) return &r;
+  }
+  return nullptr;
+}
+
+Status SetUint(const UintRange* range, uint64_t value, bool is_size, SpecOverlay* overlay) {
+  if (range == nullptr) return Internal("not a numeric key");
+  const auto show = [is_size](uint64_t v) { return is_size ? FormatSize(v) : std::to_string(v); };
+  if (value < range->min) {
+    return InvalidArgument("must be at least " + show(range->min) + ", got " + show(value));
+  }
+  if (value > range->max) {
+    return InvalidArgument("must be at most " + show(range->max) + ", got " + show(value));
+  }
+  overlay->*(range->field) = value;
+  return OkStatus();
+}
+
+bool HasNul(std::string_view s) { return s.find('\0') != std::string_view::npos; }
+
+Status SetEnvFromText(std::string_view text, SpecOverlay* overlay) {
+  const size_t eq = text.find('=');
+  if (eq == std::string_view::npos) {
+    return InvalidArgument("expected KEY=VALUE, got \"" + std::string(text) + "\"");
+  }
+  return AddEnvVar(text.substr(0, eq), text.substr(eq + 1), overlay);
+}
+
+}  // namespace
+
+std::span<const SpecField> SpecFields() { return kFields; }
+
+const SpecField* FindSpecField(std::string_view key) {
+  for (const SpecField& f : kFields) {
+    if (f.key == key) return &f;
+  }
+  return nullptr;
+}
+
+std::string SpecFieldList() {
+  std::string list;
+  for (const SpecField& f : kFields) {
+    if (!list.empty()) list += ", ";
+    list += f.key;
+  }
+  return list;
+}
+
+Status SetFieldFromText(std::string_view key, std::string_view text, SpecOverlay* overlay) {
+  const SpecField* field = FindSpecField(key);
+  if (field == nullptr) return InvalidArgument("unknown key \"" + std::string(key) + "\"");
+  switch (field->kind) {
+    case FieldKind::kString:
+      return SetStringField(key, text, overlay);
+    case FieldKind::kEnv:
+      return SetEnvFromText(text, overlay);
+    case FieldKind::kBool:
+      if (text == "true" || text == "false") return SetBoolField(key, text == "true", overlay);
+      return InvalidArgument("expected true or false, got \"" + std::string(text) + "\"");
+    case FieldKind::kSize: {
+      AB_ASSIGN_OR_RETURN(uint64_t bytes, ParseSize(text));
+      return SetSizeField(key, bytes, overlay);
+    }
+    case FieldKind::kCount: {
+      AB_ASSIGN_OR_RETURN(uint64_t count, ParseCount(text));
+      return SetCountField(key, count, overlay);
+    }
+    case FieldKind::kDuration: {
+      AB_ASSIGN_OR_RETURN(double seconds, ParseDuration(text));
+      return SetDurationField(key, seconds, overlay);
+    }
+    case FieldKind::kDecimal: {
+      AB_ASSIGN_OR_RETURN(double value, ParsePositiveDecimal(text));
+      return SetDecimalField(key, value, overlay);
+    }
+  }
+  return Internal("unhandled field kind");
+}
+
+Status SetSizeField(std::string_view key, uint64_t bytes, SpecOverlay* overlay) {
+  return SetUint(FindRange(kSizeRanges, key), bytes, /*is_size=*/true, overlay);
+}
+
+Status SetCountField(std::string_view key, uint64_t count, SpecOverlay* overlay) {
+  return SetUint(FindRange(kCountRanges, key), count, /*is_size=*/false, overlay);
+}
+
+Status SetDurationField(std::string_view key, double seconds, SpecOverlay* overlay) {
+  if (key != "timeout") return Internal("not a duration key");
+  // Written as !(x > 0) so that NaN fails too.
+  if (!(seconds > 0)) return InvalidArgument("must be more than 0 seconds");
+  if (!(seconds <= kOneWeekSeconds)) {
+    return InvalidArgument("must be at most 604800 seconds (one week), got " +
+                           FormatSeconds(seconds));
+  }
+  overlay->timeout_seconds = seconds;
+  return OkStatus();
+}
+
+Status SetDecimalField(std::string_view key, double value, SpecOverlay* overlay) {
+  if (key != "cpus") return Internal("not a decimal key");
+  if (!(value > 0)) return InvalidArgument("must be more than 0");
+  if (!(value <= kMaxCpus)) {
+    return InvalidArgument("must be at most 1024, got " + FormatSeconds(value));
+  }
+  overlay->cpus = value;
+  return OkStatus();
+}
+
+Status SetBoolField(std::string_view key, bool value, SpecOverlay* overlay) {
+  if (key != "stdin") return Internal("not a boolean key");
+  overlay->pass_stdin = value;
+  return OkStatus();
+}
+
+Status SetStringField(std::string_view key, std::string_view value, SpecOverlay* overlay) {
+  if (HasNul(value)) return InvalidArgument("must not contain a NUL byte");
+  if (value.empty()) return InvalidArgument("must not be empty");
+  const std::string v(value);
+  if (key == "backend") {
+    if (v != "native" && v != "docker") {
+      return InvalidArgument("expected \"native\" or \"docker\", got \"" + v + "\"");
+    }
+    overlay->backend = v;
+  } else if (key == "image") {
+    overlay->image = v;
+  } else if (key == "workspace") {
+    overlay->workspace = v;
+  } else if (key == "rootfs") {
+    overlay->rootfs = v;
+  } else if (key == "cwd") {
+    if (v[0] != '/') return InvalidArgument("must be an absolute path, got \"" + v + "\"");
+    overlay->cwd = v;
+  } else {
+    return Internal("not a string key");
+  }
+  return OkStatus();
+}
+
+Status AddEnvVar(std::string_view name, std::string_view value, SpecOverlay* overlay) {
+  if (name.empty()) return InvalidArgument("environment variable name must not be empty");
+  if (name.find('=') != std::string_view::npos || HasNul(name)) {
+    return InvalidArgument("environment variable name \"" + std::string(name) +
+                           "\" must not contain '=' or NUL");
+  }
+  if (HasNul(value)) {
+    return InvalidArgument("value of environment variable \"" + std::string(name) +
+                           "\" must not contain NUL");
+  }
+  overlay->env.emplace_back(name, value);
+  return OkStatus();
+}
+
+void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
+  if (o.backend) spec->backend = *o.backend;
+  if (o.image) spec->image = *o.image;
+  if (o.workspace) spec->workspace = *o.workspace;
+  if (o.rootfs) spec->rootfs = *o.rootfs;
+  if (o.timeout_seconds) spec->limits.timeout_seconds = *o.timeout_seconds;
+  if (o.memory_bytes) spec->limits.memory_bytes = *o.memory_bytes;
+  if (o.pids) spec->limits.pids = *o.pids;
+  if (o.cpus) spec->limits.cpus = *o.cpus;
+  if (o.output_bytes) spec->limits.output_bytes = *o.output_bytes;
+  if (o.disk_bytes) spec->limits.disk_bytes = *o.disk_bytes;
+  if (o.cwd) spec->cwd = *o.cwd;
+  if (o.pass_stdin) spec->pass_stdin = *o.pass_stdin;
+  if (o.tmp_bytes) spec->tmp_bytes = *o.tmp_bytes;
+  if (o.shm_bytes) spec->shm_bytes = *o.shm_bytes;
+  if (o.open_files) spec->open_files = *o.open_files;
+  for (const auto& [name, value] : o.env) {
+    bool replaced = false;
+    for (auto& entry : spec->env) {
+      if (entry.first == name) {
+        entry.second = value;
+        replaced = true;
+      }
+    }
+    if (!replaced) spec->env.emplace_back(name, value);
+  }
+}
+
+SandboxSpec MergeSpec(const SpecOverlay& policy, const SpecOverlay& flags) {
+  SandboxSpec spec;
+  ApplyOverlay(policy, &spec);
+  ApplyOverlay(flags, &spec);
+  return spec;
+}
+
+}  // namespace agentbox

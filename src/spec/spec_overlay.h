@@ -1,0 +1,78 @@
+// SpecOverlay: the options one source (a policy file, the flags) sets, to be laid over defaults.
+//
+// Sources are merged in a fixed order: SandboxSpec defaults, then the policy file, then the flags
+// (MergeSpec). Every value is validated when it is set, with the same rules for every source, so
+// a SandboxSpec built from overlays is always in range.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+#include "spec/sandbox_spec.h"
+
+namespace agentbox {
+
+struct SpecOverlay {
+  std::optional<std::string> backend;
+  std::optional<std::string> image;
+  std::optional<std::string> workspace;
+  std::optional<std::string> rootfs;
+  std::optional<double> timeout_seconds;
+  std::optional<uint64_t> memory_bytes;
+  std::optional<uint64_t> pids;
+  std::optional<double> cpus;
+  std::optional<uint64_t> output_bytes;
+  std::optional<uint64_t> disk_bytes;
+  std::vector<std::pair<std::string, std::string>> env;  // in order; a repeated KEY replaces
+  std::optional<std::string> cwd;
+  std::optional<bool> pass_stdin;
+  std::optional<uint64_t> tmp_bytes;
+  std::optional<uint64_t> shm_bytes;
+  std::optional<uint64_t> open_files;
+};
+
+// How a key's value is written. The policy loader accepts a JSON number for the numeric kinds
+// and a string (in the flag syntax) for every kind but kBool and kEnv.
+enum class FieldKind { kString, kSize, kCount, kDuration, kDecimal, kBool, kEnv };
+
+struct SpecField {
+  std::string_view key;  // policy file key, e.g. "output_limit"
+  FieldKind kind;
+};
+
+// Every key, in the order of CONTRACT §1 followed by the extra SandboxSpec fields.
+std::span<const SpecField> SpecFields();
+// The field named `key`, or nullptr.
+const SpecField* FindSpecField(std::string_view key);
+// "backend, image, ...": for "unknown key" messages.
+std::string SpecFieldList();
+
+// Parses `text` in the flag syntax of `key`'s kind ("512M", "1.5", "KEY=VALUE", ...), checks its
+// range and stores it. On failure `overlay` is unchanged and the message is the reason only,
+// without the key: callers prefix "--memory: " or "policy.json: key \"memory\": ".
+Status SetFieldFromText(std::string_view key, std::string_view text, SpecOverlay* overlay);
+
+// Typed setters, for sources that parse the syntax themselves (JSON numbers). Same range checks
+// and failure behaviour as SetFieldFromText. `key` must be of the matching kind.
+Status SetSizeField(std::string_view key, uint64_t bytes, SpecOverlay* overlay);
+Status SetCountField(std::string_view key, uint64_t count, SpecOverlay* overlay);
+Status SetDurationField(std::string_view key, double seconds, SpecOverlay* overlay);
+Status SetDecimalField(std::string_view key, double value, SpecOverlay* overlay);
+Status SetStringField(std::string_view key, std::string_view value, SpecOverlay* overlay);
+Status SetBoolField(std::string_view key, bool value, SpecOverlay* overlay);
+// Adds one environment variable: name non-empty, no '=' and no NUL; value no NUL.
+Status AddEnvVar(std::string_view name, std::string_view value, SpecOverlay* overlay);
+
+// Lays `overlay` over `spec`: set fields replace, env entries replace the same name or append.
+void ApplyOverlay(const SpecOverlay& overlay, SandboxSpec* spec);
+
+// Defaults, then the policy file, then the flags: flags always win.
+SandboxSpec MergeSpec(const SpecOverlay& policy, const SpecOverlay& flags);
+
+}  // namespace agentbox

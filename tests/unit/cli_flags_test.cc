@@ -1,0 +1,48 @@
+#include "spec/cli_flags.h"
+
+#include <gtest/gtest.h>
+
+namespace agentbox {
+namespace {
+
+constexpr FlagDef kDefs[] = {
+    {"name", 'n', "NAME", "a name"},
+    {"force", 'f', "", "force it"},
+};
+
+TEST(ParseFlagsTest, FormsAndRest) {
+  StatusOr<ParsedArgs> p =
+      ParseFlags(kDefs, {"-f", "--name", "a", "--name=b", "-nc", "-n", "d", "id", "-f"});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->flags.size(), 5u);
+  EXPECT_EQ(p->flags[0].def->long_name, "force");
+  EXPECT_EQ(p->flags[1].value, "a");
+  EXPECT_EQ(p->flags[2].value, "b");
+  EXPECT_EQ(p->flags[3].value, "c");
+  EXPECT_EQ(p->flags[4].value, "d");
+  EXPECT_EQ(p->rest, (std::vector<std::string>{"id", "-f"}));
+}
+
+TEST(ParseFlagsTest, ValuesMayLookLikeOptions) {
+  StatusOr<ParsedArgs> p = ParseFlags(kDefs, {"--name", "--force", "--name="});
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->flags[0].value, "--force");
+  EXPECT_EQ(p->flags[1].value, "");
+  EXPECT_TRUE(p->rest.empty());
+}
+
+TEST(ParseFlagsTest, Errors) {
+  EXPECT_EQ(ParseFlags(kDefs, {"--nam"}).status().message(), "unknown option \"--nam\"");
+  EXPECT_EQ(ParseFlags(kDefs, {"-fx"}).status().message(), "unknown option \"-fx\"");
+  EXPECT_EQ(ParseFlags(kDefs, {"--force=1"}).status().message(), "option --force takes no value");
+  EXPECT_EQ(ParseFlags(kDefs, {"-n"}).status().message(), "option -n needs a value (NAME)");
+}
+
+TEST(FormatFlagHelpTest, Aligned) {
+  EXPECT_EQ(FormatFlagHelp(kDefs),
+            "  -n, --name NAME   a name\n"
+            "  -f, --force       force it\n");
+}
+
+}  // namespace
+}  // namespace agentbox

@@ -1,0 +1,107 @@
+#include "core/exec_result.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace agentbox {
+namespace {
+
+TEST(ExecResultTest, ReasonNames) {
+  EXPECT_STREQ(ExitReasonName(ExitReason::kExited), "exited");
+  EXPECT_STREQ(ExitReasonName(ExitReason::kSignaled), "signaled");
+  EXPECT_STREQ(ExitReasonName(ExitReason::kTimeout), "timeout");
+  EXPECT_STREQ(ExitReasonName(ExitReason::kOom), "oom");
+  EXPECT_STREQ(ExitReasonName(ExitReason::kError), "error");
+}
+
+TEST(ExecResultTest, LimitsHitInOrderNoDuplicates) {
+  ExecResult r;
+  EXPECT_FALSE(r.HasLimitHit(kLimitMemory));
+  r.AddLimitHit(kLimitMemory);
+  r.AddLimitHit(kLimitOutput);
+  r.AddLimitHit(kLimitMemory);
+  EXPECT_TRUE(r.HasLimitHit(kLimitMemory));
+  EXPECT_EQ(r.limits_hit, (std::vector<std::string>{"memory", "output"}));
+}
+
+TEST(ExecResultTest, ErrorResult) {
+  ExecResult r = ErrorResult("no user namespaces");
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.reason, ExitReason::kError);
+  EXPECT_EQ(r.error, "no user namespaces");
+}
+
+TEST(ExecResultJsonTest, ExactDefaultRendering) {
+  ExecResult r;
+  r.duration_ms = 3.14159;
+  r.cpu_ms = 0.8;
+  r.peak_memory_bytes = 1234567;
+  r.stdout_data = "hi\n";
+  EXPECT_EQ(ExecResultToJson(r),
+            R"({"exit_code":0,"signal":null,"reason":"exited","duration_ms":3.142,"cpu_ms":0.8,)"
+            R"("peak_memory_bytes":1234567,"stdout":"hi\n","stderr":"","stdout_truncated":false,)"
+            R"("stderr_truncated":false,"limits_hit":[]})");
+}
+
+TEST(ExecResultJsonTest, SignalTimeoutAndLimits) {
+  ExecResult r;
+  r.exit_code = 137;
+  r.signal = 9;
+  r.reason = ExitReason::kOom;
+  r.stderr_truncated = true;
+  r.AddLimitHit(kLimitMemory);
+  r.AddLimitHit(kLimitOutput);
+  nlohmann::json j = nlohmann::json::parse(ExecResultToJson(r));
+  EXPECT_EQ(j["exit_code"], 137);
+  EXPECT_EQ(j["signal"], 9);
+  EXPECT_EQ(j["reason"], "oom");
+  EXPECT_EQ(j["stderr_truncated"], true);
+  EXPECT_EQ(j["limits_hit"], nlohmann::json::array({"memory", "output"}));
+  EXPECT_FALSE(j.contains("error"));
+}
+
+TEST(ExecResultJsonTest, ErrorKeyLastOnlyForErrors) {
+  const std::string json = ExecResultToJson(ErrorResult("cgroup \"x\" missing"));
+  EXPECT_EQ(json.substr(0, 48), R"({"exit_code":125,"signal":null,"reason":"error",)");
+  const std::string tail = R"("limits_hit":[],"error":"cgroup \"x\" missing"})";
+  EXPECT_EQ(json.substr(json.size() - tail.size()), tail);
+}
+
+TEST(ExecResultJsonTest, KeyOrder) {
+  ExecResult r = ErrorResult("e");
+  const std::string json = ExecResultToJson(r);
+  size_t last = 0;
+  for (const char* key :
+       {"exit_code", "signal", "reason", "duration_ms", "cpu_ms", "peak_memory_bytes", "stdout",
+        "stderr", "stdout_truncated", "stderr_truncated", "limits_hit", "error"}) {
+    const size_t pos = json.find("\"" + std::string(key) + "\":");
+    ASSERT_NE(pos, std::string::npos) << key;
+    EXPECT_GT(pos + 1, last) << key;
+    last = pos + 1;
+  }
+}
+
+TEST(ExecResultJsonTest, InvalidUtf8AndControlBytes) {
+  ExecResult r;
+  r.stdout_data = std::string("a\xFF\0b\x1b", 5);
+  r.stderr_data = "\xE2\x82";
+  nlohmann::json j = nlohmann::json::parse(ExecResultToJson(r));
+  EXPECT_EQ(j["stdout"], std::string("a\xEF\xBF\xBD\0b\x1b", 7));
+  EXPECT_EQ(j["stderr"], "\xEF\xBF\xBD\xEF\xBF\xBD");
+}
+
+TEST(ExecResultJsonTest, DurationsRoundedAndFinite) {
+  ExecResult r;
+  r.duration_ms = 1.0004;
+  r.cpu_ms = std::nan("");
+  nlohmann::json j = nlohmann::json::parse(ExecResultToJson(r));
+  EXPECT_DOUBLE_EQ(j["duration_ms"].get<double>(), 1.0);
+  EXPECT_DOUBLE_EQ(j["cpu_ms"].get<double>(), 0);
+  r.duration_ms = 2.0005;
+  EXPECT_NE(ExecResultToJson(r).find("\"duration_ms\":2.001"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentbox

@@ -1,0 +1,161 @@
+#include "spec/run_args.h"
+
+#include <gtest/gtest.h>
+
+namespace agentbox {
+namespace {
+
+using Argv = std::vector<std::string>;
+
+RunInvocation ParseOk(const Argv& args) {
+  StatusOr<RunInvocation> inv = ParseRunArgs(args);
+  EXPECT_TRUE(inv.ok()) << inv.status().message();
+  return inv.ok() ? *inv : RunInvocation{};
+}
+
+std::string ErrorOf(const Argv& args) {
+  StatusOr<RunInvocation> inv = ParseRunArgs(args);
+  if (inv.ok()) return "OK";
+  EXPECT_EQ(inv.status().code(), StatusCode::kInvalidArgument);
+  return inv.status().message();
+}
+
+TEST(ParseRunArgsTest, EveryOption) {
+  RunInvocation inv = ParseOk({"--workspace",
+                               "/w",
+                               "--rootfs=/r",
+                               "--backend",
+                               "native",
+                               "--image",
+                               "img",
+                               "--policy",
+                               "p.json",
+                               "--timeout",
+                               "2.5",
+                               "--memory=1G",
+                               "--pids",
+                               "8",
+                               "--cpus",
+                               "0.5",
+                               "--output-limit",
+                               "1K",
+                               "--disk-limit",
+                               "2M",
+                               "-e",
+                               "A=1",
+                               "--env=B=2",
+                               "-eC=3",
+                               "-w",
+                               "/src",
+                               "-i",
+                               "--json",
+                               "--",
+                               "echo",
+                               "hi"});
+  SandboxSpec s = MergeSpec({}, inv.flags);
+  EXPECT_EQ(s.workspace, "/w");
+  EXPECT_EQ(s.rootfs, "/r");
+  EXPECT_EQ(s.backend, "native");
+  EXPECT_EQ(s.image, "img");
+  EXPECT_EQ(inv.policy_path, "p.json");
+  EXPECT_DOUBLE_EQ(s.limits.timeout_seconds, 2.5);
+  EXPECT_EQ(s.limits.memory_bytes, kGiB);
+  EXPECT_EQ(s.limits.pids, 8u);
+  EXPECT_DOUBLE_EQ(s.limits.cpus, 0.5);
+  EXPECT_EQ(s.limits.output_bytes, 1024u);
+  EXPECT_EQ(s.limits.disk_bytes, 2 * kMiB);
+  using Env = std::vector<std::pair<std::string, std::string>>;
+  EXPECT_EQ(s.env, (Env{{"A", "1"}, {"B", "2"}, {"C", "3"}}));
+  EXPECT_EQ(s.cwd, "/src");
+  EXPECT_TRUE(s.pass_stdin);
+  EXPECT_TRUE(inv.json);
+  EXPECT_FALSE(inv.help);
+  EXPECT_EQ(inv.argv, (Argv{"echo", "hi"}));
+}
+
+TEST(ParseRunArgsTest, LongFormsOfShortOptions) {
+  RunInvocation inv = ParseOk({"--cwd=/x", "--stdin", "--env", "K=V", "true"});
+  EXPECT_EQ(inv.flags.cwd, "/x");
+  EXPECT_EQ(inv.flags.pass_stdin, true);
+  EXPECT_EQ(inv.flags.env.size(), 1u);
+}
+
+TEST(ParseRunArgsTest, DefaultsWhenNoOptions) {
+  RunInvocation inv = ParseOk({"ls"});
+  EXPECT_FALSE(inv.json);
+  EXPECT_FALSE(inv.policy_path);
+  EXPECT_FALSE(inv.flags.memory_bytes);
+  EXPECT_EQ(inv.argv, Argv{"ls"});
+}
+
+TEST(ParseRunArgsTest, FirstNonOptionStartsTheCommand) {
+  RunInvocation inv = ParseOk({"--json", "ls", "-la", "--memory", "1G", "--"});
+  EXPECT_EQ(inv.argv, (Argv{"ls", "-la", "--memory", "1G", "--"}));
+  EXPECT_FALSE(inv.flags.memory_bytes);
+}
+
+TEST(ParseRunArgsTest, DoubleDashEndsOptions) {
+  EXPECT_EQ(ParseOk({"--", "--json"}).argv, Argv{"--json"});
+  EXPECT_EQ(ParseOk({"--", "--", "x"}).argv, (Argv{"--", "x"}));
+  EXPECT_EQ(ParseOk({"-", "x"}).argv, (Argv{"-", "x"}));
+}
+
+TEST(ParseRunArgsTest, HelpWinsAndRunsNothing) {
+  EXPECT_TRUE(ParseOk({"--help"}).help);
+  EXPECT_TRUE(ParseOk({"-h"}).help);
+  EXPECT_TRUE(ParseOk({"--json", "-h", "--memory", "bad"}).help);
+  EXPECT_TRUE(ParseOk({"--help", "--", "ls"}).argv.empty());
+}
+
+TEST(ParseRunArgsTest, Errors) {
+  EXPECT_EQ(ErrorOf({}), "run: no command given (usage: agentbox run [OPTIONS] -- COMMAND)");
+  EXPECT_EQ(ErrorOf({"--json"}), ErrorOf({}));
+  EXPECT_EQ(ErrorOf({"--json", "--"}), ErrorOf({}));
+  EXPECT_EQ(ErrorOf({"--bogus", "ls"}), "unknown option \"--bogus\"");
+  EXPECT_EQ(ErrorOf({"-x", "ls"}), "unknown option \"-x\"");
+  EXPECT_EQ(ErrorOf({"-ih", "ls"}), "unknown option \"-ih\"");
+  EXPECT_EQ(ErrorOf({"--memory"}), "option --memory needs a value (SIZE)");
+  EXPECT_EQ(ErrorOf({"-e"}), "option -e needs a value (KEY=VALUE)");
+  EXPECT_EQ(ErrorOf({"--json=yes", "ls"}), "option --json takes no value");
+  EXPECT_EQ(ErrorOf({"--memory", "lots", "ls"}),
+            "--memory: expected a size like \"512M\" or a number of bytes, got \"lots\"");
+  EXPECT_EQ(ErrorOf({"--timeout=0", "ls"}), "--timeout: must be more than 0 seconds, got \"0\"");
+  EXPECT_EQ(ErrorOf({"--timeout", "-1", "ls"}),
+            "--timeout: expected seconds like \"30\", \"1.5\" or \"5m\", got \"-1\"");
+  EXPECT_EQ(ErrorOf({"--pids", "0", "ls"}), "--pids: must be at least 1, got 0");
+  EXPECT_EQ(ErrorOf({"--cpus", "0", "ls"}), "--cpus: must be more than 0, got \"0\"");
+  EXPECT_EQ(ErrorOf({"-w", "rel", "ls"}), "--cwd: must be an absolute path, got \"rel\"");
+  EXPECT_EQ(ErrorOf({"-e", "NOVALUE", "ls"}), "--env: expected KEY=VALUE, got \"NOVALUE\"");
+  EXPECT_EQ(ErrorOf({"--backend", "kvm", "ls"}),
+            "--backend: expected \"native\" or \"docker\", got \"kvm\"");
+  EXPECT_EQ(ErrorOf({"--policy=", "ls"}), "--policy: must not be empty");
+  EXPECT_EQ(ErrorOf({"--workspace="}), "--workspace: must not be empty");
+}
+
+TEST(ResolveRunSpecTest, NoPolicyIsDefaultsPlusFlags) {
+  StatusOr<SandboxSpec> s = ResolveRunSpec(ParseOk({"--pids", "9", "ls"}));
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->limits.pids, 9u);
+  EXPECT_EQ(s->limits.memory_bytes, 512 * kMiB);
+}
+
+TEST(ResolveRunSpecTest, MissingPolicyFails) {
+  StatusOr<SandboxSpec> s = ResolveRunSpec(ParseOk({"--policy", "/nonexistent/p.json", "ls"}));
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("/nonexistent/p.json"), std::string::npos);
+}
+
+TEST(RunUsageTest, MentionsEveryFlagAndTheDefaults) {
+  const std::string usage = RunUsage();
+  for (const FlagDef& def : RunFlagDefs()) {
+    EXPECT_NE(usage.find("--" + std::string(def.long_name)), std::string::npos) << def.long_name;
+  }
+  for (const char* s : {"-e, --env KEY=VALUE", "-w, --cwd DIR", "-i, --stdin", "-h, --help",
+                        "--timeout 60", "--memory 512M", "--pids 256", "--cpus 1",
+                        "--output-limit 1M", "--disk-limit 1G", "--cwd /workspace"}) {
+    EXPECT_NE(usage.find(s), std::string::npos) << s;
+  }
+}
+
+}  // namespace
+}  // namespace agentbox
