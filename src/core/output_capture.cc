@@ -40,6 +40,10 @@ void OutputCapture::Append(OutputStream stream, std::string_view data) {
   state.seen += take;
   state.dropped += data.size() - take;
   if (take == 0) return;
+  if (sink_) {
+    sink_(stream, data.substr(0, take));
+    return;
+  }
   if (!forward_) {
     state.kept.append(data.substr(0, take));
     return;

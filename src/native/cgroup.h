@@ -40,7 +40,15 @@ struct CgroupStats {
   bool memory_limit_hit = false;  // the memory limit refused a charge (or OOM)
   bool pids_limit_hit = false;    // a fork/clone was refused by pids.max
   bool cpu_throttled = false;     // the CPU quota throttled the cgroup at least once
+  // The counters behind the flags, so a long-lived sandbox can tell what one exec ran into.
+  uint64_t oom_kills = 0;
+  uint64_t memory_events = 0;  // refused charges (v1 failcnt, v2 max + oom events)
+  uint64_t pids_events = 0;
+  uint64_t throttled_periods = 0;
 };
+
+// What happened between two readings of the same cgroup: counters and flags of the difference.
+CgroupStats StatsSince(const CgroupStats& now, const CgroupStats& before);
 
 class Cgroup {
  public:
@@ -54,6 +62,9 @@ class Cgroup {
   virtual Status KillAll() = 0;
   // Removes the cgroup directories; the cgroup must be empty (call KillAll and reap first).
   virtual Status Remove() = 0;
+  // Leaves the cgroup in place when this object goes away: a persistent sandbox's cgroup outlives
+  // the CLI process that created it, and is removed by `rm` or `gc`.
+  virtual void Keep() = 0;
   // v2: an O_DIRECTORY fd of the cgroup for clone3(CLONE_INTO_CGROUP); -1 on v1.
   virtual int DirFd() const { return -1; }
 };
@@ -65,5 +76,8 @@ StatusOr<CgroupHost> DetectCgroupHost(const std::string& sysfs_root = "/sys/fs/c
 
 // Creates the cgroup `name` (a sandbox id) under the host's agentbox parent(s).
 StatusOr<std::unique_ptr<Cgroup>> CreateCgroup(const CgroupHost& host, const std::string& name);
+
+// The existing cgroup `name`, kept (see Keep()) unless Remove() is called. kNotFound if absent.
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroup(const CgroupHost& host, const std::string& name);
 
 }  // namespace agentbox

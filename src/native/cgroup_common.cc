@@ -152,3 +152,22 @@ Status RemoveCgroupTree(const std::string& dir) {
 }
 
 }  // namespace agentbox::cgroup_internal
+
+namespace agentbox {
+
+CgroupStats StatsSince(const CgroupStats& now, const CgroupStats& before) {
+  auto delta = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };
+  CgroupStats d = now;
+  d.cpu_ms = now.cpu_ms > before.cpu_ms ? now.cpu_ms - before.cpu_ms : 0;
+  d.oom_kills = delta(now.oom_kills, before.oom_kills);
+  d.memory_events = delta(now.memory_events, before.memory_events);
+  d.pids_events = delta(now.pids_events, before.pids_events);
+  d.throttled_periods = delta(now.throttled_periods, before.throttled_periods);
+  d.oom_killed = d.oom_kills > 0;
+  d.memory_limit_hit = d.memory_events > 0 || d.oom_killed;
+  d.pids_limit_hit = d.pids_events > 0;
+  d.cpu_throttled = d.throttled_periods > 0;
+  return d;
+}
+
+}  // namespace agentbox

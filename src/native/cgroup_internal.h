@@ -79,6 +79,10 @@ Status RemoveCgroupDir(const std::string& path);
 
 StatusOr<std::unique_ptr<Cgroup>> CreateCgroupV1(const CgroupHost& host, const std::string& name,
                                                  CgroupFiles& files);
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const CgroupHost& host, const std::string& name,
+                                               CgroupFiles& files);
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2(const CgroupHost& host, const std::string& name,
+                                               CgroupFiles& files);
 StatusOr<std::unique_ptr<Cgroup>> CreateCgroupV2(const CgroupHost& host, const std::string& name,
                                                  CgroupFiles& files);
 

@@ -53,12 +53,11 @@ class CgroupV1 final : public Cgroup {
     stats.peak_memory_bytes = ParseUint(peak).value_or(0);
     uint64_t cpu_ns = ParseUint(files_.Read(Path("cpuacct", "cpuacct.usage"))).value_or(0);
     stats.cpu_ms = static_cast<double>(cpu_ns) / 1e6;
-    stats.oom_killed = KeyedFile("memory", "memory.oom_control", "oom_kill") > 0;
-    uint64_t failcnt = ParseUint(files_.Read(Path("memory", "memory.failcnt"))).value_or(0);
-    stats.memory_limit_hit = failcnt > 0 || stats.oom_killed;
-    stats.pids_limit_hit = KeyedFile("pids", "pids.events", "max") > 0;
-    stats.cpu_throttled = KeyedFile("cpu", "cpu.stat", "nr_throttled") > 0;
-    return stats;
+    stats.oom_kills = KeyedFile("memory", "memory.oom_control", "oom_kill");
+    stats.memory_events = ParseUint(files_.Read(Path("memory", "memory.failcnt"))).value_or(0);
+    stats.pids_events = KeyedFile("pids", "pids.events", "max");
+    stats.throttled_periods = KeyedFile("cpu", "cpu.stat", "nr_throttled");
+    return StatsSince(stats, CgroupStats{});
   }
 
   Status KillAll() override {
@@ -69,6 +68,8 @@ class CgroupV1 final : public Cgroup {
     ops.thaw = [&] { return files_.Write(freezer + "/freezer.state", "THAWED"); };
     return KillUntilEmpty(ops, "killing cgroup " + freezer);
   }
+
+  void Keep() override { removed_ = true; }
 
   Status Remove() override {
     for (const auto& dir : UniqueDirs()) AB_RETURN_IF_ERROR(RemoveCgroupTree(dir));
@@ -166,6 +167,19 @@ StatusOr<std::unique_ptr<Cgroup>> CreateCgroupV1(const CgroupHost& host, const s
     made.push_back(dir);
   }
   return std::unique_ptr<Cgroup>(std::make_unique<CgroupV1>(std::move(dirs), files));
+}
+
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const CgroupHost& host, const std::string& name,
+                                               CgroupFiles& files) {
+  AB_RETURN_IF_ERROR(ValidateCgroupName(name));
+  std::map<std::string, std::string> dirs;
+  for (const auto& c : host.v1_controllers) {
+    dirs[c.name] = c.parent + "/" + name;
+    if (::access(dirs[c.name].c_str(), F_OK) != 0) return ErrnoStatus("cgroup " + dirs[c.name]);
+  }
+  auto cgroup = std::make_unique<CgroupV1>(std::move(dirs), files);
+  cgroup->Keep();
+  return std::unique_ptr<Cgroup>(std::move(cgroup));
 }
 
 }  // namespace agentbox::cgroup_internal

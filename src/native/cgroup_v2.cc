@@ -84,12 +84,11 @@ class CgroupV2 final : public Cgroup {
     if (!peak.ok()) return peak.status();
     stats.peak_memory_bytes = KeyedValue("v " + *peak, "v").value_or(0);
     stats.cpu_ms = static_cast<double>(Keyed("cpu.stat", "usage_usec")) / 1000.0;
-    stats.oom_killed = Keyed("memory.events", "oom_kill") > 0;
-    stats.memory_limit_hit =
-        Keyed("memory.events", "max") > 0 || Keyed("memory.events", "oom") > 0 || stats.oom_killed;
-    stats.pids_limit_hit = Keyed("pids.events", "max") > 0;
-    stats.cpu_throttled = Keyed("cpu.stat", "nr_throttled") > 0;
-    return stats;
+    stats.oom_kills = Keyed("memory.events", "oom_kill");
+    stats.memory_events = Keyed("memory.events", "max") + Keyed("memory.events", "oom");
+    stats.pids_events = Keyed("pids.events", "max");
+    stats.throttled_periods = Keyed("cpu.stat", "nr_throttled");
+    return StatsSince(stats, CgroupStats{});
   }
 
   Status KillAll() override {
@@ -103,6 +102,8 @@ class CgroupV2 final : public Cgroup {
     }
     return KillUntilEmpty(ops, "killing cgroup " + dir_);
   }
+
+  void Keep() override { removed_ = true; }
 
   Status Remove() override {
     fd_.reset();
@@ -162,9 +163,26 @@ StatusOr<std::unique_ptr<Cgroup>> CreateCgroupV2(const CgroupHost& host, const s
   return std::unique_ptr<Cgroup>(std::make_unique<CgroupV2>(dir, UniqueFd(fd), files));
 }
 
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2(const CgroupHost& host, const std::string& name,
+                                               CgroupFiles& files) {
+  AB_RETURN_IF_ERROR(ValidateCgroupName(name));
+  const std::string dir = host.v2_parent + "/" + name;
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return ErrnoStatus("cgroup " + dir, errno);
+  auto cgroup = std::make_unique<CgroupV2>(dir, UniqueFd(fd), files);
+  cgroup->Keep();
+  return std::unique_ptr<Cgroup>(std::move(cgroup));
+}
+
 }  // namespace agentbox::cgroup_internal
 
 namespace agentbox {
+
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroup(const CgroupHost& host, const std::string& name) {
+  auto& files = cgroup_internal::RealCgroupFiles();
+  return host.version == CgroupVersion::kV2 ? cgroup_internal::OpenCgroupV2(host, name, files)
+                                            : cgroup_internal::OpenCgroupV1(host, name, files);
+}
 
 StatusOr<std::unique_ptr<Cgroup>> CreateCgroup(const CgroupHost& host, const std::string& name) {
   auto& files = cgroup_internal::RealCgroupFiles();

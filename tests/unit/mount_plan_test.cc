@@ -21,9 +21,10 @@ MountPlanInput DefaultInput() {
   return in;
 }
 
+// The op that mounts something at target (not a mere mount point directory).
 const MountOp* Find(const MountPlan& plan, const std::string& target) {
   for (const auto& op : plan.ops) {
-    if (op.target == target) return &op;
+    if (op.target == target && op.kind != MountKind::kDir) return &op;
   }
   return nullptr;
 }
