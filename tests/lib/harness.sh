@@ -106,6 +106,14 @@ probe_eperm() {
   [[ $AB_OUT == *"errno=EPERM"* ]] || fail "abprobe $*: want EPERM from seccomp, got: $AB_OUT"
 }
 
+# probe_errno ERRNO ARG...: like probe_denied, and the refusal must carry errno ERRNO.
+probe_errno() {
+  local want=$1
+  shift
+  probe_denied "$@"
+  [[ $AB_OUT == *"errno=$want("* ]] || fail "abprobe $*: want $want from seccomp, got: $AB_OUT"
+}
+
 # on_exit CMD: runs CMD when the case ends, however it ends (fail/skip exit too).
 H_ON_EXIT=()
 on_exit() { H_ON_EXIT+=("$1"); }
@@ -182,6 +190,8 @@ harness_run_case() {
     return
   fi
   CASE_DIR=$(mktemp -d /tmp/abtest.XXXXXX)
+  # Traversable like a user's ordinary dir; cases about private (0700) parents make their own.
+  chmod 0755 "$CASE_DIR"
   export CASE_DIR
   timeout -s KILL "$H_CASE_TIMEOUT" bash "$script" --one "$name" >"$CASE_DIR/case.log" 2>&1 </dev/null
   rc=$?

@@ -36,6 +36,15 @@ case_stdin_empty_without_i() {
 }
 
 case_workspace_created_and_kept() {
+  local ws=$CASE_DIR/new-ws
+  ab run --workspace "$ws" -- sh -c 'echo kept >/workspace/file'
+  expect_rc 0
+  [[ -d $ws ]] || fail "--workspace dir not created"
+  [[ $(cat "$ws/file" 2>/dev/null) == kept ]] || fail "file written inside not kept"
+}
+
+# Missing parents too: what `docker run -v` and `mkdir -p` users expect of "created if missing".
+case_workspace_created_with_parents() {
   local ws=$CASE_DIR/new/deeper/ws
   ab run --workspace "$ws" -- sh -c 'echo kept >/workspace/file'
   expect_rc 0
@@ -107,6 +116,25 @@ make_busybox_rootfs() {
   ln -s busybox "$1/bin/sh"
   ln -s busybox "$1/bin/ls"
   ln -s busybox "$1/bin/cat"
+}
+
+# A --rootfs below a directory only root may enter: root runs agentbox, root can read it.
+case_rootfs_below_private_dir() {
+  chmod 0700 "$CASE_DIR"
+  make_busybox_rootfs "$CASE_DIR/rootfs"
+  box --rootfs "$CASE_DIR/rootfs" -- /bin/sh -c 'busybox | head -1'
+  expect_rc 0
+  expect_out_has BusyBox
+}
+
+# TMPDIR below a directory only root may enter (root's TMPDIR under /root is common).
+case_default_workspace_in_private_tmpdir() {
+  chmod 0700 "$CASE_DIR"
+  mkdir "$CASE_DIR/tmpdir"
+  TMPDIR=$CASE_DIR/tmpdir ab run -- sh -c 'echo x >/workspace/f && echo OK'
+  expect_rc 0
+  expect_out_has OK
+  [[ -z $(ls -A "$CASE_DIR/tmpdir") ]] || fail "left in TMPDIR: $(ls -A "$CASE_DIR/tmpdir")"
 }
 
 case_rootfs_busybox() {

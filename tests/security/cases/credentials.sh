@@ -74,6 +74,15 @@ case_cred_workspace_owner_4242() {
   expect_workspace_owner 4242:4242
 }
 
+# The same with the workspace below a directory only root may enter (like /root/...): root
+# runs agentbox, so root's access to the path is what counts, not the owner's.
+case_cred_workspace_owner_4242_private_parent() {
+  chmod 0700 "$CASE_DIR"
+  chown 4242:4242 "$WS"
+  chown 4242:4242 "$WS/abprobe"
+  expect_workspace_owner 4242:4242
+}
+
 # expect_no_special_bits_on_host: nothing under the workspace may carry setuid/setgid on the host.
 expect_no_special_bits_on_host() {
   local found
