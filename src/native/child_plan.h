@@ -100,5 +100,7 @@ struct ChildError {
 bool ExecuteMountPlan(ChildPlan& plan);
 // Child-side: one error record, best effort.
 void ReportChildError(const ChildPlan& plan, ChildStep step, int err, const char* detail);
+// Child-side: reports errno at `step` and exits 125.
+[[noreturn]] void DieWithChildError(const ChildPlan& plan, ChildStep step, const char* detail);
 
 }  // namespace agentbox

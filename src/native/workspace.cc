@@ -132,12 +132,7 @@ StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested
 }
 
 void RemoveTemporaryWorkspace(const Workspace& ws) {
-  if (!ws.temporary || ws.host_path.empty()) return;
-  auto remove_one = [](const char* path, const struct stat*, int, struct FTW*) {
-    ::remove(path);
-    return 0;
-  };
-  ::nftw(ws.host_path.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+  if (ws.temporary && !ws.host_path.empty()) RemoveTree(ws.host_path);
 }
 
 uint64_t DiskUsageBytes(const std::string& dir) {
