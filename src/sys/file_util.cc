@@ -1,9 +1,8 @@
 #include "sys/file_util.h"
 
-#include <ftw.h>
-
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
