@@ -2,7 +2,7 @@
 """HTTP exec vs CLI exec: N concurrent clients run /bin/true in one sandbox for a bounded time.
 
 Usage: bench/http_exec.py [--agentbox build/agentbox] [--clients 8] [--seconds 10]
-                          [--results bench/results/http_exec.json] [--no-report]
+                          [--results FILE] [--no-report]
 
 Starts `agentbox serve` on a private unix socket (its own AGENTBOX_STATE_DIR), creates one
 sandbox through the API, then:
@@ -109,7 +109,7 @@ def main():
     p.add_argument("--agentbox", default="build/agentbox")
     p.add_argument("--clients", type=int, default=8)
     p.add_argument("--seconds", type=float, default=10)
-    p.add_argument("--results", default="bench/results/http_exec.json")
+    p.add_argument("--results", default=os.path.join(tempfile.gettempdir(), "agentbox-http-exec.json"))
     p.add_argument("--no-report", action="store_true")
     args = p.parse_args()
     agentbox = os.path.abspath(args.agentbox)

@@ -1,6 +1,7 @@
 // `agentbox serve [--listen unix:PATH | --listen tcp:HOST:PORT] [--tokens FILE]`: the HTTP API.
-#include <climits>
 #include <unistd.h>
+
+#include <climits>
 
 #include "app/cli.h"
 #include "app/server/dispatch.h"
@@ -18,7 +19,8 @@ constexpr const char* kServeUsage =
     "Options:\n"
     "  --listen ADDR   unix:PATH (default unix:<state dir>/agentbox.sock, mode 0600) or\n"
     "                  tcp:HOST:PORT; a non-loopback HOST needs --tokens\n"
-    "  --tokens FILE   bearer tokens and tenants: {\"tokens\":[{\"token\":\"...\",\"tenant\":\"a\",\n"
+    "  --tokens FILE   bearer tokens and tenants: "
+    "{\"tokens\":[{\"token\":\"...\",\"tenant\":\"a\",\n"
     "                  \"max_sandboxes\":10,\"max_concurrent_execs\":4}]}\n"
     "\n"
     "SIGTERM or SIGINT stops accepting, lets requests finish (10 s), then exits 0.\n";
@@ -59,9 +61,9 @@ StatusOr<std::string> SelfExe() {
 StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
   AB_ASSIGN_OR_RETURN(StateStore store, StateStore::Open());
   ctx->state_root = store.root();
-  AB_ASSIGN_OR_RETURN(ListenAddress address,
-                      ParseListenAddress(args.listen.empty()
-                                             ? "unix:" + ctx->state_root + "/agentbox.sock"
+  AB_ASSIGN_OR_RETURN(
+      ListenAddress address,
+      ParseListenAddress(args.listen.empty() ? "unix:" + ctx->state_root + "/agentbox.sock"
                                              : args.listen));
   if (!args.tokens.empty()) {
     AB_ASSIGN_OR_RETURN(ctx->tokens, TokenTable::Load(args.tokens));

@@ -1,6 +1,6 @@
-#include "core/http/api_bodies.h"
-
 #include <gtest/gtest.h>
+
+#include "core/http/api_bodies.h"
 
 namespace agentbox {
 namespace {
@@ -11,10 +11,10 @@ TEST(ServerApiBodiesTest, ExecBodyOverDefaults) {
   ExecRequest defaults;
   defaults.env = {{"A", "1"}, {"B", "2"}};
   defaults.timeout_seconds = 60;
-  auto body = ParseExecBody(
-      json::parse(R"({"argv":["sh","-c","x"],"env":{"B":"3","C":"4"},"cwd":"/tmp",
+  auto body =
+      ParseExecBody(json::parse(R"({"argv":["sh","-c","x"],"env":{"B":"3","C":"4"},"cwd":"/tmp",
                       "timeout":"1.5s","output_limit":"1K","stdin":"hi"})"),
-      defaults, "");
+                    defaults, "");
   ASSERT_TRUE(body.ok()) << body.status().message();
   EXPECT_EQ(body->request.argv, (std::vector<std::string>{"sh", "-c", "x"}));
   EXPECT_EQ(body->request.env,
@@ -25,8 +25,8 @@ TEST(ServerApiBodiesTest, ExecBodyOverDefaults) {
   EXPECT_EQ(body->stdin_data, "hi");
   EXPECT_TRUE(body->request.pass_stdin);
   EXPECT_EQ(body->stream, StreamFormat::kNone);
-  auto numeric = ParseExecBody(json::parse(R"({"argv":["x"],"timeout":2,"output_limit":10})"),
-                               defaults, "");
+  auto numeric =
+      ParseExecBody(json::parse(R"({"argv":["x"],"timeout":2,"output_limit":10})"), defaults, "");
   ASSERT_TRUE(numeric.ok());
   EXPECT_DOUBLE_EQ(numeric->request.timeout_seconds, 2);
   EXPECT_EQ(numeric->request.output_limit, 10u);
@@ -41,8 +41,8 @@ TEST(ServerApiBodiesTest, StreamFromBodyOrAccept) {
   EXPECT_EQ(ParseExecBody(argv, d, "*/*")->stream, StreamFormat::kNone);
   EXPECT_EQ(ParseExecBody(json::parse(R"({"argv":["x"],"stream":"sse"})"), d, "")->stream,
             StreamFormat::kSse);
-  EXPECT_EQ(ParseExecBody(json::parse(R"({"argv":["x"],"stream":"none"})"), d,
-                          "text/event-stream")->stream,
+  EXPECT_EQ(ParseExecBody(json::parse(R"({"argv":["x"],"stream":"none"})"), d, "text/event-stream")
+                ->stream,
             StreamFormat::kNone);
 }
 
@@ -96,7 +96,10 @@ TEST(ServerApiBodiesTest, StreamEvents) {
 }
 
 TEST(ServerApiBodiesTest, Utf8CarryKeepsSplitCharacters) {
-  const std::string text = "a\xe2\x82\xac" "b\xf0\x9f\x98\x80" "c\xc3\xa9";  // a€b😀cé
+  const std::string text =
+      "a\xe2\x82\xac"
+      "b\xf0\x9f\x98\x80"
+      "c\xc3\xa9";  // a€b😀cé
   for (size_t split = 0; split <= text.size(); ++split) {
     Utf8Carry carry;
     std::string out = carry.Take(text.substr(0, split));

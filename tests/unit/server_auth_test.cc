@@ -1,7 +1,6 @@
-#include "core/http/auth.h"
-
 #include <gtest/gtest.h>
 
+#include "core/http/auth.h"
 #include "core/http/http_status.h"
 #include "core/http/tenants.h"
 
@@ -39,7 +38,11 @@ TEST(ServerAuthTest, RejectsBadCredentials) {
 
 TEST(ServerAuthTest, StrictFile) {
   const char* bad[] = {
-      "", "[]", "{}", R"({"tokens": []})", R"({"tokens": [{"token": "x"}]})",
+      "",
+      "[]",
+      "{}",
+      R"({"tokens": []})",
+      R"({"tokens": [{"token": "x"}]})",
       R"({"tokens": [{"token": "", "tenant": "a"}]})",
       R"({"tokens": [{"token": "x", "tenant": "a/b"}]})",
       R"({"tokens": [{"token": "x", "tenant": "a", "extra": 1}]})",

@@ -1,6 +1,6 @@
-#include "core/http/http_message.h"
-
 #include <gtest/gtest.h>
+
+#include "core/http/http_message.h"
 
 namespace agentbox {
 namespace {
@@ -28,7 +28,8 @@ TEST(ServerHttpMessageTest, KeepAliveRules) {
 }
 
 TEST(ServerHttpMessageTest, FramingHeaders) {
-  auto req = ParseRequestHead("PUT / HTTP/1.1\r\nContent-Length: 12\r\nExpect: 100-continue\r\n\r\n");
+  auto req =
+      ParseRequestHead("PUT / HTTP/1.1\r\nContent-Length: 12\r\nExpect: 100-continue\r\n\r\n");
   ASSERT_TRUE(req.ok());
   EXPECT_EQ(req->content_length, 12u);
   EXPECT_TRUE(req->expect_continue);
@@ -100,8 +101,9 @@ TEST(ServerHttpMessageTest, ChunkedDecoderErrors) {
 }
 
 TEST(ServerHttpMessageTest, ResponseHeadAndChunks) {
-  EXPECT_EQ(ResponseHead(404, {{"Content-Type", "application/json"}}, 2, true),
-            "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n");
+  EXPECT_EQ(
+      ResponseHead(404, {{"Content-Type", "application/json"}}, 2, true),
+      "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n");
   EXPECT_EQ(ResponseHead(200, {}, std::nullopt, false),
             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n");
   EXPECT_EQ(ResponseHead(204, {}, 0, true), "HTTP/1.1 204 No Content\r\n\r\n");

@@ -1,8 +1,7 @@
-#include "core/http/metrics.h"
-
 #include <gtest/gtest.h>
 
 #include "core/http/listen_address.h"
+#include "core/http/metrics.h"
 
 namespace agentbox {
 namespace {
@@ -50,8 +49,8 @@ TEST(ServerListenAddressTest, Parses) {
   auto v6 = ParseListenAddress("tcp:[::1]:0");
   ASSERT_TRUE(v6.ok());
   EXPECT_EQ(v6->host, "::1");
-  for (const char* bad : {"", "unix:", "tcp:", "tcp:1.2.3.4", "tcp::80", "tcp:h:99999",
-                          "tcp:h:8x", "http://x", "tcp:h:"}) {
+  for (const char* bad : {"", "unix:", "tcp:", "tcp:1.2.3.4", "tcp::80", "tcp:h:99999", "tcp:h:8x",
+                          "http://x", "tcp:h:"}) {
     EXPECT_FALSE(ParseListenAddress(bad).ok()) << bad;
   }
 }

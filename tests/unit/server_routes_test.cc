@@ -1,5 +1,3 @@
-#include "core/http/routes.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -7,6 +5,7 @@
 #include <sstream>
 
 #include "core/http/openapi.h"
+#include "core/http/routes.h"
 
 namespace agentbox {
 namespace {

@@ -25,20 +25,34 @@ void HandleOpenApi(ServerContext&, Exchange& ex) { ex.ReplyJson(200, OpenApiDocu
 
 Handler HandlerFor(RouteId id) {
   switch (id) {
-    case RouteId::kHealthz: return HandleHealthz;
-    case RouteId::kMetrics: return HandleMetrics;
-    case RouteId::kOpenApi: return HandleOpenApi;
-    case RouteId::kListSandboxes: return HandleListSandboxes;
-    case RouteId::kCreateSandbox: return HandleCreateSandbox;
-    case RouteId::kGetSandbox: return HandleGetSandbox;
-    case RouteId::kDeleteSandbox: return HandleDeleteSandbox;
-    case RouteId::kExec: return HandleExec;
-    case RouteId::kReadFile: return HandleReadFile;
-    case RouteId::kWriteFile: return HandleWriteFile;
-    case RouteId::kDeleteFile: return HandleDeleteFile;
-    case RouteId::kEditFile: return HandleEditFile;
-    case RouteId::kMcpPost: return HandleMcpPost;
-    case RouteId::kMcpDelete: return HandleMcpDelete;
+    case RouteId::kHealthz:
+      return HandleHealthz;
+    case RouteId::kMetrics:
+      return HandleMetrics;
+    case RouteId::kOpenApi:
+      return HandleOpenApi;
+    case RouteId::kListSandboxes:
+      return HandleListSandboxes;
+    case RouteId::kCreateSandbox:
+      return HandleCreateSandbox;
+    case RouteId::kGetSandbox:
+      return HandleGetSandbox;
+    case RouteId::kDeleteSandbox:
+      return HandleDeleteSandbox;
+    case RouteId::kExec:
+      return HandleExec;
+    case RouteId::kReadFile:
+      return HandleReadFile;
+    case RouteId::kWriteFile:
+      return HandleWriteFile;
+    case RouteId::kDeleteFile:
+      return HandleDeleteFile;
+    case RouteId::kEditFile:
+      return HandleEditFile;
+    case RouteId::kMcpPost:
+      return HandleMcpPost;
+    case RouteId::kMcpDelete:
+      return HandleMcpDelete;
   }
   return nullptr;
 }
@@ -59,8 +73,8 @@ int Authorize(ServerContext& ctx, const Route& route, const HttpRequest& req, Ca
 }
 
 // Runs the matched route; false when the connection must close afterwards.
-bool ServeRoute(ServerContext& ctx, HttpConnection& conn, HttpRequest& req,
-                const RouteMatch& match, const Caller& caller) {
+bool ServeRoute(ServerContext& ctx, HttpConnection& conn, HttpRequest& req, const RouteMatch& match,
+                const Caller& caller) {
   Status body = conn.ReadBody(&req, MaxBodyBytes(*match.route));
   if (!body.ok()) {
     RejectEarly(conn, HttpStatusFor(body), body);
@@ -85,7 +99,8 @@ bool ServeRequest(ServerContext& ctx, HttpConnection& conn, HttpRequest& req) {
   if (!match.ok()) {
     bool not_found = match.status().code() == StatusCode::kNotFound;
     int status = not_found ? 404 : 405;
-    RejectEarly(conn, status, match.status(), not_found ? HeaderList{} : HeaderList{{"Allow", allow}});
+    RejectEarly(conn, status, match.status(),
+                not_found ? HeaderList{} : HeaderList{{"Allow", allow}});
     ctx.metrics.RecordRequest(status);
     return false;
   }

@@ -62,8 +62,7 @@ void RecordOutcome(ServerContext& ctx, const RunOutcome& run) {
                          run.seconds);
 }
 
-void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
-              const ExecBody& body) {
+void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record, const ExecBody& body) {
   OutputCapture capture(body.request.output_limit, /*forward_fds=*/false);
   RunOutcome run = RunWatched(ctx, ex, record, body, capture);
   RecordOutcome(ctx, run);
@@ -76,8 +75,8 @@ void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
 void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
                 const ExecBody& body) {
   const StreamFormat format = body.stream;
-  if (!ex.BeginStream(200, format == StreamFormat::kSse ? "text/event-stream"
-                                                        : "application/x-ndjson")) {
+  if (!ex.BeginStream(
+          200, format == StreamFormat::kSse ? "text/event-stream" : "application/x-ndjson")) {
     return;
   }
   Utf8Carry carry[2];
@@ -94,7 +93,8 @@ void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
   RecordOutcome(ctx, run);
   emit(OutputStream::kStdout, carry[0].Flush());
   emit(OutputStream::kStderr, carry[1].Flush());
-  ExecResult r = run.result.ok() ? std::move(*run.result) : ErrorResult(run.result.status().message());
+  ExecResult r =
+      run.result.ok() ? std::move(*run.result) : ErrorResult(run.result.status().message());
   TakeOutput(capture, /*json=*/false, &r);  // streamed output is not repeated in the result
   ex.StreamChunk(StreamResultEvent(format, r));
   ex.EndStream();

@@ -33,8 +33,11 @@ StatusOr<uint32_t> ParseMode(const std::string& text) {
 nlohmann::json Listing(const std::string& path, const std::vector<AgentDirEntry>& entries) {
   nlohmann::json list = nlohmann::json::array();
   for (const AgentDirEntry& e : entries) {
-    list.push_back({{"name", e.name}, {"type", e.info.type}, {"size", e.info.size},
-                    {"mode", e.info.mode}, {"mtime", e.info.mtime}});
+    list.push_back({{"name", e.name},
+                    {"type", e.info.type},
+                    {"size", e.info.size},
+                    {"mode", e.info.mode},
+                    {"mtime", e.info.mtime}});
   }
   return {{"path", path}, {"entries", list}};
 }
@@ -84,8 +87,7 @@ void HandleEditFile(ServerContext& ctx, Exchange& ex) {
   if (json->size() != 3) return ex.ReplyError(InvalidArgument("unknown key in the body"));
   auto target = Target(ctx, ex, (*json)["path"].get<std::string>());
   if (!target.ok()) return ex.ReplyError(target.status());
-  Status st = AgentStrReplace(target->socket, target->path, (*json)["old_str"],
-                              (*json)["new_str"]);
+  Status st = AgentStrReplace(target->socket, target->path, (*json)["old_str"], (*json)["new_str"]);
   if (!st.ok()) return ex.ReplyError(st);
   ex.ReplyJson(200, {{"path", target->path}});
 }

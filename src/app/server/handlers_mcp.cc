@@ -25,7 +25,8 @@ class McpSessions {
     unsigned char bytes[16] = {};
     if (::getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes)) std::abort();
     std::string id;
-    for (unsigned char b : bytes) id += "0123456789abcdef"[b >> 4], id += "0123456789abcdef"[b & 15];
+    for (unsigned char b : bytes)
+      id += "0123456789abcdef"[b >> 4], id += "0123456789abcdef"[b & 15];
     std::lock_guard<std::mutex> lock(mutex_);
     sessions_[id] = std::move(session);
     return id;
@@ -71,8 +72,9 @@ void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
   HeaderList headers;
   if (session_id.empty()) {
     if (!message.is_object() || message.value("method", "") != "initialize") {
-      return ex.ReplyError(InvalidArgument("no Mcp-Session-Id: the first message must be "
-                                           "an initialize request"));
+      return ex.ReplyError(
+          InvalidArgument("no Mcp-Session-Id: the first message must be "
+                          "an initialize request"));
     }
     server = std::make_shared<McpServer>(McpOptions{"", "", ctx.self_exe});
     session_id = ctx.mcp->Add({ex.caller.tenant, server});

@@ -76,8 +76,7 @@ void HandleCreateSandbox(ServerContext& ctx, Exchange& ex) {
     (void)ctx.tenants->Forget(*id);
     return ex.ReplyError(saved.ok() ? inspect.status() : saved);
   }
-  ex.Reply(201, "application/json", *inspect + "\n",
-           {{"Location", "/v1/sandboxes/" + *id}});
+  ex.Reply(201, "application/json", *inspect + "\n", {{"Location", "/v1/sandboxes/" + *id}});
 }
 
 }  // namespace agentbox

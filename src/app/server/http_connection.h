@@ -32,8 +32,7 @@ class HttpConnection {
 
   // False when the client is gone (the write failed or timed out).
   bool Write(std::string_view data);
-  bool SendResponse(int status, const HeaderList& headers, std::string_view body,
-                    bool keep_alive);
+  bool SendResponse(int status, const HeaderList& headers, std::string_view body, bool keep_alive);
   bool BeginChunked(int status, const HeaderList& headers, bool keep_alive);
   bool WriteChunk(std::string_view data) { return data.empty() || Write(ChunkFrame(data)); }
   bool EndChunked() { return Write(kChunkedEnd); }

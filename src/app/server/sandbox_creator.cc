@@ -94,8 +94,7 @@ std::string OneLine(std::string text) {
 
 StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
                                             const std::string& state_root,
-                                            const nlohmann::json& policy,
-                                            const std::string& name) {
+                                            const nlohmann::json& policy, const std::string& name) {
   AB_RETURN_IF_ERROR(MakeDirs(state_root, 0700));
   AB_ASSIGN_OR_RETURN(PolicyFile file, PolicyFile::Write(state_root, policy.dump()));
   UniqueFd out(::memfd_create("create-stdout", MFD_CLOEXEC));

@@ -5,9 +5,8 @@
 // single-threaded helper, `agentbox create --policy FILE [--name NAME]`, and reads the new id.
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "base/status.h"
 
@@ -17,7 +16,6 @@ namespace agentbox {
 // name was taken meanwhile, else kUnavailable).
 StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
                                             const std::string& state_root,
-                                            const nlohmann::json& policy,
-                                            const std::string& name);
+                                            const nlohmann::json& policy, const std::string& name);
 
 }  // namespace agentbox

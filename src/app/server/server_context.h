@@ -2,11 +2,10 @@
 #pragma once
 
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "app/server/http_connection.h"
 #include "core/http/auth.h"
@@ -42,8 +41,7 @@ struct Exchange {
   bool keep_alive = true;
   int status = 0;  // what was answered (0: nothing yet)
 
-  void Reply(int code, std::string_view content_type, std::string_view body,
-             HeaderList extra = {});
+  void Reply(int code, std::string_view content_type, std::string_view body, HeaderList extra = {});
   void ReplyJson(int code, const nlohmann::json& body, HeaderList extra = {});
   void ReplyError(const Status& error);
   bool BeginStream(int code, std::string_view content_type);
@@ -58,17 +56,17 @@ StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
                                     const std::string& ref);
 
 // Handlers, one file per group; dispatch.cc picks one per RouteId.
-void HandleListSandboxes(ServerContext& ctx, Exchange& ex);    // handlers_sandboxes.cc
-void HandleCreateSandbox(ServerContext& ctx, Exchange& ex);    // handlers_sandboxes.cc
-void HandleGetSandbox(ServerContext& ctx, Exchange& ex);       // handlers_sandboxes.cc
-void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex);    // handlers_sandboxes.cc
-void HandleExec(ServerContext& ctx, Exchange& ex);             // handlers_exec.cc
-void HandleReadFile(ServerContext& ctx, Exchange& ex);         // handlers_files.cc
-void HandleWriteFile(ServerContext& ctx, Exchange& ex);        // handlers_files.cc
-void HandleDeleteFile(ServerContext& ctx, Exchange& ex);       // handlers_files.cc
-void HandleEditFile(ServerContext& ctx, Exchange& ex);         // handlers_files.cc
-void HandleMcpPost(ServerContext& ctx, Exchange& ex);          // handlers_mcp.cc
-void HandleMcpDelete(ServerContext& ctx, Exchange& ex);        // handlers_mcp.cc
+void HandleListSandboxes(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
+void HandleCreateSandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
+void HandleGetSandbox(ServerContext& ctx, Exchange& ex);     // handlers_sandboxes.cc
+void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
+void HandleExec(ServerContext& ctx, Exchange& ex);           // handlers_exec.cc
+void HandleReadFile(ServerContext& ctx, Exchange& ex);       // handlers_files.cc
+void HandleWriteFile(ServerContext& ctx, Exchange& ex);      // handlers_files.cc
+void HandleDeleteFile(ServerContext& ctx, Exchange& ex);     // handlers_files.cc
+void HandleEditFile(ServerContext& ctx, Exchange& ex);       // handlers_files.cc
+void HandleMcpPost(ServerContext& ctx, Exchange& ex);        // handlers_mcp.cc
+void HandleMcpDelete(ServerContext& ctx, Exchange& ex);      // handlers_mcp.cc
 
 // Parses a JSON request body: an object, or kInvalidArgument "malformed JSON: ...".
 StatusOr<nlohmann::json> ParseJsonBody(const HttpRequest& request);

@@ -73,7 +73,8 @@ StatusOr<StreamFormat> ParseStream(const json& body, std::string_view accept) {
 // of CONTRACT §1 (a json object would sort its keys).
 std::string Frame(StreamFormat format, std::string_view type, const std::string& rest) {
   std::string line = "{\"type\":\"" + std::string(type) + "\"," + rest + "}";
-  if (format == StreamFormat::kSse) return "event: " + std::string(type) + "\ndata: " + line + "\n\n";
+  if (format == StreamFormat::kSse)
+    return "event: " + std::string(type) + "\ndata: " + line + "\n\n";
   return line + "\n";
 }
 
@@ -82,8 +83,8 @@ std::string Frame(StreamFormat format, std::string_view type, const std::string&
 StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
                                  std::string_view accept) {
   if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
-  AB_RETURN_IF_ERROR(CheckKeys(
-      body, {"argv", "env", "cwd", "timeout", "output_limit", "stdin", "stream"}));
+  AB_RETURN_IF_ERROR(
+      CheckKeys(body, {"argv", "env", "cwd", "timeout", "output_limit", "stdin", "stream"}));
   ExecBody out;
   out.request = defaults;
   if (!body.contains("argv")) return InvalidArgument("\"argv\" is required");
@@ -100,8 +101,8 @@ StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
                                                  &out.request.timeout_seconds));
   }
   if (body.contains("output_limit")) {
-    AB_RETURN_IF_ERROR(ParseNumberOrText<uint64_t>(body["output_limit"], "output_limit",
-                                                   ParseSize, &out.request.output_limit));
+    AB_RETURN_IF_ERROR(ParseNumberOrText<uint64_t>(body["output_limit"], "output_limit", ParseSize,
+                                                   &out.request.output_limit));
   }
   if (body.contains("stdin")) {
     if (!body["stdin"].is_string()) return InvalidArgument("\"stdin\" must be a string");
@@ -124,7 +125,8 @@ StatusOr<CreateBody> ParseCreateBody(const json& body, bool host_paths_allowed) 
   if (!host_paths_allowed) {
     for (const char* key : {"workspace", "rootfs"}) {
       if (out.policy.contains(key)) {
-        return PermissionDenied(std::string("\"") + key + "\" names a host path: not allowed "
+        return PermissionDenied(std::string("\"") + key +
+                                "\" names a host path: not allowed "
                                 "for a tenant");
       }
     }

@@ -2,11 +2,10 @@
 // a streamed exec. Pure, so every rule is unit-tested.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "base/status.h"
 #include "core/exec_result.h"

@@ -21,9 +21,9 @@ namespace agentbox {
 inline constexpr size_t kMaxRequestHeadBytes = 16 * 1024;
 
 struct HttpRequest {
-  std::string method;  // "GET", "POST", ...
-  std::string target;  // as sent: "/v1/sandboxes?x=1"
-  std::string path;    // target without the query, percent-decoded
+  std::string method;                          // "GET", "POST", ...
+  std::string target;                          // as sent: "/v1/sandboxes?x=1"
+  std::string path;                            // target without the query, percent-decoded
   std::map<std::string, std::string> query;    // decoded; a repeated key keeps the last value
   std::map<std::string, std::string> headers;  // names lower-cased; repeats joined with ", "
   std::optional<uint64_t> content_length;

@@ -17,15 +17,22 @@ Status QuotaExceeded(const std::string& message) {
 
 int HttpStatusFor(const Status& status) {
   switch (status.code()) {
-    case StatusCode::kOk: return 200;
-    case StatusCode::kInvalidArgument: return 400;
-    case StatusCode::kNotFound: return 404;
-    case StatusCode::kAlreadyExists: return 409;
-    case StatusCode::kPermissionDenied: return 403;
+    case StatusCode::kOk:
+      return 200;
+    case StatusCode::kInvalidArgument:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kAlreadyExists:
+      return 409;
+    case StatusCode::kPermissionDenied:
+      return 403;
     case StatusCode::kResourceExhausted:
       return status.message().starts_with(kQuotaPrefix) ? 429 : 413;
-    case StatusCode::kUnavailable: return 503;
-    case StatusCode::kInternal: return 500;
+    case StatusCode::kUnavailable:
+      return 503;
+    case StatusCode::kInternal:
+      return 500;
   }
   return 500;
 }

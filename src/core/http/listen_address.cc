@@ -42,8 +42,7 @@ bool IsLoopbackHost(const std::string& host) {
   if (::inet_pton(AF_INET, host.c_str(), v4) == 1) return v4[0] == 127;
   unsigned char v6[16];
   if (::inet_pton(AF_INET6, host.c_str(), v6) != 1) return false;
-  static constexpr unsigned char kLoopback[16] = {0, 0, 0, 0, 0, 0, 0, 0,
-                                                  0, 0, 0, 0, 0, 0, 0, 1};
+  static constexpr unsigned char kLoopback[16] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1};
   static constexpr unsigned char kMapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
   if (std::equal(v6, v6 + 16, kLoopback)) return true;
   return std::equal(v6, v6 + 12, kMapped) && v6[12] == 127;

@@ -36,7 +36,9 @@ std::string ServerMetrics::Render(size_t sandboxes_live) const {
   std::string out =
       "# HELP agentbox_sandboxes_live Sandboxes whose agent is running.\n"
       "# TYPE agentbox_sandboxes_live gauge\n"
-      "agentbox_sandboxes_live " + std::to_string(sandboxes_live) + "\n"
+      "agentbox_sandboxes_live " +
+      std::to_string(sandboxes_live) +
+      "\n"
       "# HELP agentbox_execs_total Commands run through the API, by the reason they ended.\n"
       "# TYPE agentbox_execs_total counter\n";
   for (const auto& [reason, n] : execs_by_reason_) {
@@ -51,8 +53,7 @@ std::string ServerMetrics::Render(size_t sandboxes_live) const {
     out += "agentbox_exec_duration_seconds_bucket{le=\"" + FormatDouble(kBuckets[i]) + "\"} " +
            std::to_string(cumulative) + "\n";
   }
-  out += "agentbox_exec_duration_seconds_bucket{le=\"+Inf\"} " + std::to_string(exec_count_) +
-         "\n";
+  out += "agentbox_exec_duration_seconds_bucket{le=\"+Inf\"} " + std::to_string(exec_count_) + "\n";
   out += "agentbox_exec_duration_seconds_sum " + FormatDouble(exec_seconds_sum_) + "\n";
   out += "agentbox_exec_duration_seconds_count " + std::to_string(exec_count_) + "\n";
   out +=

@@ -12,9 +12,8 @@ namespace agentbox {
 class ServerMetrics {
  public:
   // Upper bounds of the exec duration histogram, in seconds (+Inf is implied).
-  static constexpr std::array<double, 14> kBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-                                                      0.1,   0.25,   0.5,   1,    2.5,   10,
-                                                      30,    60};
+  static constexpr std::array<double, 14> kBuckets = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                                      0.25,  0.5,    1,     2.5,  10,    30,   60};
 
   // One command through the API: `reason` is the result's reason ("exited", "timeout", ...).
   void RecordExec(const std::string& reason, double seconds);

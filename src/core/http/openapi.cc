@@ -20,12 +20,17 @@ json CreateSandboxSchema() {
   for (const SpecField& f : SpecFields()) {
     json p;
     switch (f.kind) {
-      case FieldKind::kBool: p = {{"type", "boolean"}}; break;
+      case FieldKind::kBool:
+        p = {{"type", "boolean"}};
+        break;
       case FieldKind::kEnv:
         p = {{"type", "object"}, {"additionalProperties", {{"type", "string"}}}};
         break;
-      case FieldKind::kString: p = {{"type", "string"}}; break;
-      default: p = {{"oneOf", json::array({{{"type", "number"}}, {{"type", "string"}}})}};
+      case FieldKind::kString:
+        p = {{"type", "string"}};
+        break;
+      default:
+        p = {{"oneOf", json::array({{{"type", "number"}}, {{"type", "string"}}})}};
     }
     props[std::string(f.key)] = p;
   }
@@ -57,11 +62,16 @@ json ExecResultSchema() {
           {"properties",
            {{"exit_code", {{"type", "integer"}}},
             {"signal", {{"type", "integer"}, {"nullable", true}}},
-            {"reason", {{"type", "string"},
-                        {"enum", {"exited", "signaled", "timeout", "oom", "error"}}}},
-            {"error", str}, {"duration_ms", num}, {"cpu_ms", num},
-            {"peak_memory_bytes", {{"type", "integer"}}}, {"stdout", str}, {"stderr", str},
-            {"stdout_truncated", boolean}, {"stderr_truncated", boolean},
+            {"reason",
+             {{"type", "string"}, {"enum", {"exited", "signaled", "timeout", "oom", "error"}}}},
+            {"error", str},
+            {"duration_ms", num},
+            {"cpu_ms", num},
+            {"peak_memory_bytes", {{"type", "integer"}}},
+            {"stdout", str},
+            {"stderr", str},
+            {"stdout_truncated", boolean},
+            {"stderr_truncated", boolean},
             {"limits_hit", {{"type", "array"}, {"items", str}}}}}};
 }
 
@@ -70,33 +80,49 @@ json Schemas() {
   json obj = {{"type", "object"}};
   json sandbox = {{"type", "object"},
                   {"properties",
-                   {{"id", str}, {"name", str}, {"backend", str},
+                   {{"id", str},
+                    {"name", str},
+                    {"backend", str},
                     {"state", {{"type", "string"}, {"enum", {"running", "dead"}}}},
-                    {"created_at", str}, {"workspace", str}, {"policy", obj},
+                    {"created_at", str},
+                    {"workspace", str},
+                    {"policy", obj},
                     {"usage", {{"type", "object"}, {"nullable", true}}}}}};
   json entry = {{"type", "object"},
-                {"properties", {{"name", str}, {"type", str}, {"size", {{"type", "integer"}}},
-                                {"mode", {{"type", "integer"}}}, {"mtime", {{"type", "integer"}}}}}};
+                {"properties",
+                 {{"name", str},
+                  {"type", str},
+                  {"size", {{"type", "integer"}}},
+                  {"mode", {{"type", "integer"}}},
+                  {"mtime", {{"type", "integer"}}}}}};
   return {
-      {"Error", {{"type", "object"}, {"required", {"error"}},
-                 {"properties", {{"error", str}, {"code", str}}}}},
+      {"Error",
+       {{"type", "object"},
+        {"required", {"error"}},
+        {"properties", {{"error", str}, {"code", str}}}}},
       {"Sandbox", sandbox},
-      {"SandboxList", {{"type", "object"},
-                       {"properties", {{"sandboxes", {{"type", "array"}, {"items", Ref("Sandbox")}}}}}}},
+      {"SandboxList",
+       {{"type", "object"},
+        {"properties", {{"sandboxes", {{"type", "array"}, {"items", Ref("Sandbox")}}}}}}},
       {"CreateSandbox", CreateSandboxSchema()},
       {"ExecRequest", ExecRequestSchema()},
       {"ExecResult", ExecResultSchema()},
-      {"StreamEvent", {{"type", "object"},
-                       {"description", "one NDJSON line or SSE data: stdout/stderr chunk or result"},
-                       {"properties", {{"type", {{"type", "string"},
-                                                 {"enum", {"stdout", "stderr", "result"}}}},
-                                       {"data", str}, {"result", Ref("ExecResult")}}}}},
-      {"DirListing", {{"type", "object"},
-                      {"properties", {{"path", str},
-                                      {"entries", {{"type", "array"}, {"items", entry}}}}}}},
-      {"EditRequest", {{"type", "object"}, {"required", {"path", "old_str", "new_str"}},
-                       {"properties", {{"path", str}, {"old_str", str}, {"new_str", str}}}}},
-      {"Written", {{"type", "object"}, {"properties", {{"path", str}, {"bytes", {{"type", "integer"}}}}}}},
+      {"StreamEvent",
+       {{"type", "object"},
+        {"description", "one NDJSON line or SSE data: stdout/stderr chunk or result"},
+        {"properties",
+         {{"type", {{"type", "string"}, {"enum", {"stdout", "stderr", "result"}}}},
+          {"data", str},
+          {"result", Ref("ExecResult")}}}}},
+      {"DirListing",
+       {{"type", "object"},
+        {"properties", {{"path", str}, {"entries", {{"type", "array"}, {"items", entry}}}}}}},
+      {"EditRequest",
+       {{"type", "object"},
+        {"required", {"path", "old_str", "new_str"}},
+        {"properties", {{"path", str}, {"old_str", str}, {"new_str", str}}}}},
+      {"Written",
+       {{"type", "object"}, {"properties", {{"path", str}, {"bytes", {{"type", "integer"}}}}}}},
       {"Removed", {{"type", "object"}, {"properties", {{"removed", str}}}}},
       {"JsonRpc", {{"type", "object"}, {"description", "a JSON-RPC 2.0 message (MCP)"}}},
   };
@@ -107,7 +133,9 @@ json Parameters(const Route& route) {
   std::string_view p = route.pattern;
   for (size_t open = p.find('{'); open != std::string_view::npos; open = p.find('{', open + 1)) {
     std::string name(p.substr(open + 1, p.find('}', open) - open - 1));
-    params.push_back({{"name", name}, {"in", "path"}, {"required", true},
+    params.push_back({{"name", name},
+                      {"in", "path"},
+                      {"required", true},
                       {"schema", {{"type", "string"}}},
                       {"description", "sandbox id, unique id prefix or name"}});
   }
@@ -117,7 +145,9 @@ json Parameters(const Route& route) {
     q.remove_prefix(std::min(q.size(), name.size() + 1));
     const QueryParam* def = FindQueryParam(name);
     if (def == nullptr) continue;
-    params.push_back({{"name", std::string(name)}, {"in", "query"}, {"required", def->required},
+    params.push_back({{"name", std::string(name)},
+                      {"in", "query"},
+                      {"required", def->required},
                       {"schema", {{"type", std::string(def->type)}}},
                       {"description", std::string(def->description)}});
   }
@@ -160,8 +190,8 @@ json Operation(const Route& route) {
   } else if (route.body == BodyKind::kBytes) {
     op["requestBody"] = {
         {"required", true},
-        {"content", {{"application/octet-stream", {{"schema", {{"type", "string"},
-                                                                {"format", "binary"}}}}}}}};
+        {"content",
+         {{"application/octet-stream", {{"schema", {{"type", "string"}, {"format", "binary"}}}}}}}};
   }
   return op;
 }
@@ -176,8 +206,10 @@ json OpenApiDocument() {
     paths[std::string(route.pattern)][method] = Operation(route);
   }
   return {{"openapi", "3.0.3"},
-          {"info", {{"title", "agentbox"}, {"version", "0.1.0"},
-                    {"description", "Sandboxes for AI agents' shell commands (docs/api.md)"}}},
+          {"info",
+           {{"title", "agentbox"},
+            {"version", "0.1.0"},
+            {"description", "Sandboxes for AI agents' shell commands (docs/api.md)"}}},
           {"paths", paths},
           {"security", json::array({{{"bearer", json::array()}}})},
           {"components",

@@ -11,12 +11,12 @@ constexpr std::string_view kJson = "application/json";
 constexpr Route kRoutes[] = {
     {RouteId::kHealthz, "GET", "/healthz", "healthz", "Liveness: 200 while the server accepts",
      false, BodyKind::kNone, "", 200, "text/plain", "", "", ""},
-    {RouteId::kMetrics, "GET", "/metrics", "metrics", "Prometheus metrics", true,
-     BodyKind::kNone, "", 200, "text/plain", "", "", "401"},
+    {RouteId::kMetrics, "GET", "/metrics", "metrics", "Prometheus metrics", true, BodyKind::kNone,
+     "", 200, "text/plain", "", "", "401"},
     {RouteId::kOpenApi, "GET", "/v1/openapi.json", "openapi", "This API as OpenAPI 3", true,
      BodyKind::kNone, "", 200, kJson, "", "", "401"},
-    {RouteId::kListSandboxes, "GET", "/v1/sandboxes", "listSandboxes",
-     "The caller's sandboxes", true, BodyKind::kNone, "", 200, kJson, "", "SandboxList", "401"},
+    {RouteId::kListSandboxes, "GET", "/v1/sandboxes", "listSandboxes", "The caller's sandboxes",
+     true, BodyKind::kNone, "", 200, kJson, "", "SandboxList", "401"},
     {RouteId::kCreateSandbox, "POST", "/v1/sandboxes", "createSandbox",
      "Create a sandbox from policy fields and an optional name", true, BodyKind::kJson, "", 201,
      kJson, "CreateSandbox", "Sandbox", "400,401,403,409,413,429,503"},
@@ -33,8 +33,8 @@ constexpr Route kRoutes[] = {
      "Read a file's bytes, or list a directory with list=1", true, BodyKind::kNone, "path,list",
      200, "application/octet-stream", "", "", "400,401,403,404,413,503"},
     {RouteId::kWriteFile, "PUT", "/v1/sandboxes/{id}/files", "writeFile",
-     "Write a file atomically (body = its bytes)", true, BodyKind::kBytes, "path,mode,parents",
-     200, kJson, "", "Written", "400,401,403,404,413,503"},
+     "Write a file atomically (body = its bytes)", true, BodyKind::kBytes, "path,mode,parents", 200,
+     kJson, "", "Written", "400,401,403,404,413,503"},
     {RouteId::kDeleteFile, "DELETE", "/v1/sandboxes/{id}/files", "deleteFile",
      "Remove a file or directory", true, BodyKind::kNone, "path,recursive", 200, kJson, "",
      "Removed", "400,401,403,404,503"},
@@ -112,8 +112,7 @@ StatusOr<RouteMatch> MatchRoute(std::string_view method, std::string_view path,
   }
   if (allowed.empty()) return NotFound("no such route: " + std::string(path));
   if (allow) *allow = allowed;
-  return InvalidArgument("method " + std::string(method) + " not allowed on " +
-                         std::string(path));
+  return InvalidArgument("method " + std::string(method) + " not allowed on " + std::string(path));
 }
 
 }  // namespace agentbox

@@ -12,8 +12,8 @@
 
 namespace agentbox {
 
-inline constexpr uint64_t kMaxJsonBody = 1u << 20;    // 1 MiB
-inline constexpr uint64_t kMaxFileBody = 64u << 20;   // 64 MiB
+inline constexpr uint64_t kMaxJsonBody = 1u << 20;   // 1 MiB
+inline constexpr uint64_t kMaxFileBody = 64u << 20;  // 64 MiB
 
 enum class BodyKind { kNone, kJson, kBytes };
 
@@ -42,12 +42,12 @@ struct Route {
   std::string_view summary;
   bool needs_auth;  // every route but /healthz, once a tokens file is given
   BodyKind body;
-  std::string_view query;        // comma-separated query parameter names (see QueryParams())
-  int success;                   // the status of a successful answer
-  std::string_view success_type; // its media type ("" for no body)
-  std::string_view schema;       // components/schemas entry of the request ("" for none)
-  std::string_view result;       // components/schemas entry of the answer ("" for none)
-  std::string_view errors;       // comma-separated error statuses it may answer
+  std::string_view query;         // comma-separated query parameter names (see QueryParams())
+  int success;                    // the status of a successful answer
+  std::string_view success_type;  // its media type ("" for no body)
+  std::string_view schema;        // components/schemas entry of the request ("" for none)
+  std::string_view result;        // components/schemas entry of the answer ("" for none)
+  std::string_view errors;        // comma-separated error statuses it may answer
 };
 
 struct QueryParam {
