@@ -98,11 +98,14 @@ check "DELETE sandbox force" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://
 # SIGTERM: a request in flight finishes, then the server exits 0 and the socket is gone.
 U -d '{"argv":["sh","-c","sleep 1; echo done"]}' http://x/v1/sandboxes/$ID/exec > "$WORK/inflight" &
 CURL=$!
+U -d '{"argv":["sleep","33.5"]}' http://x/v1/sandboxes/$ID/exec > "$WORK/overdue" &
+CURL2=$!
 sleep 0.4
 kill -TERM "$SERVER_PID"; wait "$SERVER_PID"; RC=$?; SERVER_PID=
-wait $CURL
+wait $CURL $CURL2
 check "SIGTERM: exit 0" '[ $RC = 0 ]'
 check "SIGTERM: request in flight finished" 'grep -q "done" "$WORK/inflight"' "$(cat "$WORK/inflight")"
+check "SIGTERM: a command past the grace period is killed" '! pgrep -f "sleep 33.5" >/dev/null'
 check "SIGTERM: socket removed" '[ ! -e "$SOCK" ]'
 
 # ---- TCP with tokens ------------------------------------------------------------------------

@@ -104,6 +104,28 @@ void Accept(ServerContext& ctx, int listen_fd, int wake_fd, const std::atomic<bo
   }
 }
 
+// Stops accepting, wakes idle connections, gives requests in flight the grace period, then
+// cancels the commands still running.
+void Drain(UniqueFd listener, const ListenAddress& address, int wake_fd, int abort_fd,
+           std::atomic<bool>& draining, ThreadCount& threads) {
+  // Stop accepting first, so a client retrying elsewhere is told at once.
+  listener.reset();
+  if (address.unix_socket) ::unlink(address.path.c_str());
+  draining = true;
+  uint64_t one = 1;
+  (void)!::write(wake_fd, &one, sizeof(one));
+  if (!threads.WaitZero(std::chrono::seconds(kDrainGraceSeconds))) {
+    WriteStderr("agentbox serve: grace period over, cancelling the commands still running\n");
+    (void)!::write(abort_fd, &one, sizeof(one));
+    if (!threads.WaitZero(std::chrono::seconds(3))) {
+      // A thread stuck past cancellation still points at this frame: leave without
+      // unwinding it (the sandboxes live on; their commands were cancelled).
+      WriteStderr("agentbox serve: stopped with requests unfinished\n");
+      ::_exit(0);
+    }
+  }
+}
+
 }  // namespace
 
 Status BlockStopSignals() {
@@ -141,22 +163,7 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
     if (fds[1].revents & POLLIN) break;
     if (fds[0].revents & POLLIN) Accept(ctx, listener.get(), wake_fd.get(), draining, threads);
   }
-  // Stop accepting first, so a client retrying elsewhere is told at once.
-  listener.reset();
-  if (address.unix_socket) ::unlink(address.path.c_str());
-  draining = true;
-  uint64_t one = 1;
-  (void)!::write(wake_fd.get(), &one, sizeof(one));
-  if (!threads.WaitZero(std::chrono::seconds(kDrainGraceSeconds))) {
-    WriteStderr("agentbox serve: grace period over, cancelling the commands still running\n");
-    (void)!::write(abort_fd.get(), &one, sizeof(one));
-    if (!threads.WaitZero(std::chrono::seconds(3))) {
-      // A thread stuck past cancellation still points at this frame: leave without
-      // unwinding it (the sandboxes live on; their commands were cancelled).
-      WriteStderr("agentbox serve: stopped with requests unfinished\n");
-      ::_exit(0);
-    }
-  }
+  Drain(std::move(listener), address, wake_fd.get(), abort_fd.get(), draining, threads);
   EndMcpSessions(*ctx.mcp);
   WriteStderr("agentbox serve: stopped\n");
   return OkStatus();

@@ -40,8 +40,8 @@ class TokenTable {
   static StatusOr<TokenTable> Parse(std::string_view text, std::string_view source);
   static StatusOr<TokenTable> Load(const std::string& path);
 
-  // The caller an "Authorization" header value stands for; kNotFound-free: any failure is one
-  // "missing or unknown bearer token" Status (the caller answers 401, never saying which).
+  // The caller an "Authorization" header value stands for. Every failure is the same
+  // "missing or unknown bearer token" Status: the server answers 401 and never says which.
   StatusOr<Caller> Authenticate(std::string_view authorization) const;
   size_t size() const { return tokens_.size(); }
 
