@@ -49,9 +49,9 @@ ab() {
   AB_RC=$?
   AB_OUT=$(cat "$CASE_DIR/ab.out")
   AB_ERR=$(cat "$CASE_DIR/ab.err")
-  printf '+ agentbox %s\n  rc=%s\n' "$*" "$AB_RC"
-  printf '  stdout: %s\n' "${AB_OUT:0:1500}"
-  printf '  stderr: %s\n' "${AB_ERR:0:1500}"
+  printf '+ agentbox %s\n  rc=%s\n' "$*" "$AB_RC" >&2
+  printf '  stdout: %s\n' "${AB_OUT:0:1500}"  >&2
+  printf '  stderr: %s\n' "${AB_ERR:0:1500}" >&2
 }
 
 # ab_bg TAG SUBCOMMAND [ARG...]: the same in the background; results in $CASE_DIR/TAG.{out,err,rc}.
