@@ -76,6 +76,12 @@ enum class ChildStep : int32_t {
 };
 const char* ChildStepName(ChildStep step);
 
+// What the init writes on status_write when the command ends.
+struct InitReport {
+  int32_t command_status;  // raw wait status of the command
+  int32_t file_too_large;  // some process of the tree died of SIGXFSZ (RLIMIT_FSIZE, the disk limit)
+};
+
 struct ChildError {
   ChildStep step;
   int32_t err;        // errno

@@ -89,11 +89,14 @@ void Harden(const ChildPlan& plan) {
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // no /proc/1/mem for the sandboxed commands
   plan.error_write = -1;                 // closed above: failures from here on just exit
   Harden(plan);
+  InitReport report = {};
   for (;;) {
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) report.file_too_large = 1;
     if (pid == command) {
-      ssize_t ignored = ::write(status_fd, &status, sizeof(status));
+      report.command_status = status;
+      ssize_t ignored = ::write(status_fd, &report, sizeof(report));
       (void)ignored;
       ::_exit(0);
     }

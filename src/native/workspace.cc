@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "sys/file_util.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -95,9 +96,7 @@ StatusOr<std::string> CreateWorkspaceDir(const std::optional<std::string>& reque
     return templ;
   }
   if (requested->empty()) return InvalidArgument("--workspace: empty path");
-  if (::mkdir(requested->c_str(), 0755) != 0 && errno != EEXIST) {
-    return ErrnoStatus("create workspace " + *requested);
-  }
+  AB_RETURN_IF_ERROR(MakeDirs(*requested, 0755).WithContext("create workspace"));
   return *requested;
 }
 

@@ -1,0 +1,115 @@
+# shellcheck shell=bash
+# CONTRACT §1 "Exit status": the command's own code, 124 timeout, 125 agentbox failed (and the
+# command never ran), 126 not executable, 127 not found, 128+N killed by signal N.
+# Single-quoted scripts run inside the sandbox and expand there.
+# shellcheck disable=SC2016,SC2034
+
+case_exit_code_0() { box -- true; expect_rc 0; }
+case_exit_code_3() { box -- sh -c 'exit 3'; expect_rc 3; }
+case_exit_code_42() { box -- sh -c 'exit 42'; expect_rc 42; }
+
+# The same statuses in JSON: exit_code, reason exited, signal null.
+case_exit_code_json() {
+  boxj -- sh -c 'exit 42'
+  expect_rc 42
+  json_assert 'r["exit_code"] == 42 and r["reason"] == "exited" and r["signal"] is None'
+}
+
+# --timeout 0.5 ends a sleep with 124, promptly.
+case_exit_timeout_124() {
+  local start elapsed
+  start=$(date +%s%N)
+  box --timeout 0.5 -- sleep 10
+  elapsed=$((($(date +%s%N) - start) / 1000000))
+  expect_rc 124
+  ((elapsed < 1500)) || fail "--timeout 0.5 returned after ${elapsed} ms"
+}
+
+case_exit_timeout_json() {
+  boxj --timeout 0.5 -- sleep 10
+  expect_rc 124
+  json_assert 'r["exit_code"] == 124 and r["reason"] == "timeout" and "timeout" in r["limits_hit"]'
+  json_assert '400 <= r["duration_ms"] < 1500' "duration_ms not about 500"
+}
+
+# expect_refused_125 ARG...: agentbox must exit 125 with a one-line reason on stderr, and the
+# command (which would create /workspace/ran) must never have run.
+expect_refused_125() {
+  ab run --workspace "$WS" "$@" -- sh -c 'touch /workspace/ran'
+  expect_rc 125
+  [[ ! -e $WS/ran ]] || fail "the command ran although agentbox refused"
+  [[ -n $AB_ERR ]] || fail "no reason on stderr"
+  [[ $(printf '%s\n' "$AB_ERR" | wc -l) == 1 ]] || fail "the reason is not one line: $AB_ERR"
+}
+
+case_exit_125_unknown_flag() { expect_refused_125 --no-such-flag; }
+case_exit_125_bad_memory() { expect_refused_125 --memory lots; }
+case_exit_125_bad_timeout() { expect_refused_125 --timeout -3; }
+case_exit_125_nonexistent_rootfs() { expect_refused_125 --rootfs "$CASE_DIR/no-such-rootfs"; }
+case_exit_125_unknown_backend() { expect_refused_125 --backend vmware; }
+
+case_exit_125_missing_command() {
+  ab run --workspace "$WS" --
+  expect_rc 125
+  [[ -n $AB_ERR ]] || fail "no reason on stderr"
+  ab run
+  expect_rc 125
+}
+
+# expect_policy_refused JSON KEY: an invalid policy is refused (125, nothing run) and the one
+# stderr line names the file and the offending key.
+expect_policy_refused() {
+  local policy=$CASE_DIR/policy.json
+  printf '%s\n' "$1" >"$policy"
+  expect_refused_125 --policy "$policy"
+  expect_err_has "$policy" "the reason does not name the policy file"
+  expect_err_has "$2" "the reason does not name the key"
+}
+
+case_exit_125_policy_unknown_key() { expect_policy_refused '{"memroy": "1G"}' memroy; }
+case_exit_125_policy_wrong_type() { expect_policy_refused '{"timeout": 5, "memory": true}' memory; }
+case_exit_125_policy_not_json() {
+  printf '{"timeout": 5,' >"$CASE_DIR/policy.json"
+  expect_refused_125 --policy "$CASE_DIR/policy.json"
+  expect_err_has "$CASE_DIR/policy.json"
+}
+case_exit_125_policy_missing_file() { expect_refused_125 --policy "$CASE_DIR/none.json"; }
+
+case_exit_126_not_executable() {
+  printf '#!/bin/sh\necho hi\n' >"$WS/noexec"
+  chmod 0644 "$WS/noexec"
+  box -- /workspace/noexec
+  expect_rc 126
+}
+
+case_exit_127_not_found() {
+  box -- no-such-command-abtest
+  expect_rc 127
+  box -- /workspace/no-such-file
+  expect_rc 127
+}
+
+# The shell is not the sandbox's pid 1, so it can signal itself: 128+N, reason signaled.
+case_exit_signal_term_143() {
+  boxj -- sh -c 'kill -TERM $$; sleep 5'
+  expect_rc 143
+  json_assert 'r["exit_code"] == 143 and r["signal"] == 15 and r["reason"] == "signaled"'
+}
+
+case_exit_signal_kill_137() {
+  boxj -- sh -c 'kill -KILL $$; sleep 5'
+  expect_rc 137
+  json_assert 'r["exit_code"] == 137 and r["signal"] == 9 and r["reason"] == "signaled"'
+}
+
+case_exit_signal_plain_mode() {
+  box -- sh -c 'kill -TERM $$; sleep 5'
+  expect_rc 143
+}
+
+# Arguments after -- belong to the command, even when they look like agentbox flags.
+case_exit_args_after_dashdash_untouched() {
+  box -- sh -c 'printf "%s|" "$@"' sh --json --timeout 1 -e 'a b'
+  expect_rc 0
+  [[ $AB_OUT == "--json|--timeout|1|-e|a b|" ]] || fail "argv inside: $AB_OUT"
+}

@@ -1,0 +1,106 @@
+# shellcheck shell=bash
+# Process-tree cleanup: CONTRACT §2 "when the command ends, times out or is killed, every process
+# it started is gone, including ones that called setsid, double-forked, ignore SIGTERM, or are
+# stopped". Each case leaves a process whose argv[0] is a marker, then looks for it on the host.
+# Single-quoted scripts run inside the sandbox and expand there; results read by the harness.
+# shellcheck disable=SC2016,SC2034
+
+# await_inside MARKER: shell text that waits (<= 2 s) until the marked process exists inside,
+# then prints SPAWNED, so a case proves its process really lived before it checks it is gone.
+await_inside() {
+  printf 'i=0; while [ $i -lt 40 ] && ! pgrep -f "^%s" >/dev/null; do sleep 0.05; i=$((i+1)); done; ' "$1"
+  printf 'pgrep -f "^%s" >/dev/null && echo SPAWNED' "$1"
+}
+
+# expect_left_behind_gone SCRIPT-MAKING-MARKED-PROCESS: runs it, the command exits 0, nothing stays.
+expect_left_behind_gone() {
+  local mark=$1 spawn=$2
+  sh_in "$spawn $(await_inside "$mark")"
+  expect_rc 0
+  expect_out_has SPAWNED
+  expect_no_host_procs "$mark"
+}
+
+case_cleanup_background_child() {
+  local m
+  m=$(new_marker)
+  expect_left_behind_gone "$m" "bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 &"
+}
+
+case_cleanup_setsid() {
+  local m
+  m=$(new_marker)
+  expect_left_behind_gone "$m" "setsid bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 &"
+}
+
+# Double fork: the grandchild is orphaned and reparented, out of its parent's reach.
+case_cleanup_double_fork() {
+  local m
+  m=$(new_marker)
+  expect_left_behind_gone "$m" "(bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 &) ;"
+}
+
+# SIGTERM ignored (the disposition survives exec): a polite kill is not enough.
+case_cleanup_ignores_sigterm() {
+  local m
+  m=$(new_marker)
+  expect_left_behind_gone "$m" "bash -c \"trap '' TERM HUP INT; exec -a $m sleep 30\" >/dev/null 2>&1 &"
+}
+
+# A stopped process ignores everything but SIGKILL/SIGCONT.
+case_cleanup_stopped_process() {
+  local m
+  m=$(new_marker)
+  expect_left_behind_gone "$m" "bash -c 'exec -a $m bash -c \"kill -STOP \\\$\\\$; sleep 30\"' >/dev/null 2>&1 &"
+}
+
+case_cleanup_nohup() {
+  local m
+  m=$(new_marker)
+  expect_left_behind_gone "$m" "nohup bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 &"
+}
+
+# At the wall-clock limit: exit 124, reason timeout, and the whole tree (setsid'd too) is gone.
+case_cleanup_at_timeout() {
+  local m
+  m=$(new_marker)
+  boxj --timeout 1 -- sh -c "setsid bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 & bash -c \"trap '' TERM; exec -a $m sleep 30\""
+  expect_rc 124
+  json_assert 'r["reason"] == "timeout" and r["exit_code"] == 124 and "timeout" in r["limits_hit"]'
+  expect_no_host_procs "$m"
+}
+
+# A background child that keeps stdout open must not make agentbox wait for it.
+case_cleanup_background_holding_stdout() {
+  local m start elapsed
+  m=$(new_marker)
+  start=$(date +%s%N)
+  sh_in "bash -c 'exec -a $m sleep 100' & echo started"
+  elapsed=$((($(date +%s%N) - start) / 1000000))
+  expect_rc 0
+  expect_out_has started
+  ((elapsed < 5000)) || fail "agentbox took ${elapsed} ms: it waited for the background child"
+  expect_no_host_procs "$m"
+}
+
+# kill -9 -1 inside reaches only the sandbox's own processes: host processes of root and of
+# uid 1000 (the sandbox's uid, in case the mapping were the identity) survive.
+case_cleanup_kill_minus_one_contained() {
+  local m1 m2 p1 p2
+  m1=$(new_marker)a
+  m2=$(new_marker)b
+  bash -c "exec -a $m1 sleep 30" &
+  p1=$!
+  setpriv --reuid 1000 --regid 1000 --clear-groups bash -c "exec -a $m2 sleep 30" &
+  p2=$!
+  sleep 0.2
+  sh_in 'kill -9 -1; echo AFTER_KILL'
+  local alive1=0 alive2=0
+  kill -0 "$p1" 2>/dev/null && alive1=1
+  kill -0 "$p2" 2>/dev/null && alive2=1
+  kill -KILL "$p1" "$p2" 2>/dev/null
+  wait 2>/dev/null
+  [[ $AB_RC != 125 ]] || fail "agentbox failed to run the command"
+  ((alive1 == 1)) || fail "kill -9 -1 inside killed a host root process"
+  ((alive2 == 1)) || fail "kill -9 -1 inside killed a host uid-1000 process"
+}

@@ -1,0 +1,127 @@
+# shellcheck shell=bash
+# Credentials: uid/gid 1000 inside, never uid 0 on the host, no capabilities, no_new_privs,
+# seccomp on, workspace ownership, no setuid/setgid files.
+# Single-quoted scripts run inside the sandbox and expand there; results read by the harness.
+# shellcheck disable=SC2016,SC2034
+
+case_cred_uid_gid_1000_inside() {
+  sh_in 'id -u; id -g; id -G'
+  expect_rc 0
+  [[ $AB_OUT == $'1000\n1000\n1000' ]] || fail "ids inside: $(echo "$AB_OUT" | tr '\n' ' ')"
+}
+
+# expect_status_line FIELD VALUE: a /proc/self/status line of the sandboxed probe.
+expect_caps_line() {
+  local line
+  line=$(echo "$AB_OUT" | grep "^$1:" | tr -s ' \t' ' ')
+  [[ $line == "$1: $2" ]] || fail "want '$1: $2', got '$line'"
+}
+
+case_cred_capabilities_all_empty() {
+  box -- /workspace/abprobe caps
+  expect_rc 0
+  local set
+  for set in CapInh CapPrm CapEff CapBnd CapAmb; do
+    expect_caps_line "$set" 0000000000000000
+  done
+}
+
+case_cred_no_new_privs_set() {
+  box -- /workspace/abprobe caps
+  expect_caps_line NoNewPrivs 1
+}
+
+case_cred_seccomp_filter_mode() {
+  box -- /workspace/abprobe caps
+  expect_caps_line Seccomp 2
+}
+
+# On the host, a sandboxed process is never uid 0 and holds no capabilities.
+case_cred_host_uid_not_root() {
+  local mark pid uid capeff
+  mark=$(new_marker)
+  ab run --workspace "$WS" --timeout 10 -- bash -c "exec -a $mark sleep 30" &
+  pid=$(wait_host_pid "$mark") || fail "marked process never appeared on the host"
+  uid=$(ps -o uid= -p "$pid" | tr -d ' ')
+  capeff=$(awk '/^CapEff:/ {print $2}' "/proc/$pid/status")
+  local euid
+  euid=$(awk '/^Uid:/ {print $3}' "/proc/$pid/status")
+  kill -KILL "$pid" 2>/dev/null
+  wait
+  [[ -n $uid && $uid != 0 && $euid != 0 ]] || fail "sandboxed process runs as host uid $uid (euid $euid)"
+  [[ $capeff == 0000000000000000 ]] || fail "sandboxed process holds host capabilities CapEff=$capeff"
+}
+
+# expect_workspace_owner UID:GID: files made inside belong, on the host, to the workspace's owner.
+expect_workspace_owner() {
+  sh_in 'echo x >/workspace/file && mkdir /workspace/dir && echo y >/workspace/dir/inner && echo MADE'
+  expect_out_has MADE "cannot write the workspace"
+  local f owner
+  for f in "$WS/file" "$WS/dir" "$WS/dir/inner"; do
+    owner=$(stat -c %u:%g "$f")
+    [[ $owner == "$1" ]] || fail "$f belongs to $owner on the host, want $1"
+  done
+}
+
+case_cred_workspace_owner_root() {
+  chown 0:0 "$WS"
+  expect_workspace_owner 0:0
+}
+
+case_cred_workspace_owner_4242() {
+  chown 4242:4242 "$WS"
+  chown 4242:4242 "$WS/abprobe"
+  expect_workspace_owner 4242:4242
+}
+
+# The same with the workspace below a directory only root may enter (like /root/...): root
+# runs agentbox, so root's access to the path is what counts, not the owner's.
+case_cred_workspace_owner_4242_private_parent() {
+  chmod 0700 "$CASE_DIR"
+  chown 4242:4242 "$WS"
+  chown 4242:4242 "$WS/abprobe"
+  expect_workspace_owner 4242:4242
+}
+
+# expect_no_special_bits_on_host: nothing under the workspace may carry setuid/setgid on the host.
+expect_no_special_bits_on_host() {
+  local found
+  found=$(find "$WS" -perm /6000 ! -name suid-probe 2>/dev/null)
+  [[ -z $found ]] || fail "setuid/setgid file on the host: $found"
+}
+
+case_cred_chmod_u_s_shell() {
+  sh_in 'touch /workspace/f && chmod u+s /workspace/f; echo rc=$?; stat -c %A /workspace/f'
+  expect_out_lacks rc=0 "chmod u+s succeeded"
+  expect_no_special_bits_on_host
+}
+
+case_cred_chmod_g_s_shell() {
+  sh_in 'touch /workspace/f && chmod g+s /workspace/f; echo rc=$?; stat -c %A /workspace/f'
+  expect_out_lacks rc=0 "chmod g+s succeeded"
+  expect_no_special_bits_on_host
+}
+
+# Every syscall that sets a mode must refuse setuid/setgid (CVE-2018-13405-style privilege files).
+case_cred_setuid_via_fchmod() { probe_denied chmod 4755 /workspace/f fchmod; expect_no_special_bits_on_host; }
+case_cred_setuid_via_fchmodat() { probe_denied chmod 4755 /workspace/f fchmodat; expect_no_special_bits_on_host; }
+case_cred_setgid_via_chmod() { probe_denied chmod 2755 /workspace/f chmod; expect_no_special_bits_on_host; }
+case_cred_setuid_via_open_creat() { probe_denied create 4755 /workspace/f open; expect_no_special_bits_on_host; }
+case_cred_setuid_via_openat_creat() { probe_denied create 4755 /workspace/f openat; expect_no_special_bits_on_host; }
+case_cred_setgid_via_creat() { probe_denied create 2755 /workspace/f creat; expect_no_special_bits_on_host; }
+case_cred_setgid_via_mkdir() { probe_denied create 2755 /workspace/d mkdir; expect_no_special_bits_on_host; }
+
+# A setuid-root binary the host copied in gives no privilege inside.
+case_cred_setuid_binary_gains_nothing() {
+  install -m 4755 -o 0 -g 0 "$ABPROBE" "$WS/suid-probe"
+  box -- /workspace/suid-probe caps
+  expect_rc 0
+  expect_caps_line CapEff 0000000000000000
+  local uids
+  uids=$(echo "$AB_OUT" | awk '/^Uid:/ {print $2, $3, $4, $5}')
+  [[ $uids == "1000 1000 1000 1000" ]] || fail "setuid binary changed the uids: $uids"
+  box -- /workspace/suid-probe setuid 0
+  [[ $AB_RC == 1 ]] || fail "setuid(0) from a setuid binary succeeded: $AB_OUT"
+}
+
+case_cred_setuid_0_refused() { probe_denied setuid 0; probe_denied setgid 0; }

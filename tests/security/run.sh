@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Security suite: escape and abuse cases against CONTRACT §2, each a function case_NAME that can fail.
+# Needs root, user namespaces and env AGENTBOX, ABPROBE (see tests/CMakeLists.txt).
+# Usage: AGENTBOX=build/agentbox ABPROBE=build/abprobe bash tests/security/run.sh [REGEX]
+set -u
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/lib/harness.sh
+source "$HERE/../lib/harness.sh"
+for f in "$HERE"/cases/*.sh; do
+  # shellcheck source=/dev/null
+  source "$f"
+done
+harness_main "$HERE/run.sh" "$@"
