@@ -128,12 +128,13 @@ lib_run_on_exit() {
   wait 2>/dev/null
 }
 
-# new_state_dir: another fresh state dir (for cases that need two); removed with the case.
+# new_state_dir VAR: another fresh state dir in VAR (for cases that need two); its sandboxes are
+# rm -f'd and the dir removed when the case ends. (Not `$(...)`: on_exit must run in the case.)
 new_state_dir() {
   local d
   d=$(mktemp -d /tmp/abs.XXXXXX)
   on_exit "lib_clean_state_dir $d"
-  echo "$d"
+  printf -v "$1" '%s' "$d"
 }
 
 # ---- host-side views (native backend) ------------------------------------------------------------

@@ -244,7 +244,7 @@ case_gc_removes_dead_keeps_running() {
 case_gc_spares_other_state_dirs_running_sandbox() {
   native_only
   local other
-  other=$(new_state_dir)
+  new_state_dir other
   local mine_state=$AGENTBOX_STATE_DIR
   AGENTBOX_STATE_DIR=$other new_box --name theirs
   local theirs=$BOX
