@@ -19,7 +19,9 @@ TEST(McpToolSchemasTest, EveryToolHasNameDescriptionAndObjectSchema) {
     EXPECT_TRUE(tool["name"].is_string());
     EXPECT_FALSE(tool["description"].get<std::string>().empty());
     EXPECT_EQ(tool["inputSchema"]["type"], "object") << tool["name"];
-    if (tool.contains("outputSchema")) EXPECT_EQ(tool["outputSchema"]["type"], "object");
+    if (tool.contains("outputSchema")) {
+      EXPECT_EQ(tool["outputSchema"]["type"], "object");
+    }
   }
   EXPECT_TRUE(IsKnownTool("bash"));
   EXPECT_TRUE(IsKnownTool("str_replace_based_edit_tool"));
@@ -56,7 +58,9 @@ TEST(McpToolArgsTest, ExecRejectsBadArguments) {
         json({{"command", "ls"}, {"env", {{"A=B", "1"}}}}), json(5)}) {
     auto r = ParseExecToolArgs(bad);
     EXPECT_FALSE(r.ok()) << bad;
-    if (!r.ok()) EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    if (!r.ok()) {
+      EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    }
   }
 }
 

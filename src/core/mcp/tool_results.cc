@@ -31,7 +31,10 @@ json ExecToolResult(const ExecResult& result, double timeout_seconds) {
   out["structuredContent"] = std::move(structured);
   if (failure.empty()) return out;
   // The reason leads, so a client that shows only the first block still says why it failed.
-  out["content"].insert(out["content"].begin(), {{"type", "text"}, {"text", failure}});
+  json reason = json::object();
+  reason["type"] = "text";
+  reason["text"] = failure;
+  out["content"].insert(out["content"].begin(), std::move(reason));
   return out;
 }
 
