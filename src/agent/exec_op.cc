@@ -137,6 +137,9 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, SupervisedSandbox& bo
   } else {
     FillOutcomeResult(outcome, CgroupStats{}, result);
   }
+  if (req.disk_limit && DiskUsageBytes(kWorkspaceDir) >= baseline + req.disk_limit) {
+    result.AddLimitHit(kLimitDisk);  // a write refused at the limit leaves the workspace full
+  }
   result.cpu_ms = outcome.cpu_ms;
   result.peak_memory_bytes = outcome.max_rss_bytes;
   result.stdout_truncated = output.truncated(OutputStream::kStdout);

@@ -1,7 +1,6 @@
 #include "core/state_store.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,13 +28,6 @@ bool IsHexId(const std::string& s) {
   return s.size() == 12 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-void RemoveTree(const std::string& dir) {
-  auto remove_one = [](const char* path, const struct stat*, int, struct FTW*) {
-    ::remove(path);
-    return 0;
-  };
-  ::nftw(dir.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
-}
 
 }  // namespace
 
@@ -146,8 +138,7 @@ std::vector<SandboxRecord> StateStore::List(std::vector<std::string>* broken) co
 Status StateStore::Remove(const std::string& id, const std::string& name) {
   if (!IsHexId(id)) return InvalidArgument("bad sandbox id " + id);
   ReleaseName(name, id);
-  RemoveTree(SandboxDir(id));
-  if (PathExists(SandboxDir(id))) return Internal("could not remove " + SandboxDir(id));
+  if (!RemoveTree(SandboxDir(id))) return Internal("could not remove " + SandboxDir(id));
   return OkStatus();
 }
 

@@ -76,6 +76,12 @@ enum class ChildStep : int32_t {
 };
 const char* ChildStepName(ChildStep step);
 
+// What the init writes on status_write when the command ends.
+struct InitReport {
+  int32_t command_status;  // raw wait status of the command
+  int32_t file_too_large;  // some process of the tree died of SIGXFSZ (RLIMIT_FSIZE, the disk limit)
+};
+
 struct ChildError {
   ChildStep step;
   int32_t err;        // errno
@@ -94,5 +100,7 @@ struct ChildError {
 bool ExecuteMountPlan(ChildPlan& plan);
 // Child-side: one error record, best effort.
 void ReportChildError(const ChildPlan& plan, ChildStep step, int err, const char* detail);
+// Child-side: reports errno at `step` and exits 125.
+[[noreturn]] void DieWithChildError(const ChildPlan& plan, ChildStep step, const char* detail);
 
 }  // namespace agentbox

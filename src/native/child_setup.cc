@@ -22,11 +22,6 @@
 namespace agentbox {
 namespace {
 
-[[noreturn]] void Die(const ChildPlan& plan, ChildStep step, const char* detail) {
-  ReportChildError(plan, step, errno, detail);
-  ::_exit(125);
-}
-
 bool WaitForParent(const ChildPlan& plan) {
   char byte;
   ssize_t n;
@@ -79,14 +74,14 @@ bool SetRlimits(const ChildPlan& plan) {
       ::dup3(plan.agent_exec_fd, kExecFd, O_CLOEXEC) < 0 || sys::DupTo(plan.stdin_fd, 0) < 0 ||
       sys::DupTo(plan.stdout_write, 1) < 0 || sys::DupTo(plan.stderr_write, 2) < 0 ||
       sys::DupTo(plan.agent_keep_fd, 3) < 0) {
-    Die(plan, ChildStep::kExec, "agent fds");
+    DieWithChildError(plan, ChildStep::kExec, "agent fds");
   }
   plan.error_write = kErrorFd;
   sys::CloseRange(4, kErrorFd - 1);
   sys::CloseRange(kExecFd + 1, ~0U);
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Die(plan, ChildStep::kNoNewPrivs, "");
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
   ::syscall(SYS_execveat, kExecFd, "", plan.agent_argv.data(), plan.envp.data(), AT_EMPTY_PATH);
-  Die(plan, ChildStep::kExec, "agentbox-agent");
+  DieWithChildError(plan, ChildStep::kExec, "agentbox-agent");
 }
 
 }  // namespace
@@ -95,27 +90,27 @@ void RunChild(ChildPlan& plan) {
   // 1. Wait until the parent wrote our uid/gid maps and put us in the sandbox's cgroup.
   if (!WaitForParent(plan)) ::_exit(125);
   // 2. Become root of the new user namespace, which owns all our other namespaces.
-  if (!BecomeNamespaceRoot(plan)) Die(plan, ChildStep::kIdentity, "");
+  if (!BecomeNamespaceRoot(plan)) DieWithChildError(plan, ChildStep::kIdentity, "");
   // 3. Now inside the sandbox cgroup: make it the root of a cgroup namespace.
-  if (::unshare(CLONE_NEWCGROUP) != 0) Die(plan, ChildStep::kCgroupNamespace, "");
+  if (::unshare(CLONE_NEWCGROUP) != 0) DieWithChildError(plan, ChildStep::kCgroupNamespace, "");
   // 4. No mount event may propagate back to the host.
   if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    Die(plan, ChildStep::kMakePrivate, "/");
+    DieWithChildError(plan, ChildStep::kMakePrivate, "/");
   }
   // 5. The new root: an empty tmpfs, made read-only by the plan's last step.
   if (::mount("tmpfs", kNewRootMountpoint, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") !=
       0) {
-    Die(plan, ChildStep::kRootTmpfs, kNewRootMountpoint);
+    DieWithChildError(plan, ChildStep::kRootTmpfs, kNewRootMountpoint);
   }
   // 6. Binds (trees the parent cloned), tmpfs, /dev, /proc, /workspace, then read-only root.
   if (!ExecuteMountPlan(plan)) ::_exit(125);
   // 7. Host root gone for good.
-  if (!PivotIntoNewRoot()) Die(plan, ChildStep::kPivotRoot, "");
+  if (!PivotIntoNewRoot()) DieWithChildError(plan, ChildStep::kPivotRoot, "");
   if (::sethostname(kSandboxHostname, std::strlen(kSandboxHostname)) != 0) {
-    Die(plan, ChildStep::kHostname, kSandboxHostname);
+    DieWithChildError(plan, ChildStep::kHostname, kSandboxHostname);
   }
-  if (!BringUpLoopback()) Die(plan, ChildStep::kLoopback, "lo");
-  if (!SetRlimits(plan)) Die(plan, ChildStep::kRlimits, "");
+  if (!BringUpLoopback()) DieWithChildError(plan, ChildStep::kLoopback, "lo");
+  if (!SetRlimits(plan)) DieWithChildError(plan, ChildStep::kRlimits, "");
   // 8. A persistent sandbox: the agent becomes PID 1 and serves exec and file requests.
   if (plan.agent_exec_fd >= 0) ExecAgent(plan);
   // 9. One command: split into the sandbox init (this process, PID 1) and the command.

@@ -22,11 +22,6 @@ extern char** environ;
 namespace agentbox {
 namespace {
 
-[[noreturn]] void Die(const ChildPlan& plan, ChildStep step, const char* detail) {
-  ReportChildError(plan, step, errno, detail);
-  ::_exit(125);
-}
-
 // uid/gid 1000 with every capability set empty (CONTRACT §2). setresuid away from uid 0 clears
 // the permitted and effective sets; bounding, inheritable and ambient are cleared explicitly.
 bool DropPrivileges(const ChildPlan& plan) {
@@ -54,9 +49,9 @@ bool InstallSeccomp(const ChildPlan& plan) {
 // The last steps shared by the sandbox init and the command: nothing after them can regain
 // privilege, and the filter goes last so the steps before it may use any syscall.
 void Harden(const ChildPlan& plan) {
-  if (!DropPrivileges(plan)) Die(plan, ChildStep::kDropPrivileges, "");
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) Die(plan, ChildStep::kNoNewPrivs, "");
-  if (!InstallSeccomp(plan)) Die(plan, ChildStep::kSeccomp, "");
+  if (!DropPrivileges(plan)) DieWithChildError(plan, ChildStep::kDropPrivileges, "");
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
+  if (!InstallSeccomp(plan)) DieWithChildError(plan, ChildStep::kSeccomp, "");
 }
 
 [[noreturn]] void ExecCommand(const ChildPlan& plan) {
@@ -64,12 +59,12 @@ void Harden(const ChildPlan& plan) {
   ::setsid();
   if (sys::DupTo(plan.stdin_fd, 0) < 0 || sys::DupTo(plan.stdout_write, 1) < 0 ||
       sys::DupTo(plan.stderr_write, 2) < 0) {
-    Die(plan, ChildStep::kExec, "stdio");
+    DieWithChildError(plan, ChildStep::kExec, "stdio");
   }
   // Only fds 0-2 (CVE-2024-21626: a leaked host fd is a way out). The error pipe is CLOEXEC.
   if (plan.error_write > 3) sys::CloseRange(3, static_cast<unsigned>(plan.error_write) - 1);
   sys::CloseRange(static_cast<unsigned>(plan.error_write) + 1, ~0U);
-  if (::chdir(plan.cwd.c_str()) != 0) Die(plan, ChildStep::kCwd, plan.cwd.c_str());
+  if (::chdir(plan.cwd.c_str()) != 0) DieWithChildError(plan, ChildStep::kCwd, plan.cwd.c_str());
   Harden(plan);
   ::signal(SIGPIPE, SIG_DFL);
   environ = const_cast<char**>(plan.envp.data());
@@ -89,11 +84,14 @@ void Harden(const ChildPlan& plan) {
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // no /proc/1/mem for the sandboxed commands
   plan.error_write = -1;                 // closed above: failures from here on just exit
   Harden(plan);
+  InitReport report = {};
   for (;;) {
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, 0);
+    if (pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) report.file_too_large = 1;
     if (pid == command) {
-      ssize_t ignored = ::write(status_fd, &status, sizeof(status));
+      report.command_status = status;
+      ssize_t ignored = ::write(status_fd, &report, sizeof(report));
       (void)ignored;
       ::_exit(0);
     }
@@ -105,7 +103,7 @@ void Harden(const ChildPlan& plan) {
 
 [[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan) {
   pid_t command = ::fork();
-  if (command < 0) Die(plan, ChildStep::kFork, "");
+  if (command < 0) DieWithChildError(plan, ChildStep::kFork, "");
   if (command == 0) ExecCommand(plan);
   RunInit(plan, command);
 }
@@ -130,6 +128,11 @@ const char* ChildStepName(ChildStep step) {
     case ChildStep::kExec: return "executing the command";
   }
   return "unknown step";
+}
+
+void DieWithChildError(const ChildPlan& plan, ChildStep step, const char* detail) {
+  ReportChildError(plan, step, errno, detail);
+  ::_exit(125);
 }
 
 void ReportChildError(const ChildPlan& plan, ChildStep step, int err, const char* detail) {

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "native/cgroup.h"
 #include "native/child_plan.h"
@@ -80,7 +81,7 @@ class NativeBackend : public Backend {
   Status Create(SandboxRecord& record) override {
     AB_ASSIGN_OR_RETURN(MountPlanInput root, DescribeRoot(record.spec));
     MountPlan mounts = BuildMountPlan(root);
-    AB_ASSIGN_OR_RETURN(CgroupHost host, DetectCgroupHost());
+    AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
     record.cgroup = "sb-" + record.id;
     AB_ASSIGN_OR_RETURN(auto cgroup, CreateCgroup(host, record.cgroup));
     AB_RETURN_IF_ERROR(cgroup->ApplyLimits(record.spec.limits));
@@ -126,7 +127,7 @@ class NativeBackend : public Backend {
         ::poll(&pfd, 1, 5000);
       }
     }
-    auto host = DetectCgroupHost();
+    auto host = Host();
     if (!host.ok() || record.cgroup.empty()) return host.status();
     auto cgroup = OpenCgroup(*host, record.cgroup);
     if (!cgroup.ok()) return cgroup.status().code() == StatusCode::kNotFound ? OkStatus()
@@ -136,7 +137,7 @@ class NativeBackend : public Backend {
   }
 
   StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
-    AB_ASSIGN_OR_RETURN(CgroupHost host, DetectCgroupHost());
+    AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
     AB_ASSIGN_OR_RETURN(auto cgroup, OpenCgroup(host, record.cgroup));
     AB_ASSIGN_OR_RETURN(CgroupStats stats, cgroup->ReadStats());
     ResourceSnapshot s;
@@ -154,12 +155,20 @@ class NativeBackend : public Backend {
   }
 
  private:
+  // Detected once per process: an exec reads the cgroup twice.
+  StatusOr<CgroupHost> Host() {
+    if (!host_) host_ = DetectCgroupHost();
+    return *host_;
+  }
+
   static bool IsZombie(pid_t pid) {
     auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
     if (!stat.ok()) return true;
     size_t close = stat->rfind(')');
     return close == std::string::npos || close + 2 >= stat->size() || (*stat)[close + 2] == 'Z';
   }
+
+  std::optional<StatusOr<CgroupHost>> host_;
 };
 
 }  // namespace

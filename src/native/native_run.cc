@@ -90,6 +90,8 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
     } else {
       FillOutcomeResult(outcome, stats.ok() ? *stats : CgroupStats{}, result);
     }
+    // A write refused at the limit (EFBIG, no signal) leaves the workspace exactly full.
+    if (DiskUsageBytes(ws_path) >= disk_baseline + disk_limit) result.AddLimitHit(kLimitDisk);
     if (stats.ok()) {
       result.cpu_ms = stats->cpu_ms;
       result.peak_memory_bytes = stats->peak_memory_bytes;

@@ -12,7 +12,7 @@ void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& sta
   if (stats.memory_limit_hit || stats.oom_killed) r.AddLimitHit(kLimitMemory);
   if (stats.pids_limit_hit) r.AddLimitHit(kLimitPids);
   if (stats.cpu_throttled) r.AddLimitHit(kLimitCpu);
-  if (outcome.disk_exceeded) r.AddLimitHit(kLimitDisk);
+  if (outcome.disk_exceeded || outcome.file_too_large) r.AddLimitHit(kLimitDisk);
   if (outcome.timed_out) {
     r.AddLimitHit(kLimitTimeout);
     r.reason = ExitReason::kTimeout;
@@ -30,7 +30,6 @@ void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& sta
     r.signal = sig;
     r.exit_code = 128 + sig;
     r.reason = (sig == SIGKILL && stats.oom_killed) ? ExitReason::kOom : ExitReason::kSignaled;
-    if (sig == SIGXFSZ) r.AddLimitHit(kLimitDisk);  // RLIMIT_FSIZE: one file outgrew the limit
     return;
   }
   // No status: the sandbox was killed from outside (disk limit, agentbox's own signal).

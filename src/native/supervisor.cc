@@ -129,9 +129,10 @@ class Loop {
 
   void ReadStatus() {
     if (pfds_[kStatus].fd < 0 || outcome_.command_status) return;
-    int status;
-    if (::read(pfds_[kStatus].fd, &status, sizeof(status)) == sizeof(status)) {
-      outcome_.command_status = status;
+    InitReport report;
+    if (::read(pfds_[kStatus].fd, &report, sizeof(report)) == sizeof(report)) {
+      outcome_.command_status = report.command_status;
+      outcome_.file_too_large = report.file_too_large != 0;
     } else if (errno != EAGAIN) {
       pfds_[kStatus].fd = -1;
     }

@@ -41,6 +41,7 @@ struct SupervisionOutcome {
   bool disk_exceeded = false;
   std::optional<int> host_signal;      // agentbox itself got SIGINT/SIGTERM/SIGHUP
   std::optional<int> command_status;   // raw wait status of the command
+  bool file_too_large = false;         // a process died of SIGXFSZ (a write past the disk limit)
   std::optional<ChildError> setup_error;
   bool cancelled = false;      // the client behind cancel_fd disconnected
   double cpu_ms = 0;           // the init and every descendant it reaped (rusage)

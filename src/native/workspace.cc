@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "sys/file_util.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -95,9 +96,7 @@ StatusOr<std::string> CreateWorkspaceDir(const std::optional<std::string>& reque
     return templ;
   }
   if (requested->empty()) return InvalidArgument("--workspace: empty path");
-  if (::mkdir(requested->c_str(), 0755) != 0 && errno != EEXIST) {
-    return ErrnoStatus("create workspace " + *requested);
-  }
+  AB_RETURN_IF_ERROR(MakeDirs(*requested, 0755).WithContext("create workspace"));
   return *requested;
 }
 
@@ -133,12 +132,7 @@ StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested
 }
 
 void RemoveTemporaryWorkspace(const Workspace& ws) {
-  if (!ws.temporary || ws.host_path.empty()) return;
-  auto remove_one = [](const char* path, const struct stat*, int, struct FTW*) {
-    ::remove(path);
-    return 0;
-  };
-  ::nftw(ws.host_path.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+  if (ws.temporary && !ws.host_path.empty()) RemoveTree(ws.host_path);
 }
 
 uint64_t DiskUsageBytes(const std::string& dir) {

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,6 +90,15 @@ StatusOr<std::vector<std::string>> ListDir(const std::string& path) {
   ::closedir(dir);
   if (err != 0) return ErrnoStatus("readdir " + path, err);
   return names;
+}
+
+bool RemoveTree(const std::string& path) {
+  auto remove_one = [](const char* p, const struct stat*, int, struct FTW*) {
+    ::remove(p);
+    return 0;
+  };
+  ::nftw(path.c_str(), remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+  return ::access(path.c_str(), F_OK) != 0;
 }
 
 }  // namespace agentbox

@@ -40,4 +40,8 @@ Status MakeDirs(const std::string& path, mode_t mode = 0755);
 // Names of the entries of a directory, without "." and "..", unsorted.
 StatusOr<std::vector<std::string>> ListDir(const std::string& path);
 
+// rm -rf of path: never follows a symlink (the link is removed, not its target) and never
+// crosses into another mount. Best effort; true when path is gone afterwards.
+bool RemoveTree(const std::string& path);
+
 }  // namespace agentbox
