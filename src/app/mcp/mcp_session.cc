@@ -130,6 +130,9 @@ Status McpSession::Acquire() {
     if (create) (void)manager_->Remove(ref, /*force=*/true);
     return Unavailable("sandbox " + ref + " is not running");
   }
+  // Backends cache host facts lazily (the native one its cgroup layout) without a lock; one
+  // reading here, under our mutex, fills those caches before tool calls run Exec in parallel.
+  (void)manager_->InspectJson(found->record.id);
   record_ = found->record;
   owned_ = create;
   return OkStatus();
