@@ -52,7 +52,7 @@ int RunAgent() {
     if (!pfds[0].revents) continue;
     int conn = ::accept4(kListenFd, nullptr, nullptr, SOCK_CLOEXEC);
     if (conn < 0) continue;
-    context.active_execs = static_cast<int>(handlers.size());
+    context.handlers.assign(handlers.begin(), handlers.end());
     pid_t pid = ::fork();
     if (pid == 0) {
       ::sigprocmask(SIG_UNBLOCK, &chld, nullptr);

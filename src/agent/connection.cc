@@ -1,9 +1,13 @@
 #include "agent/connection.h"
 
+#include <fcntl.h>
 #include <sys/fsuid.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "agent/exec_op.h"
 #include "agent/file_ops.h"
@@ -21,6 +25,22 @@ void Reply(int conn_fd, const nlohmann::json& body) {
 
 void ReplyError(int conn_fd, const Status& status) {
   Reply(conn_fd, {{"ok", false}, {"code", StatusCodeName(status.code())}, {"error", status.message()}});
+}
+
+int CountExecHandlers(const std::vector<pid_t>& handlers) {
+  int count = 0;
+  for (pid_t pid : handlers) {
+    char path[64], comm[32] = {};
+    std::snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+    int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t n = ::read(fd, comm, sizeof(comm) - 1);
+    ::close(fd);
+    if (n > 0 && std::string_view(comm, static_cast<size_t>(n)).rfind(kExecHandlerName, 0) == 0) {
+      ++count;
+    }
+  }
+  return count;
 }
 
 }  // namespace
@@ -42,10 +62,11 @@ void ServeConnection(int conn_fd, const AgentContext& context) {
   }
   std::string op = request["op"].get<std::string>();
   if (op == "ping") {
-    Reply(conn_fd, {{"ok", true}, {"active_execs", context.active_execs}});
+    Reply(conn_fd, {{"ok", true}, {"active_execs", CountExecHandlers(context.handlers)}});
   } else if (op == "exec") {
     auto exec = ExecRequestFromWire(frame->payload);
     if (!exec.ok()) return ReplyError(conn_fd, exec.status());
+    ::prctl(PR_SET_NAME, kExecHandlerName, 0, 0, 0);
     HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1);
   } else if (IsFileOp(op)) {
     // File operations act as the sandbox user: same permission checks as its commands, and

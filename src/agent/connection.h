@@ -1,12 +1,19 @@
 // One connection to the agent: read the request, dispatch, answer. Runs in a forked handler.
 #pragma once
 
+#include <sys/types.h>
+
+#include <vector>
+
 namespace agentbox {
 
 struct AgentContext {
-  int workspace_fd = -1;  // O_PATH of /workspace
-  int active_execs = 0;   // other handlers alive when this one was forked
+  int workspace_fd = -1;         // O_PATH of /workspace
+  std::vector<pid_t> handlers;   // other handlers alive when this one was forked
 };
+
+// Exec handlers name themselves so a ping can tell commands from file operations.
+inline constexpr const char* kExecHandlerName = "agentbox-exec";
 
 void ServeConnection(int conn_fd, const AgentContext& context);
 

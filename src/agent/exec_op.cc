@@ -38,6 +38,18 @@ const MountPlan& ExecProcPlan() {
   return plan;
 }
 
+// An unprivileged creator wrote "deny" to /proc/PID/setgroups before mapping the sandbox's ids.
+bool SetgroupsAllowed() {
+  static const bool allowed = [] {
+    char buf[16] = {};
+    int fd = ::open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? ::read(fd, buf, sizeof(buf) - 1) : -1;
+    if (fd >= 0) ::close(fd);
+    return n > 0 && std::string_view(buf, static_cast<size_t>(n)).rfind("allow", 0) == 0;
+  }();
+  return allowed;
+}
+
 struct ExecPipes {
   Pipe out, err, status, error;
 };
@@ -67,7 +79,7 @@ void FillPlan(const ExecRequest& req, const ExecPipes& pipes, int stdin_fd, Plan
   plan.source_trees.assign(plan.mounts->ops.size(), -1);
   plan.source_is_dir.assign(plan.mounts->ops.size(), 1);
   plan.dev_null_path = "/dev/null";
-  plan.can_setgroups = true;
+  plan.can_setgroups = SetgroupsAllowed();
   plan.cwd = req.cwd;
   storage.argv = req.argv;
   storage.env = BuildSandboxEnvironment(req.env);

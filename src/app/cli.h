@@ -27,6 +27,7 @@ int InspectSubcommand(const Args& args);  // cli_ls.cc
 int CpSubcommand(const Args& args);       // cli_cp.cc
 int RmSubcommand(const Args& args);       // cli_rm.cc
 int GcSubcommand(const Args& args);       // cli_rm.cc
+int McpSubcommand(const Args& args);      // cli_mcp.cc
 int ServeSubcommand(const Args& args);    // cli_serve.cc
 
 // Writes all of `text` to fd 1 / fd 2, retrying short writes; a closed stream is ignored.

@@ -6,6 +6,7 @@
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
 #include "core/exec_result.h"
+#include "core/state_store.h"
 #include "core/output_capture.h"
 #include "native/native_run.h"
 #include "spec/run_args.h"
@@ -31,6 +32,9 @@ int RunSubcommand(const Args& args) {
     return 0;
   }
   StatusOr<SandboxSpec> spec = ResolveRunSpec(*invocation);
+  if (spec.ok() && spec->workspace) {
+    if (Status st = CheckWorkspaceOutsideState(*spec->workspace); !st.ok()) spec = st;
+  }
   if (!spec.ok()) return ReportResult(ErrorResult(spec.status().message()), invocation->json);
   // A closed stdout must not kill agentbox mid-run (the command's tree would be left to the
   // timeout); writes then fail with EPIPE, which OutputCapture ignores. Sandbox children must

@@ -22,6 +22,7 @@ constexpr Subcommand kSubcommands[] = {
     {"cp", &CpSubcommand, "copy files between the host and a sandbox's /workspace"},
     {"rm", &RmSubcommand, "remove sandboxes"},
     {"gc", &GcSubcommand, "remove what dead sandboxes and crashes left behind"},
+    {"mcp", &McpSubcommand, "serve MCP (Model Context Protocol) on stdin/stdout"},
     {"serve", &ServeSubcommand, "serve the HTTP JSON API (and MCP at /mcp)"},
     {"doctor", &DoctorSubcommand, "check that this host can give every isolation layer"},
     {"version", &VersionSubcommand, "print the version"},

@@ -1,5 +1,6 @@
 #include "core/exec_wire.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 namespace agentbox {
@@ -46,7 +47,7 @@ std::string ExecRequestToWire(const ExecRequest& r) {
               {"argv", r.argv},
               {"env", env},
               {"cwd", r.cwd},
-              {"timeout_ms", static_cast<uint64_t>(r.timeout_seconds * 1000)},
+              {"timeout_ms", std::max<uint64_t>(1, static_cast<uint64_t>(r.timeout_seconds * 1000))},
               {"output_limit", r.output_limit},
               {"disk_limit", r.disk_limit},
               {"stdin", r.pass_stdin}}

@@ -62,6 +62,7 @@ StatusOr<Backend*> SandboxManager::BackendFor(const std::string& name) {
 StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const std::string& name) {
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(spec.backend));
   if (!name.empty()) AB_RETURN_IF_ERROR(ValidateSandboxName(name));
+  if (spec.workspace) AB_RETURN_IF_ERROR(CheckWorkspaceOutsideState(*spec.workspace));
   AB_ASSIGN_OR_RETURN(std::string id, store_.AllocateId());
   SandboxRecord record;
   record.id = id;

@@ -48,7 +48,8 @@ struct ChildPlan {
   uint64_t rlimit_fsize = 0;  // per-file size cap (the disk limit); 0 = unlimited
 
   // fds inherited across clone.
-  int sync_read = -1;     // the parent writes one byte once uid maps and cgroups are in place
+  int sync_read = -1;     // the parent writes one byte once uid maps and cgroups are in place,
+                          // then keeps the pipe open while it lives: a hang-up = it died
   int error_write = -1;   // ChildError records
   int status_write = -1;  // the sandbox init writes the command's wait status here
   int stdin_fd = -1;
@@ -100,6 +101,10 @@ struct ChildError {
 bool ExecuteMountPlan(ChildPlan& plan);
 // Child-side: one error record, best effort.
 void ReportChildError(const ChildPlan& plan, ChildStep step, int err, const char* detail);
+// Child-side: with plan.die_with_parent, (re)arms SIGKILL on the parent's death and exits if the
+// parent is already gone. Needed after every uid change: the kernel clears the parent-death
+// signal whenever credentials change (prctl(2)).
+void ArmParentDeathSignal(const ChildPlan& plan);
 // Child-side: reports errno at `step` and exits 125.
 [[noreturn]] void DieWithChildError(const ChildPlan& plan, ChildStep step, const char* detail);
 

@@ -26,7 +26,6 @@ bool WaitForParent(const ChildPlan& plan) {
   char byte;
   ssize_t n;
   do n = ::read(plan.sync_read, &byte, 1); while (n < 0 && errno == EINTR);
-  ::close(plan.sync_read);
   if (n != 1) errno = ECANCELED;
   return n == 1;
 }
@@ -91,6 +90,7 @@ void RunChild(ChildPlan& plan) {
   if (!WaitForParent(plan)) ::_exit(125);
   // 2. Become root of the new user namespace, which owns all our other namespaces.
   if (!BecomeNamespaceRoot(plan)) DieWithChildError(plan, ChildStep::kIdentity, "");
+  ArmParentDeathSignal(plan);
   // 3. Now inside the sandbox cgroup: make it the root of a cgroup namespace.
   if (::unshare(CLONE_NEWCGROUP) != 0) DieWithChildError(plan, ChildStep::kCgroupNamespace, "");
   // 4. No mount event may propagate back to the host.

@@ -5,6 +5,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <grp.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -76,14 +77,25 @@ void Harden(const ChildPlan& plan) {
 // PID 1 of the sandbox: reaps orphans and reports the command's wait status. When it exits the
 // kernel kills everything left in the PID namespace: setsid'd, double-forked, SIGTERM-ignoring
 // and stopped processes alike.
+// Closes every fd but keep_a and keep_b (-1: none). No allocation.
+void CloseAllExcept(int keep_a, int keep_b) {
+  int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+  unsigned next = 0;
+  for (int keep : {lo, hi}) {
+    if (keep < 0) continue;
+    if (static_cast<unsigned>(keep) > next) sys::CloseRange(next, static_cast<unsigned>(keep) - 1);
+    next = static_cast<unsigned>(keep) + 1;
+  }
+  sys::CloseRange(next, ~0U);
+}
+
 [[noreturn]] void RunInit(ChildPlan& plan, pid_t command) {
   int status_fd = plan.status_write;
-  ::close(plan.error_write);
-  sys::CloseRange(0, static_cast<unsigned>(status_fd) - 1);
-  sys::CloseRange(static_cast<unsigned>(status_fd) + 1, ~0U);
+  CloseAllExcept(status_fd, plan.sync_read);
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // no /proc/1/mem for the sandboxed commands
   plan.error_write = -1;                 // closed above: failures from here on just exit
   Harden(plan);
+  ArmParentDeathSignal(plan);  // setresuid in Harden cleared it
   InitReport report = {};
   for (;;) {
     int status = 0;
@@ -128,6 +140,13 @@ const char* ChildStepName(ChildStep step) {
     case ChildStep::kExec: return "executing the command";
   }
   return "unknown step";
+}
+
+void ArmParentDeathSignal(const ChildPlan& plan) {
+  if (!plan.die_with_parent) return;
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+  struct pollfd parent = {plan.sync_read, 0, 0};  // POLLHUP is always reported
+  if (plan.sync_read >= 0 && ::poll(&parent, 1, 0) > 0 && (parent.revents & POLLHUP)) ::_exit(125);
 }
 
 void DieWithChildError(const ChildPlan& plan, ChildStep step, const char* detail) {

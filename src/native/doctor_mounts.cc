@@ -1,6 +1,7 @@
 // Doctor checks for the new mount API and idmapped mounts. The idmap check clones a mount tree
 // into a detached fd and idmaps that: closing the fd frees it, nothing is ever attached.
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
@@ -55,34 +56,35 @@ DoctorCheck NewMountApiCheck() {
 class UserNamespaceHolder {
  public:
   StatusOr<int> Start() {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe2");
-    UniqueFd read_end(fds[0]), write_end(fds[1]);
+    int hold[2], ready[2];
+    if (::pipe2(hold, O_CLOEXEC) != 0) return ErrnoStatus("pipe2");
+    UniqueFd hold_read(hold[0]), hold_write(hold[1]);
+    if (::pipe2(ready, O_CLOEXEC) != 0) return ErrnoStatus("pipe2");
+    UniqueFd ready_read(ready[0]), ready_write(ready[1]);
     pid_ = ::fork();
     if (pid_ < 0) return ErrnoStatus("fork");
     if (pid_ == 0) {
-      char c;
+      char c = 'x';
       if (::unshare(CLONE_NEWUSER) != 0) ::_exit(1);
-      write_end.reset();
-      (void)::read(read_end.get(), &c, 1);  // EOF: the parent is done (or gone)
+      hold_write.reset();
+      (void)::write(ready_write.get(), &c, 1);  // the namespace exists now
+      (void)::read(hold_read.get(), &c, 1);    // EOF: the parent is done (or gone)
       ::_exit(0);
     }
-    read_end.reset();
-    keep_alive_ = std::move(write_end);
-    // The parent only sees the new namespace once the child has unshared: poll briefly.
-    std::string self_ns = "/proc/self/ns/user", child = "/proc/" + std::to_string(pid_);
-    for (int i = 0; i < 200; ++i) {
-      char a[64] = {}, b[64] = {};
-      if (::readlink(self_ns.c_str(), a, sizeof(a) - 1) > 0 &&
-          ::readlink((child + "/ns/user").c_str(), b, sizeof(b) - 1) > 0 && strcmp(a, b) != 0) {
-        AB_RETURN_IF_ERROR(WriteExistingFile(child + "/uid_map", "0 65534 1"));
-        AB_RETURN_IF_ERROR(WriteExistingFile(child + "/gid_map", "0 65534 1"));
-        AB_ASSIGN_OR_RETURN(ns_fd_, OpenFile(child + "/ns/user", O_RDONLY));
-        return ns_fd_.get();
-      }
-      ::usleep(100);
+    hold_read.reset();
+    ready_write.reset();
+    keep_alive_ = std::move(hold_write);
+    // A signal, not a polling loop: on a loaded host the child may take a while to run.
+    struct pollfd pfd = {ready_read.get(), POLLIN, 0};
+    char c;
+    if (::poll(&pfd, 1, 10000) != 1 || ::read(ready_read.get(), &c, 1) != 1) {
+      return Internal("user namespace holder did not start");
     }
-    return Internal("user namespace holder did not start");
+    std::string child = "/proc/" + std::to_string(pid_);
+    AB_RETURN_IF_ERROR(WriteExistingFile(child + "/uid_map", "0 65534 1"));
+    AB_RETURN_IF_ERROR(WriteExistingFile(child + "/gid_map", "0 65534 1"));
+    AB_ASSIGN_OR_RETURN(ns_fd_, OpenFile(child + "/ns/user", O_RDONLY));
+    return ns_fd_.get();
   }
   ~UserNamespaceHolder() {
     if (pid_ <= 0) return;

@@ -125,7 +125,8 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   AB_ASSIGN_OR_RETURN(Pipe status, MakePipe());
   AB_ASSIGN_OR_RETURN(Pipe out, MakePipe());
   AB_ASSIGN_OR_RETURN(Pipe err, MakePipe());
-  AB_ASSIGN_OR_RETURN(UniqueFd stdin_fd, OpenStdin(req.spec.pass_stdin));
+  // The agent never gets the creator's stdin: each exec passes its own.
+  AB_ASSIGN_OR_RETURN(UniqueFd stdin_fd, OpenStdin(req.spec.pass_stdin && req.agent_fd < 0));
   plan.sync_read = sync.read.get();
   plan.error_write = error.write.get();
   plan.status_write = status.write.get();
@@ -162,6 +163,7 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   launched.box.stderr_read = std::move(err.read);
   launched.box.status_read = std::move(status.read);
   launched.box.error_read = std::move(error.read);
+  launched.box.parent_alive = std::move(sync.write);
   return launched;
 }
 

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <optional>
 
 #include "native/cgroup.h"
@@ -157,6 +158,7 @@ class NativeBackend : public Backend {
  private:
   // Detected once per process: an exec reads the cgroup twice.
   StatusOr<CgroupHost> Host() {
+    std::lock_guard<std::mutex> lock(host_mutex_);  // servers exec from many threads
     if (!host_) host_ = DetectCgroupHost();
     return *host_;
   }
@@ -168,6 +170,7 @@ class NativeBackend : public Backend {
     return close == std::string::npos || close + 2 >= stat->size() || (*stat)[close + 2] == 'Z';
   }
 
+  std::mutex host_mutex_;
   std::optional<StatusOr<CgroupHost>> host_;
 };
 

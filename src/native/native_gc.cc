@@ -30,9 +30,19 @@ std::string CgroupListingDir(const CgroupHost& host) {
   return "";
 }
 
-bool IsOrphanCgroup(const std::string& name, const std::vector<std::string>& live_ids) {
+bool HasProcesses(const std::string& cgroup_dir) {
+  auto procs = ReadFile(cgroup_dir + "/cgroup.procs");
+  return !procs.ok() || procs->find_first_not_of(" \n") != std::string::npos;
+}
+
+// A sandbox cgroup still holding processes may belong to another state dir's live sandbox
+// (AGENTBOX_STATE_DIR differs, the cgroup parent is shared): never touch it. A dead sandbox's
+// cgroup is empty, since its PID namespace died with its agent.
+bool IsOrphanCgroup(const std::string& dir, const std::string& name,
+                    const std::vector<std::string>& live_ids) {
   if (name.rfind("sb-", 0) == 0) {
-    return std::find(live_ids.begin(), live_ids.end(), name.substr(3)) == live_ids.end();
+    return std::find(live_ids.begin(), live_ids.end(), name.substr(3)) == live_ids.end() &&
+           !HasProcesses(dir + "/" + name);
   }
   pid_t creator = CreatorPid(name, "run-");
   return creator > 0 && !ProcessExists(creator);
@@ -41,10 +51,11 @@ bool IsOrphanCgroup(const std::string& name, const std::vector<std::string>& liv
 void CollectCgroups(const std::vector<std::string>& live_ids, std::vector<std::string>& removed) {
   auto host = DetectCgroupHost();
   if (!host.ok()) return;
-  auto names = ListDir(CgroupListingDir(*host));
+  const std::string dir = CgroupListingDir(*host);
+  auto names = ListDir(dir);
   if (!names.ok()) return;
   for (const std::string& name : *names) {
-    if (!IsOrphanCgroup(name, live_ids)) continue;
+    if (!IsOrphanCgroup(dir, name, live_ids)) continue;
     auto cgroup = OpenCgroup(*host, name);
     if (!cgroup.ok()) continue;
     if ((*cgroup)->KillAll().ok() && (*cgroup)->Remove().ok()) removed.push_back("cgroup " + name);

@@ -24,6 +24,7 @@ struct SupervisedSandbox {
   UniqueFd stderr_read;
   UniqueFd status_read;  // the command's wait status, written by the init
   UniqueFd error_read;   // ChildError records from the setup
+  UniqueFd parent_alive; // held open while we live: the sandbox dies when it hangs up
 };
 
 struct SupervisionLimits {

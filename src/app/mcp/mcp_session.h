@@ -1,0 +1,48 @@
+// McpSession: the one sandbox an MCP session works in.
+//
+// Made lazily on the first tool call, by running `agentbox create` as a helper process: the MCP
+// server is multithreaded, and a multithreaded process must never clone itself into a sandbox
+// (ARCHITECTURE.md); the helper is single-threaded and prints the new id. A named sandbox from
+// the options is used as it is and never removed.
+#pragma once
+
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "app/mcp/mcp_server.h"
+#include "base/status.h"
+#include "core/sandbox_manager.h"
+
+namespace agentbox {
+
+class McpSession {
+ public:
+  explicit McpSession(McpOptions options) : options_(std::move(options)) {}
+  ~McpSession();  // removes the sandbox this session created
+  McpSession(const McpSession&) = delete;
+  McpSession& operator=(const McpSession&) = delete;
+
+  // The session's sandbox, created or found on first use. Thread-safe; a failure is returned
+  // to this caller and retried by the next one.
+  StatusOr<SandboxRecord> Sandbox();
+
+  // Valid once Sandbox() succeeded. Its backends are loaded by then, so concurrent Exec calls
+  // only read the manager.
+  SandboxManager& manager() { return *manager_; }
+
+ private:
+  Status Acquire();
+
+  McpOptions options_;
+  std::mutex mutex_;
+  std::optional<SandboxManager> manager_;
+  std::optional<SandboxRecord> record_;
+  bool owned_ = false;  // made by us: removed with the session
+};
+
+// Runs `binary create [--policy FILE]` and returns the id it prints, or its error line.
+StatusOr<std::string> CreateSandboxInHelper(const std::string& binary,
+                                            const std::string& policy_path);
+
+}  // namespace agentbox

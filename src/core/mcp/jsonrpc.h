@@ -1,0 +1,49 @@
+// JSON-RPC 2.0 as MCP uses it: classify one incoming message, build responses and errors.
+//
+// Pure and exception-free towards callers: malformed input becomes a JSON-RPC error value, never
+// a thrown nlohmann::json exception, so no client can crash the server with a bad line.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace agentbox::mcp {
+
+// The error codes of JSON-RPC 2.0 that MCP uses.
+inline constexpr int kParseError = -32700;
+inline constexpr int kInvalidRequest = -32600;
+inline constexpr int kMethodNotFound = -32601;
+inline constexpr int kInvalidParams = -32602;
+inline constexpr int kInternalError = -32603;
+
+enum class MessageKind { kRequest, kNotification, kResponse, kInvalid };
+
+// One incoming message, taken apart. For kInvalid, `error` is the response to send (its id is
+// the message's id when one could be read, else null).
+struct Incoming {
+  MessageKind kind = MessageKind::kInvalid;
+  nlohmann::json id;      // requests and responses
+  std::string method;     // requests and notifications
+  nlohmann::json params;  // an object (an absent params becomes {})
+  nlohmann::json error;   // kInvalid only
+};
+
+// Parses one line of text; a parse error is the -32700 error response.
+nlohmann::json ParseJsonOrError(std::string_view text, bool* ok);
+
+// Classifies an already parsed message. Never throws.
+Incoming Classify(const nlohmann::json& message);
+
+nlohmann::json MakeResult(const nlohmann::json& id, nlohmann::json result);
+nlohmann::json MakeError(const nlohmann::json& id, int code, const std::string& message);
+nlohmann::json MakeNotification(const std::string& method, nlohmann::json params);
+
+// Serializes for the wire: one line, invalid UTF-8 replaced rather than thrown on.
+std::string Serialize(const nlohmann::json& message);
+
+// The request id as text, for maps keyed by id ("7" and "\"7\"" stay distinct).
+std::string IdKey(const nlohmann::json& id);
+
+}  // namespace agentbox::mcp

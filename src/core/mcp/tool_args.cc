@@ -1,0 +1,168 @@
+#include "core/mcp/tool_args.h"
+
+#include <cmath>
+
+#include "core/mcp/tool_schemas.h"
+
+namespace agentbox::mcp {
+namespace {
+
+using nlohmann::json;
+
+Status WrongType(const std::string& key, const char* expected) {
+  return InvalidArgument("invalid arguments: `" + key + "` must be " + expected);
+}
+
+// Reads an optional string field; absent or null leaves `out` untouched.
+Status OptionalString(const json& args, const std::string& key, std::optional<std::string>* out) {
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return OkStatus();
+  if (!it->is_string()) return WrongType(key, "a string");
+  *out = it->get<std::string>();
+  return OkStatus();
+}
+
+Status RequiredString(const json& args, const std::string& key, std::string* out) {
+  std::optional<std::string> value;
+  AB_RETURN_IF_ERROR(OptionalString(args, key, &value));
+  if (!value) return InvalidArgument("invalid arguments: `" + key + "` is required");
+  *out = std::move(*value);
+  return OkStatus();
+}
+
+Status OptionalInteger(const json& args, const std::string& key, std::optional<int64_t>* out) {
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return OkStatus();
+  if (it->is_number_integer()) {
+    *out = it->get<int64_t>();
+  } else if (it->is_number_float() && std::abs(it->get<double>()) < 1e15 &&
+             it->get<double>() == std::floor(it->get<double>())) {
+    *out = static_cast<int64_t>(it->get<double>());  // 3.0 from a JavaScript client is 3
+  } else {
+    return WrongType(key, "an integer");
+  }
+  return OkStatus();
+}
+
+Status ParseStringArray(const json& value, const std::string& key, std::vector<std::string>* out) {
+  if (!value.is_array()) return WrongType(key, "an array of strings");
+  for (const json& item : value) {
+    if (!item.is_string()) return WrongType(key, "an array of strings");
+    out->push_back(item.get<std::string>());
+  }
+  return OkStatus();
+}
+
+Status ParseEnv(const json& args, ExecToolArgs* out) {
+  auto env = args.find("env");
+  if (env == args.end() || env->is_null()) return OkStatus();
+  if (!env->is_object()) return WrongType("env", "an object of strings");
+  for (const auto& [key, value] : env->items()) {
+    if (!value.is_string()) return WrongType("env." + key, "a string");
+    if (key.empty() || key.find('=') != std::string::npos) {
+      return InvalidArgument("invalid arguments: bad environment variable name \"" + key + "\"");
+    }
+    out->env.emplace_back(key, value.get<std::string>());
+  }
+  return OkStatus();
+}
+
+Status CheckObject(const json& arguments) {
+  if (arguments.is_null() || arguments.is_object()) return OkStatus();
+  return InvalidArgument("invalid arguments: `arguments` must be an object");
+}
+
+// Absent arguments are an empty object, so `args.find` is always safe below.
+const json& ArgsOrEmpty(const json& arguments) {
+  static const json* const kEmpty = new json(json::object());
+  return arguments.is_object() ? arguments : *kEmpty;
+}
+
+}  // namespace
+
+StatusOr<ExecToolArgs> ParseExecToolArgs(const json& arguments) {
+  AB_RETURN_IF_ERROR(CheckObject(arguments));
+  const json& args = ArgsOrEmpty(arguments);
+  ExecToolArgs out;
+  auto argv = args.find("argv");
+  std::optional<std::string> command;
+  AB_RETURN_IF_ERROR(OptionalString(args, "command", &command));
+  if (argv != args.end() && !argv->is_null()) {
+    AB_RETURN_IF_ERROR(ParseStringArray(*argv, "argv", &out.argv));
+    if (out.argv.empty()) return InvalidArgument("invalid arguments: `argv` is empty");
+    if (command) return InvalidArgument("invalid arguments: give `argv` or `command`, not both");
+  } else if (command) {
+    out.argv = {"/bin/sh", "-c", *command};
+  } else {
+    return InvalidArgument("invalid arguments: `argv` or `command` is required");
+  }
+  AB_RETURN_IF_ERROR(OptionalString(args, "cwd", &out.cwd));
+  AB_RETURN_IF_ERROR(ParseEnv(args, &out));
+  auto timeout = args.find("timeout");
+  if (timeout != args.end() && !timeout->is_null()) {
+    if (!timeout->is_number() || timeout->get<double>() <= 0) {
+      return WrongType("timeout", "a positive number of seconds");
+    }
+    out.timeout_seconds = timeout->get<double>();
+  }
+  return out;
+}
+
+StatusOr<BashToolArgs> ParseBashToolArgs(const json& arguments) {
+  AB_RETURN_IF_ERROR(CheckObject(arguments));
+  const json& args = ArgsOrEmpty(arguments);
+  BashToolArgs out;
+  auto restart = args.find("restart");
+  if (restart != args.end() && !restart->is_null()) {
+    if (!restart->is_boolean()) return WrongType("restart", "a boolean");
+    out.restart = restart->get<bool>();
+  }
+  std::optional<std::string> command;
+  AB_RETURN_IF_ERROR(OptionalString(args, "command", &command));
+  if (!command && !out.restart) return InvalidArgument("no command provided.");
+  out.command = command.value_or("");
+  return out;
+}
+
+StatusOr<EditorToolArgs> ParseEditorToolArgs(const json& arguments) {
+  AB_RETURN_IF_ERROR(CheckObject(arguments));
+  const json& args = ArgsOrEmpty(arguments);
+  EditorToolArgs out;
+  AB_RETURN_IF_ERROR(RequiredString(args, "command", &out.command));
+  AB_RETURN_IF_ERROR(RequiredString(args, "path", &out.path));
+  AB_RETURN_IF_ERROR(OptionalString(args, "file_text", &out.file_text));
+  AB_RETURN_IF_ERROR(OptionalString(args, "old_str", &out.old_str));
+  AB_RETURN_IF_ERROR(OptionalString(args, "new_str", &out.new_str));
+  AB_RETURN_IF_ERROR(OptionalInteger(args, "insert_line", &out.insert_line));
+  if (auto range = args.find("view_range"); range != args.end()) out.view_range = *range;
+  return out;
+}
+
+StatusOr<FileToolArgs> ParseFileToolArgs(std::string_view tool, const json& arguments) {
+  AB_RETURN_IF_ERROR(CheckObject(arguments));
+  const json& args = ArgsOrEmpty(arguments);
+  FileToolArgs out;
+  if (tool == kListFilesTool) {
+    std::optional<std::string> path;
+    AB_RETURN_IF_ERROR(OptionalString(args, "path", &path));
+    out.path = path.value_or("/workspace");
+    return out;
+  }
+  AB_RETURN_IF_ERROR(RequiredString(args, "path", &out.path));
+  if (tool == kWriteFileTool) {
+    AB_RETURN_IF_ERROR(RequiredString(args, "content", &out.content));
+    std::optional<int64_t> mode;
+    AB_RETURN_IF_ERROR(OptionalInteger(args, "mode", &mode));
+    if (mode && (*mode < 0 || *mode > 0777)) return WrongType("mode", "within 0..511 (0777)");
+    if (mode) out.mode = static_cast<uint32_t>(*mode);
+  }
+  if (tool == kReadFileTool) {
+    std::optional<int64_t> max_bytes;
+    AB_RETURN_IF_ERROR(OptionalInteger(args, "max_bytes", &max_bytes));
+    if (max_bytes && *max_bytes < 1) return WrongType("max_bytes", "a positive integer");
+    if (max_bytes) out.max_bytes = static_cast<uint64_t>(*max_bytes);
+  }
+  return out;
+}
+
+}  // namespace agentbox::mcp

@@ -1,0 +1,52 @@
+// The arguments of each MCP tool, checked against its input schema by hand (no exceptions):
+// a wrong type comes back as kInvalidArgument naming the field, which the server turns into a
+// tool result with isError, so the model can correct its call.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "base/status.h"
+
+namespace agentbox::mcp {
+
+struct ExecToolArgs {
+  std::vector<std::string> argv;  // `command` becomes {"/bin/sh", "-c", command}
+  std::optional<std::string> cwd;
+  std::vector<std::pair<std::string, std::string>> env;
+  std::optional<double> timeout_seconds;
+};
+
+struct BashToolArgs {
+  std::string command;
+  bool restart = false;
+};
+
+struct EditorToolArgs {
+  std::string command;
+  std::string path;
+  std::optional<std::string> file_text;
+  std::optional<std::string> old_str;
+  std::optional<std::string> new_str;
+  std::optional<int64_t> insert_line;
+  nlohmann::json view_range;  // null when absent; checked by the editor for its own messages
+};
+
+struct FileToolArgs {
+  std::string path;
+  std::string content;                // write_file
+  std::optional<uint64_t> max_bytes;  // read_file
+  uint32_t mode = 0644;               // write_file
+};
+
+StatusOr<ExecToolArgs> ParseExecToolArgs(const nlohmann::json& arguments);
+StatusOr<BashToolArgs> ParseBashToolArgs(const nlohmann::json& arguments);
+StatusOr<EditorToolArgs> ParseEditorToolArgs(const nlohmann::json& arguments);
+// `tool` is read_file, write_file or list_files: each requires what it needs.
+StatusOr<FileToolArgs> ParseFileToolArgs(std::string_view tool, const nlohmann::json& arguments);
+
+}  // namespace agentbox::mcp

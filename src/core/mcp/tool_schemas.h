@@ -1,0 +1,22 @@
+// The tools agentbox offers over MCP: names, descriptions, input and output JSON Schemas.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+namespace agentbox::mcp {
+
+inline constexpr std::string_view kBashTool = "bash";
+inline constexpr std::string_view kExecTool = "exec";
+inline constexpr std::string_view kEditorTool = "str_replace_based_edit_tool";
+inline constexpr std::string_view kReadFileTool = "read_file";
+inline constexpr std::string_view kWriteFileTool = "write_file";
+inline constexpr std::string_view kListFilesTool = "list_files";
+
+// The `tools` array of a tools/list result, in a stable order.
+const nlohmann::json& ToolDefinitions();
+
+// True when `name` is one of the tools above.
+bool IsKnownTool(std::string_view name);
+
+}  // namespace agentbox::mcp

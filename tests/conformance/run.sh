@@ -1,0 +1,504 @@
+#!/usr/bin/env bash
+# tests/conformance: CONTRACT §3 (persistent sandboxes) against the CLI, whatever the backend.
+#
+#   AGENTBOX=build/agentbox [AGENTBOX_BACKEND=native|docker] bash tests/conformance/run.sh [REGEX]
+#
+# Every sandbox is made with `create --backend "$AGENTBOX_BACKEND"`, so the docker backend runs
+# this file unchanged; the few host-side checks that only the native backend can answer say so
+# (native_only). See lib.sh for the harness (one process, state dir and timeout per case).
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/conformance/lib.sh
+source "$HERE/lib.sh"
+
+# ---- create --------------------------------------------------------------------------------------
+
+case_create_prints_id() {
+  new_box
+  local id=$BOX
+  ab inspect "$id"
+  expect_rc 0 "inspect of the printed id"
+  json_assert "r['id'] == '$id' and r['state'] == 'running'" "inspect does not show $id running"
+  new_box
+  [[ $BOX != "$id" ]] || fail "two creates printed the same id $id"
+}
+
+case_create_name_duplicate_refused() {
+  new_box --name web
+  local id=$BOX
+  ab create --backend "$BACKEND" --name web
+  expect_one_line_error "a second sandbox named web"
+  [[ -z $AB_OUT ]] || fail "the refused create printed '$AB_OUT' on stdout"
+  ab ls --json
+  expect_rc 0
+  json_assert "len(r) == 1 and r[0]['id'] == '$id' and r[0]['name'] == 'web'" \
+    "after the refused create, ls must list only the first sandbox"
+  local n
+  n=$(ls "$AGENTBOX_STATE_DIR/sandboxes" | wc -l)
+  [[ $n == 1 ]] || fail "the refused create left $n sandbox dirs in the state dir"
+  if [[ $BACKEND == native ]]; then
+    n=$(cg_children | grep -c .)
+    [[ $n == 1 ]] || fail "the refused create left a cgroup: $(cg_children | paste -sd ' ')"
+  fi
+  ab exec web -- true
+  expect_rc 0 "exec by name after the refused duplicate"
+}
+
+case_create_options_are_exec_defaults() {
+  new_box -e FROM_CREATE=yes --timeout 0.5 --name opts
+  ab exec opts -- sh -c 'echo "$FROM_CREATE"'
+  expect_rc 0
+  expect_out yes "create's -e must hold for each exec"
+  local t0
+  t0=$(now_ms)
+  ab exec opts -- sleep 10
+  expect_rc 124 "create --timeout 0.5 is each exec's default"
+  (($(now_ms) - t0 < 5000)) || fail "the 0.5 s default timeout took $(($(now_ms) - t0)) ms"
+  ab exec --timeout 5 opts -- sh -c 'sleep 1; echo late'
+  expect_rc 0 "exec --timeout overrides create's"
+  expect_out late
+}
+
+# ---- exec ----------------------------------------------------------------------------------------
+
+case_exec_exit_codes() {
+  new_box
+  ab exec "$BOX" -- true
+  expect_rc 0 "true"
+  ab exec "$BOX" -- sh -c 'exit 3'
+  expect_rc 3 "exit 3"
+  local t0=$(now_ms)
+  ab exec --timeout 0.5 "$BOX" -- sleep 10
+  expect_rc 124 "--timeout 0.5 on sleep 10"
+  (($(now_ms) - t0 < 5000)) || fail "the 0.5 s timeout took $(($(now_ms) - t0)) ms"
+  ab exec "$BOX" -- sh -c 'printf "#!/bin/sh\necho no\n" > /workspace/noexec; chmod 644 /workspace/noexec'
+  expect_rc 0
+  ab exec "$BOX" -- /workspace/noexec
+  expect_rc 126 "a file without exec permission"
+  ab exec "$BOX" -- /workspace
+  expect_rc 126 "a directory"
+  ab exec "$BOX" -- no-such-command-xyz
+  expect_rc 127 "a command not on PATH"
+  ab exec "$BOX" -- /workspace/no/such/file
+  expect_rc 127 "a path that does not exist"
+  ab exec "$BOX" -- sh -c 'kill -KILL $$'
+  expect_rc 137 "killed by SIGKILL"
+  ab exec "$BOX" -- sh -c 'kill -TERM $$'
+  expect_rc 143 "killed by SIGTERM"
+  ab exec "$BOX" -- sh -c 'exit 0'
+  expect_rc 0 "the sandbox still works after all that"
+}
+
+case_exec_json_result() {
+  new_box
+  ab exec --json "$BOX" -- sh -c 'echo out; echo err >&2; exit 3'
+  expect_rc 3 "--json keeps the command's exit status"
+  json_assert "set(r) >= {'exit_code','signal','reason','duration_ms','cpu_ms','peak_memory_bytes','stdout','stderr','stdout_truncated','stderr_truncated','limits_hit'}" \
+    "the result lacks keys of CONTRACT §1"
+  json_assert "r['exit_code'] == 3 and r['signal'] is None and r['reason'] == 'exited'"
+  json_assert "r['stdout'] == 'out\n' and r['stderr'] == 'err\n'"
+  json_assert "r['stdout_truncated'] is False and r['stderr_truncated'] is False and r['limits_hit'] == []"
+  json_assert "isinstance(r['duration_ms'], (int, float)) and isinstance(r['cpu_ms'], (int, float)) and isinstance(r['peak_memory_bytes'], int)"
+  ab exec --json --timeout 0.5 "$BOX" -- sleep 10
+  expect_rc 124
+  json_assert "r['reason'] == 'timeout' and r['exit_code'] == 124 and 'timeout' in r['limits_hit']"
+  ab exec --json "$BOX" -- sh -c 'kill -KILL $$'
+  expect_rc 137
+  json_assert "r['reason'] == 'signaled' and r['signal'] == 9 and r['exit_code'] == 137"
+  ab exec --json --output-limit 10 "$BOX" -- sh -c 'head -c 1000 /dev/zero | tr "\0" a'
+  expect_rc 0
+  json_assert "r['stdout'] == 'a' * 10 and r['stdout_truncated'] is True and 'output' in r['limits_hit']"
+  ab exec --json "$BOX" -- sh -c 'printf "ok\377\n"'
+  json_assert "r['stdout'] == 'ok\ufffd\n'" "a bad UTF-8 byte must become U+FFFD"
+  ab exec --json no-such-box-xyz -- true
+  expect_rc 125 "--json on an unknown sandbox"
+  json_assert "r['reason'] == 'error' and r['exit_code'] == 125 and r.get('error')" \
+    "the JSON of a failed exec must say reason error with an error message"
+}
+
+case_exec_file_seen_by_next() {
+  new_box
+  ab exec "$BOX" -- sh -c 'echo hello > /workspace/a.txt; mkdir -p /workspace/d/e; echo deep > /workspace/d/e/f'
+  expect_rc 0
+  ab exec "$BOX" -- cat /workspace/a.txt /workspace/d/e/f
+  expect_rc 0
+  expect_out $'hello\ndeep'
+  ab exec "$BOX" -- sh -c 'cat a.txt'
+  expect_out hello "the default cwd is /workspace"
+}
+
+case_exec_env_cwd_stdin() {
+  new_box
+  ab exec -e FOO=bar -e "SPACED=a b" "$BOX" -- sh -c 'echo "$FOO|$SPACED|$HOME|$LANG"'
+  expect_rc 0
+  expect_out "bar|a b|/workspace|C.UTF-8"
+  ab exec "$BOX" -- sh -c 'echo "${FOO-unset}"'
+  expect_out unset "-e of one exec must not stick to the next"
+  HOST_SECRET_CONF=leak ab exec "$BOX" -- sh -c 'env | grep -c HOST_SECRET_CONF'
+  expect_out 0 "the host's environment must not reach the command"
+  ab exec "$BOX" -- pwd
+  expect_out /workspace "default cwd"
+  ab exec "$BOX" -- mkdir -p /workspace/sub/dir
+  ab exec -w /workspace/sub/dir "$BOX" -- pwd
+  expect_rc 0
+  expect_out /workspace/sub/dir "-w"
+  ab exec -w /tmp "$BOX" -- pwd
+  expect_out /tmp "-w /tmp"
+  ab exec "$BOX" -- pwd
+  expect_out /workspace "-w of one exec must not stick to the next"
+  printf 'line one\nline two\n' >"$CASE_DIR/in.txt"
+  AB_STDIN=$CASE_DIR/in.txt ab exec -i "$BOX" -- sh -c 'cat; echo end'
+  expect_rc 0
+  expect_out $'line one\nline two\nend' "-i passes stdin"
+  AB_STDIN=$CASE_DIR/in.txt ab exec "$BOX" -- sh -c 'cat; echo end'
+  expect_rc 0
+  expect_out end "without -i stdin is /dev/null"
+  ab exec "$BOX" -- sh -c 'ls /proc/self/fd | sort -n | paste -sd " "'
+  expect_rc 0
+  # ls itself holds one more fd (its directory), so 0 1 2 and one more.
+  [[ $AB_OUT =~ ^0\ 1\ 2(\ [0-9]+)?$ ]] || fail "fds open in the command: $AB_OUT (want 0 1 2)"
+}
+
+# ---- workspace -----------------------------------------------------------------------------------
+
+case_workspace_user_dir_kept_after_rm() {
+  local ws=$CASE_DIR/userws
+  mkdir -p "$ws"
+  chown 4321:4322 "$ws"
+  echo preexisting >"$ws/old.txt"
+  chown 4321:4322 "$ws/old.txt"
+  new_box --workspace "$ws"
+  ab exec "$BOX" -- cat /workspace/old.txt
+  expect_out preexisting "the user's files are visible at /workspace"
+  ab exec "$BOX" -- sh -c 'echo made > /workspace/new.txt; mkdir /workspace/nd; echo x > /workspace/nd/f'
+  expect_rc 0
+  ab exec "$BOX" -- cat /workspace/new.txt
+  expect_out made "the workspace persists across execs"
+  [[ -f $ws/new.txt && $(cat "$ws/new.txt") == made ]] || fail "new.txt is not in the host dir"
+  local owner
+  owner=$(stat -c %u:%g "$ws/new.txt" "$ws/nd" "$ws/nd/f" | sort -u | paste -sd ' ')
+  [[ $owner == 4321:4322 ]] || fail "files made inside belong on the host to $owner, want 4321:4322 (the dir's owner)"
+  ab inspect "$BOX"
+  json_assert "r['workspace_temporary'] is False" "a given workspace is not temporary"
+  ab rm "$BOX"
+  expect_rc 0
+  [[ -d $ws && -f $ws/new.txt && -f $ws/old.txt && -f $ws/nd/f ]] ||
+    fail "rm removed (part of) the user's workspace: $(ls -la "$ws" 2>&1 | paste -sd ' ')"
+}
+
+case_workspace_private_removed_by_rm() {
+  new_box
+  ab inspect "$BOX"
+  local ws
+  ws=$(json_get "r['workspace']")
+  json_assert "r['workspace_temporary'] is True" "the default workspace is private"
+  ab exec "$BOX" -- sh -c 'echo x > /workspace/f; mkdir -p /workspace/a/b; echo y > /workspace/a/b/g'
+  ab exec "$BOX" -- cat /workspace/f
+  expect_out x
+  if [[ $BACKEND == native ]]; then
+    [[ -f $ws/a/b/g ]] || fail "the private workspace $ws does not hold the sandbox's files"
+  fi
+  ab rm "$BOX"
+  expect_rc 0
+  [[ ! -e $ws ]] || fail "rm left the private workspace $ws"
+}
+
+# ---- concurrency ---------------------------------------------------------------------------------
+
+case_parallel_execs_in_one_sandbox() {
+  new_box
+  ab exec "$BOX" -- true
+  local i t0 ms
+  t0=$(now_ms)
+  for i in 1 2 3 4; do ab_bg "p$i" exec "$BOX" -- sh -c "sleep 1; echo $i"; done
+  wait
+  ms=$(($(now_ms) - t0))
+  for i in 1 2 3 4; do
+    [[ $(bg_rc "p$i") == 0 ]] || fail "parallel exec $i exited $(bg_rc "p$i"): $(bg_err "p$i")"
+    [[ $(bg_out "p$i") == "$i" ]] || fail "parallel exec $i printed '$(bg_out "p$i")'"
+  done
+  echo "4 parallel 'sleep 1' took $ms ms"
+  ((ms < 3500)) || fail "4 parallel 'sleep 1' took $ms ms: serialized (want ~1 s, < 3.5 s)"
+}
+
+case_timeout_kills_only_its_tree() {
+  new_box
+  local tag=$RANDOM$RANDOM
+  # A long exec alongside, which must live through the other's timeout.
+  ab_bg long exec --timeout 20 "$BOX" -- sh -c 'sleep 3; echo survivor'
+  local t0=$(now_ms)
+  ab exec --timeout 0.5 "$BOX" -- sh -c \
+    "setsid sh -c 'sleep 2; echo leaked > /workspace/leak' & setsid sleep 30.$tag & sleep 30"
+  expect_rc 124 "the timed-out exec"
+  (($(now_ms) - t0 < 5000)) || fail "the 0.5 s timeout took $(($(now_ms) - t0)) ms"
+  if [[ $BACKEND == native ]]; then
+    sleep 0.5
+    [[ -z $(pids_of_cmd "sleep 30.$tag") ]] ||
+      fail "the setsid'd 'sleep 30.$tag' survived its exec's timeout on the host"
+  fi
+  wait
+  [[ $(bg_rc long) == 0 && $(bg_out long) == survivor ]] ||
+    fail "the concurrent exec did not survive the other's timeout: rc=$(bg_rc long) out='$(bg_out long)' err=$(bg_err long)"
+  ab exec "$BOX" -- sh -c 'test -e /workspace/leak && echo leaked || echo clean'
+  expect_rc 0 "the sandbox stays usable"
+  expect_out clean "a setsid'd child of the timed-out exec ran on and wrote /workspace/leak"
+}
+
+case_many_sandboxes_at_once() {
+  local n=10 i ids=()
+  for i in $(seq $n); do ab_bg "c$i" create --backend "$BACKEND"; done
+  wait
+  for i in $(seq $n); do
+    [[ $(bg_rc "c$i") == 0 ]] || fail "parallel create $i exited $(bg_rc "c$i"): $(bg_err "c$i")"
+    ids+=("$(bg_out "c$i")")
+  done
+  local distinct
+  distinct=$(printf '%s\n' "${ids[@]}" | sort -u | grep -c .)
+  [[ $distinct == "$n" ]] || fail "$n creates gave $distinct distinct ids: ${ids[*]}"
+  for i in $(seq $n); do
+    ab_bg "e$i" exec "${ids[$((i - 1))]}" -- sh -c "echo $i > /workspace/mine; touch /workspace/only$i; cat /workspace/mine"
+  done
+  wait
+  for i in $(seq $n); do
+    [[ $(bg_rc "e$i") == 0 && $(bg_out "e$i") == "$i" ]] ||
+      fail "exec in sandbox $i: rc=$(bg_rc "e$i") out='$(bg_out "e$i")' err=$(bg_err "e$i")"
+  done
+  for i in $(seq $n); do
+    ab exec "${ids[$((i - 1))]}" -- sh -c 'cat /workspace/mine; ls /workspace | grep -c only'
+    expect_rc 0
+    expect_out "$i"$'\n'1 "sandbox $i sees another sandbox's files (or lost its own)"
+  done
+  ab ls --json
+  expect_rc 0
+  json_assert "len(r) == $n and all(s['state'] == 'running' for s in r)" "ls must show $n running"
+  json_assert "sorted(s['id'] for s in r) == sorted('${ids[*]}'.split())" "ls shows other ids"
+}
+
+# ---- ls / inspect --------------------------------------------------------------------------------
+
+case_ls_table_and_json() {
+  ab ls
+  expect_rc 0 "ls with no sandboxes"
+  ab ls --json
+  expect_rc 0
+  json_assert "r == []" "ls --json with no sandboxes is []"
+  new_box --name lsbox
+  local named=$BOX
+  new_box
+  local anon=$BOX
+  ab ls
+  expect_rc 0
+  local row
+  row=$(printf '%s\n' "$AB_OUT" | grep -F "$named")
+  [[ $row == *lsbox* && $row == *running* ]] || fail "the table row of $named lacks its name/state: '$row'"
+  row=$(printf '%s\n' "$AB_OUT" | grep -F "$anon")
+  [[ $row == *running* ]] || fail "the table row of $anon lacks state running: '$row'"
+  [[ $(printf '%s\n' "$AB_OUT" | head -1) == *ID* ]] || fail "the table has no header line"
+  ab ls --json
+  expect_rc 0
+  json_assert "len(r) == 2 and all({'id','name','backend','state','created_at','workspace'} <= set(s) for s in r)" \
+    "ls --json entries lack keys"
+  json_assert "{s['id']: (s['name'], s['state'], s['backend']) for s in r} == {'$named': ('lsbox', 'running', '$BACKEND'), '$anon': ('', 'running', '$BACKEND')}"
+}
+
+case_inspect_fields() {
+  local ws=$CASE_DIR/iws
+  new_box --name insp --workspace "$ws" --memory 256M --pids 64
+  ab inspect insp
+  expect_rc 0
+  json_assert "{'id','name','backend','state','created_at','workspace','workspace_temporary','policy','usage'} <= set(r)" \
+    "inspect lacks keys"
+  json_assert "r['id'] == '$BOX' and r['name'] == 'insp' and r['backend'] == '$BACKEND' and r['state'] == 'running'"
+  json_assert "r['workspace'] == '$ws' and r['workspace_temporary'] is False"
+  json_assert "__import__('re').match(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d', r['created_at'])" "created_at is not RFC 3339"
+  json_assert "isinstance(r['policy'], dict) and r['policy'].get('memory') == 256*1024*1024 and r['policy'].get('pids') == 64" \
+    "policy does not show --memory 256M --pids 64"
+  json_assert "r['usage'] is None or isinstance(r['usage'], dict)"
+  if [[ $BACKEND == native ]]; then
+    json_assert "isinstance(r.get('pid'), int) and r['pid'] > 1" "native inspect lacks the agent's pid"
+    local pid
+    pid=$(json_get "r['pid']")
+    [[ -d /proc/$pid ]] || fail "inspect's pid $pid is not a live host process"
+  fi
+  ab inspect "$BOX"
+  expect_rc 0 "inspect by id"
+  ab inspect "${BOX:0:6}"
+  expect_rc 0 "inspect by a unique id prefix"
+}
+
+# ---- cp ------------------------------------------------------------------------------------------
+
+case_cp_file_in_and_out() {
+  new_box
+  echo "hello cp" >"$CASE_DIR/f.txt"
+  ab cp "$CASE_DIR/f.txt" "$BOX:f.txt"
+  expect_rc 0 "cp in (relative path)"
+  ab exec "$BOX" -- cat /workspace/f.txt
+  expect_out "hello cp"
+  ab cp "$CASE_DIR/f.txt" "$BOX:/workspace/g.txt"
+  expect_rc 0 "cp in (absolute /workspace path)"
+  ab exec "$BOX" -- mkdir -p /workspace/into
+  ab cp "$CASE_DIR/f.txt" "$BOX:into"
+  expect_rc 0 "cp into an existing directory"
+  ab exec "$BOX" -- cat /workspace/into/f.txt
+  expect_out "hello cp" "cp into a dir keeps the basename"
+  ab exec "$BOX" -- sh -c 'echo from inside > /workspace/out.txt'
+  ab cp "$BOX:out.txt" "$CASE_DIR/out.txt"
+  expect_rc 0 "cp out"
+  [[ $(cat "$CASE_DIR/out.txt") == "from inside" ]] || fail "cp out gave '$(cat "$CASE_DIR/out.txt")'"
+  head -c 200000 /dev/urandom >"$CASE_DIR/bin"
+  printf '\0\377\0\n' >>"$CASE_DIR/bin"
+  ab cp "$CASE_DIR/bin" "$BOX:bin"
+  expect_rc 0 "cp in of binary content"
+  ab exec "$BOX" -- sha256sum /workspace/bin
+  [[ ${AB_OUT%% *} == "$(sha256sum <"$CASE_DIR/bin" | cut -d' ' -f1)" ]] || fail "binary content changed on the way in"
+  ab cp "$BOX:bin" "$CASE_DIR/bin.back"
+  expect_rc 0 "cp out of binary content"
+  cmp -s "$CASE_DIR/bin" "$CASE_DIR/bin.back" || fail "binary content changed on the round trip"
+}
+
+case_cp_directory_in_and_out() {
+  new_box
+  local src=$CASE_DIR/tree
+  mkdir -p "$src/a/b" "$src/empty"
+  echo one >"$src/1.txt"
+  echo two >"$src/a/2.txt"
+  head -c 5000 /dev/urandom >"$src/a/b/3.bin"
+  ab cp "$src" "$BOX:tree"
+  expect_rc 0 "cp in of a directory"
+  ab exec "$BOX" -- sh -c 'cd /workspace/tree && find . | sort | paste -sd " "'
+  expect_out ". ./1.txt ./a ./a/2.txt ./a/b ./a/b/3.bin ./empty" "the tree inside"
+  ab exec "$BOX" -- sh -c 'echo added > /workspace/tree/a/added.txt'
+  ab cp "$BOX:tree" "$CASE_DIR/back"
+  expect_rc 0 "cp out of a directory"
+  echo added >"$src/a/added.txt"
+  diff -r "$src" "$CASE_DIR/back" >"$CASE_DIR/diff" 2>&1 || fail "the tree came back different: $(head -5 "$CASE_DIR/diff")"
+}
+
+case_cp_outside_workspace_refused() {
+  new_box
+  ab inspect "$BOX"
+  local ws
+  ws=$(json_get "r['workspace']")
+  echo evil >"$CASE_DIR/x"
+  local dst
+  for dst in /etc/x ../x /workspace/../x /tmp/x /x; do
+    ab cp "$CASE_DIR/x" "$BOX:$dst"
+    expect_one_line_error "cp to $dst"
+  done
+  ab exec "$BOX" -- sh -c 'for f in /etc/x /x /tmp/x; do test -e $f && echo $f; done; true'
+  expect_rc 0
+  expect_out "" "a refused cp wrote inside the sandbox"
+  if [[ $BACKEND == native ]]; then
+    [[ ! -e $(dirname "$ws")/x ]] || fail "cp to ../x wrote $(dirname "$ws")/x on the host"
+  fi
+  ab cp "$BOX:/etc/passwd" "$CASE_DIR/passwd"
+  expect_one_line_error "cp out of /etc/passwd"
+  ab cp "$BOX:../sandbox.json" "$CASE_DIR/rec"
+  expect_one_line_error "cp out of ../sandbox.json"
+  [[ ! -e $CASE_DIR/passwd && ! -e $CASE_DIR/rec ]] || fail "a refused cp out wrote on the host"
+}
+
+case_cp_symlink_refused() {
+  new_box
+  ab exec "$BOX" -- sh -c 'ln -s /etc/passwd /workspace/pw; ln -s /etc /workspace/etcdir; ln -s ../../ /workspace/up'
+  expect_rc 0
+  ab cp "$BOX:pw" "$CASE_DIR/pw"
+  expect_one_line_error "cp out of a symlink to /etc/passwd"
+  [[ ! -e $CASE_DIR/pw ]] || fail "cp out followed the symlink: $(head -c 100 "$CASE_DIR/pw")"
+  ab cp "$BOX:etcdir/passwd" "$CASE_DIR/pw2"
+  expect_one_line_error "cp out through a symlinked dir to /etc"
+  [[ ! -e $CASE_DIR/pw2 ]] || fail "cp out went through the symlinked dir"
+  echo evil >"$CASE_DIR/e"
+  # cp in onto the link: refused, or the link itself replaced by a file; never written through.
+  ab cp "$CASE_DIR/e" "$BOX:pw"
+  if [[ $AB_RC == 0 ]]; then
+    ab exec "$BOX" -- sh -c 'test -L /workspace/pw && echo link; cat /workspace/pw'
+    expect_out evil "cp in onto a symlink exited 0 but /workspace/pw is not the copied file"
+  else
+    expect_one_line_error "cp in onto a symlink to /etc/passwd"
+  fi
+  ab cp "$CASE_DIR/e" "$BOX:etcdir/evil"
+  expect_one_line_error "cp in through a symlinked dir to /etc"
+  ab cp "$CASE_DIR/e" "$BOX:up/evil"
+  expect_one_line_error "cp in through a symlink to ../../"
+  ab exec "$BOX" -- sh -c 'test -e /etc/evil && echo etc-evil; grep -c evil /etc/passwd; true'
+  expect_out 0 "a refused cp in changed something outside /workspace"
+  ab cp "$BOX:up" "$CASE_DIR/updir"
+  [[ ! -e $CASE_DIR/updir/etc ]] || fail "cp out of a symlink to ../../ copied the sandbox's root"
+}
+
+# ---- unknown and removed sandboxes ---------------------------------------------------------------
+
+case_unknown_sandbox_refused() {
+  new_box  # one real sandbox, so "unknown" is not just "empty state dir"
+  echo x >"$CASE_DIR/x"
+  ab exec nosuchbox -- true
+  expect_one_line_error "exec on an unknown name"
+  ab exec ffffffffffff -- true
+  expect_one_line_error "exec on an unknown id"
+  ab inspect nosuchbox
+  expect_one_line_error "inspect"
+  ab rm nosuchbox
+  expect_one_line_error "rm"
+  ab rm -f nosuchbox
+  expect_one_line_error "rm -f"
+  ab cp "$CASE_DIR/x" nosuchbox:x
+  expect_one_line_error "cp in"
+  ab cp nosuchbox:x "$CASE_DIR/y"
+  expect_one_line_error "cp out"
+  [[ ! -e $CASE_DIR/y ]] || fail "cp out of an unknown sandbox wrote a file"
+  ab exec "$BOX" -- true
+  expect_rc 0 "the real sandbox is untouched"
+}
+
+case_rm_busy_refused_then_forced() {
+  new_box
+  local ws
+  ab inspect "$BOX"
+  ws=$(json_get "r['workspace']")
+  ab_bg busy exec --timeout 25 "$BOX" -- sh -c 'touch /workspace/started; sleep 20; echo finished'
+  local i
+  for i in $(seq 100); do
+    ab exec "$BOX" -- test -e /workspace/started
+    [[ $AB_RC == 0 ]] && break
+    sleep 0.1
+  done
+  [[ $AB_RC == 0 ]] || fail "the busy exec never started"
+  ab rm "$BOX"
+  expect_one_line_error "rm without -f of a sandbox running a command"
+  ab inspect "$BOX"
+  expect_rc 0 "the refused rm must keep the sandbox"
+  json_assert "r['state'] == 'running'" "the refused rm must keep the sandbox running"
+  local t0=$(now_ms)
+  ab rm -f "$BOX"
+  expect_rc 0 "rm -f of a busy sandbox"
+  for i in $(seq 50); do
+    [[ -s $CASE_DIR/busy.rc ]] && break
+    sleep 0.1
+  done
+  local ms=$(($(now_ms) - t0))
+  [[ -s $CASE_DIR/busy.rc ]] || fail "the busy exec's CLI still runs 5 s after rm -f"
+  [[ $(bg_rc busy) != 0 && $(bg_out busy) != *finished* ]] ||
+    fail "the busy exec was not killed by rm -f: rc=$(bg_rc busy) out=$(bg_out busy)"
+  echo "busy exec's CLI returned $(bg_rc busy) ${ms} ms after rm -f began: $(bg_err busy)"
+  ab inspect "$BOX"
+  expect_one_line_error "inspect after rm -f"
+}
+
+case_exec_on_removed_sandbox() {
+  new_box --name gone
+  local id=$BOX
+  ab rm gone
+  expect_rc 0
+  ab exec "$id" -- true
+  expect_one_line_error "exec on a removed id"
+  ab exec gone -- true
+  expect_one_line_error "exec on a removed name"
+  ab ls --json
+  json_assert "r == []" "ls still lists the removed sandbox"
+  new_box --name gone
+  expect_rc 0 "the name of a removed sandbox is free again"
+}
+
+lib_main "$0" "$@"

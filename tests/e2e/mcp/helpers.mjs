@@ -1,0 +1,66 @@
+// Shared set-up for the MCP end-to-end tests: the agentbox binary, a private state dir, and a
+// connected client of the official MCP TypeScript SDK.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const AGENTBOX = process.env.AGENTBOX || path.resolve(here, '../../../build/agentbox');
+
+// Each test file gets its own state dir under /tmp, so `agentbox ls` sees only its sandboxes.
+export function makeStateDir() {
+  return mkdtempSync(path.join(tmpdir(), 'agentbox-e2e-mcp-'));
+}
+
+export function removeStateDir(stateDir) {
+  spawnSync(AGENTBOX, ['gc'], { env: { ...process.env, AGENTBOX_STATE_DIR: stateDir } });
+  rmSync(stateDir, { recursive: true, force: true });
+}
+
+export function agentbox(stateDir, args) {
+  return execFileSync(AGENTBOX, args, {
+    env: { ...process.env, AGENTBOX_STATE_DIR: stateDir },
+    encoding: 'utf8',
+  });
+}
+
+export function listSandboxes(stateDir) {
+  return JSON.parse(agentbox(stateDir, ['ls', '--json']));
+}
+
+// Why a host cannot run these tests (no namespaces, no cgroups...), or '' when it can.
+export function skipReason() {
+  const probe = spawnSync(AGENTBOX, ['run', '--', 'true'], { encoding: 'utf8' });
+  if (probe.error) return `cannot run ${AGENTBOX}: ${probe.error.message}`;
+  if (probe.status !== 0) return `this host cannot make sandboxes: ${probe.stderr.trim()}`;
+  return '';
+}
+
+export async function connect(stateDir, extraArgs = []) {
+  const transport = new StdioClientTransport({
+    command: AGENTBOX,
+    args: ['mcp', ...extraArgs],
+    env: { ...process.env, AGENTBOX_STATE_DIR: stateDir },
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'agentbox-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
+}
+
+export function text(result) {
+  return result.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+}
+
+// Host processes whose command line is exactly `args`.
+export function hostProcesses(args) {
+  const out = spawnSync('ps', ['-eo', 'args='], { encoding: 'utf8' }).stdout;
+  return out.split('\n').filter((line) => line.trim() === args);
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

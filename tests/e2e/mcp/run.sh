@@ -1,0 +1,18 @@
+#!/bin/bash
+# The MCP end-to-end suite: the official MCP TypeScript SDK drives `agentbox mcp`.
+# Installs the pinned SDK into node_modules when missing, then runs `node --test`.
+# AGENTBOX: the binary under test (default: build/agentbox of this checkout).
+set -euo pipefail
+cd "$(dirname "$0")"
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  echo "SKIP: node and npm are needed for the MCP end-to-end tests"
+  exit 0
+fi
+if [[ ! -d node_modules/@modelcontextprotocol/sdk ]]; then
+  if [[ -f package-lock.json ]]; then
+    npm ci --no-audit --no-fund
+  else
+    npm install --no-audit --no-fund
+  fi
+fi
+exec node --test --test-concurrency=1 --test-timeout=300000 ./*.test.mjs

@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# tests/faults: what happens when a piece dies: the exec CLI, the sandbox's agent, a whole
+# `agentbox run`; and what `agentbox gc` then cleans (and must never clean).
+#
+#   AGENTBOX=build/agentbox [AGENTBOX_BACKEND=native] bash tests/faults/run.sh [REGEX]
+#
+# Same harness as tests/conformance (lib.sh): each case has its own state dir, and the suite its
+# own cgroup parent ($AGENTBOX_CGROUP_PARENT), so the gc cases cannot touch anyone else's
+# sandboxes on this host. Killing agents and runs from the host is native-only for now.
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/conformance/lib.sh
+source "$HERE/../conformance/lib.sh"
+
+# agent_pid BOX: the host pid of the sandbox's agent, from inspect.
+agent_pid() {
+  ab inspect "$1"
+  [[ $AB_RC == 0 ]] || fail "inspect $1 exited $AB_RC"
+  local pid
+  pid=$(json_get "r.get('pid')")
+  [[ $pid =~ ^[0-9]+$ ]] || fail "inspect $1 shows no pid ($pid)"
+  echo "$pid"
+}
+
+# wait_file_in BOX PATH: waits (<= 10 s) until PATH exists inside BOX.
+wait_file_in() {
+  local i
+  for i in $(seq 100); do
+    timeout -s KILL 10 "$AGENTBOX" exec "$1" -- test -e "$2" </dev/null >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  fail "$2 never appeared in $1"
+}
+
+# gone_within SECONDS PATTERN: no host process whose command line matches PATTERN within SECONDS.
+gone_within() {
+  local i
+  for i in $(seq $(($1 * 10))); do
+    [[ -z $(pids_of_cmd "$2") ]] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+# expect_no_cgroup NAME: no cgroup NAME under the suite's parent in any hierarchy.
+expect_no_cgroup() {
+  local d
+  for d in $(cg_parent_dirs); do
+    [[ ! -e $d/$1 ]] || fail "cgroup $d/$1 is left behind"
+  done
+}
+
+expect_cgroup() {
+  local d n=0
+  for d in $(cg_parent_dirs); do
+    [[ -d $d/$1 ]] && n=$((n + 1))
+  done
+  ((n > 0)) || fail "cgroup $1 is missing under $AGENTBOX_CGROUP_PARENT"
+}
+
+case_exec_cli_killed_kills_command() {
+  native_only
+  new_box
+  local tag=$RANDOM$RANDOM
+  ("$AGENTBOX" exec "$BOX" -- sh -c "touch /workspace/started; sleep 3; touch /workspace/after; sleep 30.$tag" \
+    </dev/null >"$CASE_DIR/x.out" 2>&1 & echo $! >"$CASE_DIR/x.pid"; wait)&
+  wait_file_in "$BOX" /workspace/started
+  local cli
+  cli=$(cat "$CASE_DIR/x.pid")
+  [[ $(readlink "/proc/$cli/exe") == "$(readlink -f "$AGENTBOX")" ]] || fail "pid $cli is not the exec CLI"
+  kill -KILL "$cli"
+  local t0=$(now_ms)
+  # The command's whole tree (the sh and its sleep) must be gone within ~2 s of the CLI's death.
+  gone_within 2 "30[.]$tag" || fail "the command outlived its killed CLI by 2 s: $(pgrep -af "30[.]$tag" | paste -sd ';')"
+  echo "command gone $(($(now_ms) - t0)) ms after kill -9 of the CLI"
+  sleep 3.5
+  ab exec "$BOX" -- sh -c 'test -e /workspace/after && echo ran-on || echo stopped'
+  expect_rc 0 "the sandbox must stay usable after its exec CLI died"
+  expect_out stopped "the command ran on after its CLI was killed"
+}
+
+case_agent_killed_sandbox_dead() {
+  native_only
+  new_box --name victim
+  local id=$BOX pid
+  pid=$(agent_pid "$id")
+  kill -KILL "$pid"
+  local i
+  for i in $(seq 50); do
+    [[ -d /proc/$pid ]] || break
+    [[ $(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) == Z ]] && break
+    sleep 0.1
+  done
+  ab ls --json
+  expect_rc 0
+  json_assert "len(r) == 1 and r[0]['state'] == 'dead'" "ls must show the sandbox dead"
+  ab ls
+  [[ $(printf '%s\n' "$AB_OUT" | grep -F "$id") == *dead* ]] || fail "the ls table does not say dead"
+  ab inspect victim
+  expect_rc 0
+  json_assert "r['state'] == 'dead'" "inspect must show state dead"
+  ab exec victim -- true
+  expect_one_line_error "exec on a dead sandbox"
+  [[ $AB_ERR == *dead* ]] || fail "the error does not say the sandbox is dead: $AB_ERR"
+  ab exec --json victim -- true
+  expect_rc 125
+  json_assert "r['reason'] == 'error'"
+  ab rm victim
+  expect_rc 0 "rm of a dead sandbox (no -f needed)"
+  expect_no_cgroup "sb-$id"
+  [[ ! -e $AGENTBOX_STATE_DIR/sandboxes/$id ]] || fail "rm left the state dir of $id"
+  [[ ! -e $AGENTBOX_STATE_DIR/names/victim ]] || fail "rm left the name victim"
+}
+
+case_agent_killed_mid_exec() {
+  native_only
+  new_box
+  local pid
+  pid=$(agent_pid "$BOX")
+  ab_bg busy exec "$BOX" -- sh -c 'touch /workspace/started; sleep 30'
+  wait_file_in "$BOX" /workspace/started
+  kill -KILL "$pid"
+  local i t0=$(now_ms)
+  for i in $(seq 50); do
+    [[ -s $CASE_DIR/busy.rc ]] && break
+    sleep 0.1
+  done
+  [[ -s $CASE_DIR/busy.rc ]] || fail "the exec CLI still runs 5 s after its sandbox's agent died"
+  echo "exec CLI returned $(bg_rc busy) after $(($(now_ms) - t0)) ms: $(bg_err busy)"
+  [[ $(bg_rc busy) == 125 ]] || fail "an exec whose sandbox died exited $(bg_rc busy), want 125"
+  [[ $(bg_err busy | grep -c .) == 1 ]] || fail "want one stderr line, got: $(bg_err busy)"
+}
+
+# kill_cgroup NAME: kills whatever is in cgroup NAME under the suite's parent and removes it
+# (cleanup of a case whose sandbox escaped; never needed when agentbox does its job).
+kill_cgroup() {
+  local d
+  for d in $(cg_parent_dirs); do
+    [[ -d $d/$1 ]] || continue
+    xargs -r kill -KILL <"$d/$1/cgroup.procs" 2>/dev/null
+  done
+  sleep 0.2
+  for d in $(cg_parent_dirs); do [[ -d $d/$1 ]] && rmdir "$d/$1" 2>/dev/null; done
+  return 0
+}
+
+# start_run TAG: `agentbox run -- sleep 60.TAG` in the background; sets RUN (its pid), RUN_CG
+# (its cgroup) and RUN_WS (its temporary workspace) once the command runs.
+start_run() {
+  ( exec "$AGENTBOX" run --timeout 100 -- sleep "60.$1" </dev/null >/dev/null 2>&1 ) &
+  RUN=$!
+  local i
+  RUN_CG="" RUN_WS=""
+  for i in $(seq 100); do
+    RUN_CG=$(cg_children | grep "^run-$RUN-" | head -1)
+    RUN_WS=$(ls -d /tmp/agentbox-ws-"$RUN"-* 2>/dev/null | head -1)
+    [[ -n $RUN_CG && -n $RUN_WS && -n $(pids_of_cmd "^sleep 60.$1") ]] && break
+    sleep 0.1
+  done
+  [[ -n $RUN_CG ]] && on_exit "kill_cgroup $RUN_CG"
+  [[ -n $RUN_WS ]] && on_exit "rm -rf $RUN_WS"
+  [[ -n $RUN_CG && -n $RUN_WS ]] || fail "the run never made its cgroup ($RUN_CG) and workspace ($RUN_WS)"
+  [[ -n $(pids_of_cmd "^sleep 60.$1") ]] || fail "the run's command never started"
+}
+
+case_crashed_run_takes_its_sandbox_along() {
+  native_only
+  local tag=$RANDOM$RANDOM
+  start_run "$tag"
+  kill -KILL "$RUN"
+  gone_within 3 "^sleep 60.$tag" ||
+    fail "kill -9 of \`agentbox run\` left its sandbox running 3 s later (no parent-death signal): $(pgrep -af "60[.]$tag" | paste -sd ';')"
+}
+
+case_gc_after_crashed_run() {
+  native_only
+  local tag=$RANDOM$RANDOM
+  start_run "$tag"
+  kill -KILL "$RUN"
+  gone_within 3 "^sleep 60.$tag" || echo "note: the sandbox survived its run (see crashed_run_takes_its_sandbox_along)"
+  local leftovers=""
+  [[ -n $(cg_children | grep -Fx "$RUN_CG") ]] && leftovers+=" cgroup $RUN_CG"
+  [[ -e $RUN_WS ]] && leftovers+=" workspace $RUN_WS"
+  echo "left by the crashed run:${leftovers:- nothing}"
+  ab gc
+  expect_rc 0 "gc"
+  expect_no_cgroup "$RUN_CG"
+  [[ ! -e $RUN_WS ]] || fail "gc left the crashed run's workspace $RUN_WS"
+  [[ $leftovers != *cgroup* ]] || expect_out_has "cgroup $RUN_CG" "gc does not report the cgroup it removed"
+  [[ $leftovers != *workspace* ]] || expect_out_has "$RUN_WS" "gc does not report the workspace it removed"
+  gone_within 2 "^sleep 60.$tag" || fail "after gc the crashed run's command still runs"
+}
+
+case_gc_spares_a_live_run() {
+  native_only
+  local tag=$RANDOM$RANDOM
+  start_run "$tag"
+  ab gc
+  expect_rc 0 "gc"
+  [[ -n $(pids_of_cmd "^sleep 60.$tag") ]] || fail "gc killed a live \`agentbox run\`"
+  [[ -e $RUN_WS ]] || fail "gc removed a live run's workspace $RUN_WS"
+  expect_cgroup "$RUN_CG"
+  kill -KILL "$RUN"
+}
+
+case_gc_removes_dead_keeps_running() {
+  native_only
+  local uws=$CASE_DIR/userws
+  mkdir -p "$uws"
+  echo precious >"$uws/keep.txt"
+  new_box --name alive
+  local alive=$BOX
+  ab exec alive -- sh -c 'echo mine > /workspace/alive.txt'
+  new_box --name deaduser --workspace "$uws"
+  local dead_user=$BOX
+  ab exec deaduser -- sh -c 'echo written > /workspace/by-sandbox.txt'
+  expect_rc 0
+  new_box --name deadpriv
+  local dead_priv=$BOX priv_ws
+  ab inspect deadpriv
+  priv_ws=$(json_get "r['workspace']")
+  kill -KILL "$(agent_pid deaduser)" "$(agent_pid deadpriv)"
+  sleep 0.5
+  ab gc
+  expect_rc 0 "gc"
+  ab ls --json
+  json_assert "[(s['id'], s['state']) for s in r] == [('$alive', 'running')]" \
+    "after gc only the running sandbox may be listed"
+  ab exec alive -- cat /workspace/alive.txt
+  expect_rc 0 "gc must never touch a running sandbox"
+  expect_out mine
+  expect_cgroup "sb-$alive"
+  expect_no_cgroup "sb-$dead_user"
+  expect_no_cgroup "sb-$dead_priv"
+  [[ -f $uws/keep.txt && -f $uws/by-sandbox.txt ]] ||
+    fail "gc removed files of the user-given workspace: $(ls -la "$uws" 2>&1 | paste -sd ' ')"
+  [[ ! -e $priv_ws ]] || fail "gc left the dead sandbox's private workspace $priv_ws"
+  [[ ! -e $AGENTBOX_STATE_DIR/names/deaduser && ! -e $AGENTBOX_STATE_DIR/names/deadpriv ]] ||
+    fail "gc left the names of the dead sandboxes"
+}
+
+# A second state dir (another user's, another server's) shares the host's cgroup parent: gc in
+# one must not take the other's running sandboxes for leftovers.
+case_gc_spares_other_state_dirs_running_sandbox() {
+  native_only
+  local other
+  new_state_dir other
+  local mine_state=$AGENTBOX_STATE_DIR
+  AGENTBOX_STATE_DIR=$other new_box --name theirs
+  local theirs=$BOX
+  AGENTBOX_STATE_DIR=$other ab exec theirs -- sh -c 'echo hi > /workspace/f'
+  expect_rc 0
+  AGENTBOX_STATE_DIR=$mine_state ab gc
+  expect_rc 0 "gc"
+  AGENTBOX_STATE_DIR=$other ab exec theirs -- cat /workspace/f
+  expect_rc 0 "gc with state dir A killed a running sandbox of state dir B (its cgroup sb-$theirs was taken for an orphan)"
+  expect_out hi
+  AGENTBOX_STATE_DIR=$other ab inspect theirs
+  json_assert "r['state'] == 'running'"
+}
+
+lib_main "$0" "$@"

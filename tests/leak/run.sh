@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# tests/leak: many create/exec/rm cycles (and run cycles) leave nothing behind.
+#
+#   AGENTBOX=build/agentbox [LEAK_CYCLES=30] bash tests/leak/run.sh [REGEX]
+#
+# Before and after the cycles it counts, and prints:
+#   procs    processes of host uid 3900000000/3900001000 (sandbox root/user) or with "agentbox" in
+#            their command line, that belong to this suite (their cgroup is below the suite's
+#            cgroup parent, or their environment holds this case's state dir)      -> 0 new
+#   mounts   lines of /proc/self/mountinfo                                           -> same
+#   cgroups  sb-* / run-* dirs under every /sys/fs/cgroup/*/<parent>                  -> none
+#   fds      open fds of the test shell                                              -> same
+#   state    entries of <state>/sandboxes and <state>/names                          -> none
+#   ws       /tmp/agentbox-ws-* dirs                                                 -> none new
+# Processes of other agentbox users on the host are counted apart ("foreign") and never fail it.
+
+LEAK_CYCLES=${LEAK_CYCLES:-30}
+: "${CASE_TIMEOUT:=$((LEAK_CYCLES * 8 > 120 ? LEAK_CYCLES * 8 : 120))}"
+export CASE_TIMEOUT LEAK_CYCLES
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/conformance/lib.sh
+source "$HERE/../conformance/lib.sh"
+
+# suite_procs: "PID kind" for every process of the sandbox uids or with agentbox in its command
+# line, kind = ours | foreign. The test's own shells (bash .../run.sh) are not counted.
+suite_procs() {
+  "$PY" - "$AGENTBOX_CGROUP_PARENT" "$AGENTBOX_STATE_DIR" "$$" <<'PYEOF'
+import os, sys
+parent, state, me = sys.argv[1], sys.argv[2], sys.argv[3]
+for p in os.listdir("/proc"):
+    if not p.isdigit() or p in (me, str(os.getpid()), str(os.getppid())):
+        continue
+    try:
+        uid = next(l.split()[1] for l in open(f"/proc/{p}/status") if l.startswith("Uid:"))
+        cmd = open(f"/proc/{p}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        if not (uid in ("3900000000", "3900001000") or "agentbox" in cmd):
+            continue
+        if "/run.sh" in cmd or "tests/leak" in cmd:
+            continue
+        ours = f"/{parent}/" in open(f"/proc/{p}/cgroup").read()
+        if not ours:
+            env = open(f"/proc/{p}/environ", "rb").read().split(b"\0")
+            ours = f"AGENTBOX_STATE_DIR={state}".encode() in env
+    except (OSError, StopIteration):
+        continue
+    print(p, "ours" if ours else "foreign", cmd)
+PYEOF
+}
+
+# snapshot FILE: the counts, one "key value" per line.
+snapshot() {
+  local procs
+  procs=$(suite_procs)
+  {
+    echo "procs_ours $(printf '%s\n' "$procs" | grep -c ' ours ')"
+    echo "procs_foreign $(printf '%s\n' "$procs" | grep -c ' foreign ')"
+    echo "mounts $(wc -l </proc/self/mountinfo)"
+    echo "cgroups $(cg_children | grep -cE '^(sb|run)-')"
+    echo "fds $(ls /proc/$$/fd | wc -l)"
+    echo "state $(ls "$AGENTBOX_STATE_DIR/sandboxes" "$AGENTBOX_STATE_DIR/names" 2>/dev/null | grep -cvE '^$|:$')"
+    echo "ws $(ls -d /tmp/agentbox-ws-* 2>/dev/null | wc -l)"
+  } >"$1"
+  printf '%s\n' "$procs" | grep ' ours ' >"$1.procs"
+  ls -d /tmp/agentbox-ws-* 2>/dev/null | sort >"$1.ws"
+  sort /proc/self/mountinfo | cut -d' ' -f3- >"$1.mounts"
+}
+
+val() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
+
+# compare BEFORE AFTER: prints the table; fails on any leak.
+compare() {
+  local b=$1 a=$2 k problems=""
+  printf '%-14s %8s %8s\n' what before after
+  for k in procs_ours procs_foreign mounts cgroups fds state ws; do
+    printf '%-14s %8s %8s\n' "$k" "$(val "$b" "$k")" "$(val "$a" "$k")"
+  done
+  [[ $(val "$a" procs_ours) == 0 ]] || problems+=" processes left: $(head -3 "$a.procs" | paste -sd ';')"
+  [[ $(val "$a" mounts) == "$(val "$b" mounts)" ]] ||
+    problems+=" mounts $(val "$b" mounts) -> $(val "$a" mounts): $(comm -13 "$b.mounts" "$a.mounts" | head -3 | paste -sd ';')"
+  [[ $(val "$a" cgroups) == 0 ]] || problems+=" cgroups left: $(cg_children | head -5 | paste -sd ' ')"
+  [[ $(val "$a" fds) == "$(val "$b" fds)" ]] || problems+=" fds $(val "$b" fds) -> $(val "$a" fds)"
+  [[ $(val "$a" state) == 0 ]] || problems+=" state entries left: $(ls -R "$AGENTBOX_STATE_DIR" | head -5 | paste -sd ' ')"
+  local new_ws
+  new_ws=$(comm -13 "$b.ws" "$a.ws" | paste -sd ' ')
+  [[ -z $new_ws ]] || problems+=" new workspaces: $new_ws"
+  [[ -z $problems ]] || fail "leaks after the cycles:$problems"
+}
+
+# settle: leftovers of the last cycle get up to 2 s to go (rm waits for the agent, so they
+# should not need it).
+settle() {
+  local i
+  for i in $(seq 20); do
+    [[ -z $(suite_procs | grep ' ours ') ]] && return 0
+    sleep 0.1
+  done
+}
+
+case_create_exec_rm_cycles() {
+  snapshot "$CASE_DIR/before"
+  echo data >"$CASE_DIR/in.txt"
+  local i id t0=$(now_ms)
+  for i in $(seq "$LEAK_CYCLES"); do
+    new_box --name "leak$i"
+    id=$BOX
+    ab exec "leak$i" -- sh -c "echo $i > /workspace/f; (sleep 0.05 &); cat /workspace/f"
+    [[ $AB_RC == 0 && $AB_OUT == "$i" ]] || fail "cycle $i: exec rc=$AB_RC out=$AB_OUT"
+    ab cp "$CASE_DIR/in.txt" "leak$i:in.txt"
+    [[ $AB_RC == 0 ]] || fail "cycle $i: cp in rc=$AB_RC"
+    if ((i % 5 == 0)); then
+      ab exec --timeout 0.3 "$id" -- sh -c 'setsid sleep 30 & sleep 30'
+      [[ $AB_RC == 124 ]] || fail "cycle $i: timed-out exec rc=$AB_RC"
+    fi
+    ab rm "$id"
+    [[ $AB_RC == 0 ]] || fail "cycle $i: rm rc=$AB_RC: $AB_ERR"
+  done
+  echo "$LEAK_CYCLES create/exec/cp/rm cycles in $(($(now_ms) - t0)) ms"
+  settle
+  snapshot "$CASE_DIR/after"
+  compare "$CASE_DIR/before" "$CASE_DIR/after"
+}
+
+case_busy_rm_f_cycles() {
+  local n=$(((LEAK_CYCLES + 2) / 3)) i
+  snapshot "$CASE_DIR/before"
+  for i in $(seq "$n"); do
+    new_box
+    ab_bg "busy$i" exec "$BOX" -- sh -c 'setsid sleep 30 & sleep 30'
+    sleep 0.2
+    ab rm -f "$BOX"
+    [[ $AB_RC == 0 ]] || fail "cycle $i: rm -f rc=$AB_RC: $AB_ERR"
+    wait
+  done
+  echo "$n create/busy exec/rm -f cycles"
+  settle
+  snapshot "$CASE_DIR/after"
+  compare "$CASE_DIR/before" "$CASE_DIR/after"
+}
+
+case_run_cycles() {
+  native_only
+  local n=$LEAK_CYCLES i
+  snapshot "$CASE_DIR/before"
+  for i in $(seq "$n"); do
+    ab run -- sh -c "echo $i; setsid sleep 30 &"
+    [[ $AB_RC == 0 && $AB_OUT == "$i" ]] || fail "run $i: rc=$AB_RC out=$AB_OUT"
+  done
+  echo "$n run cycles"
+  settle
+  snapshot "$CASE_DIR/after"
+  compare "$CASE_DIR/before" "$CASE_DIR/after"
+}
+
+lib_main "$0" "$@"
