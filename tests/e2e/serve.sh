@@ -95,6 +95,19 @@ check "openapi" 'U http://x/v1/openapi.json | jq_ "d[\"openapi\"]" | grep -q "^3
 check "busy sandbox refuses DELETE without force" '(U -d "{\"argv\":[\"sleep\",\"2\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); sleep 0.5; [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 400 ]'
 check "DELETE sandbox force" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$ID2?force=true")" = 200 ] && [ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/$ID2)" = 404 ]'
 
+# MCP over Streamable HTTP: a session, a tool call in its own sandbox, DELETE removes it.
+INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}'
+SID=$(U -D - -o /dev/null -d "$INIT" http://x/mcp | tr -d '\r' | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}')
+check "mcp initialize gives a session" '[ -n "$SID" ]'
+MH=(-H "Mcp-Session-Id: $SID")
+check "mcp notification 202" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -d "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}" http://x/mcp)" = 202 ]'
+check "mcp tools/list" 'U "${MH[@]}" -d "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}" http://x/mcp | grep -q "\"exec\""'
+R=$(U "${MH[@]}" -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo mcp-http"}}}' http://x/mcp)
+check "mcp tools/call exec" 'echo "$R" | grep -q "mcp-http"' "$R"
+check "mcp unknown session 404" '[ "$(code --unix-socket "$SOCK" -H "Mcp-Session-Id: nope" -d "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}" http://x/mcp)" = 404 ]'
+N_BEFORE=$("$AGENTBOX" ls | wc -l)
+check "mcp DELETE ends the session and its sandbox" '[ "$(code --unix-socket "$SOCK" -X DELETE "${MH[@]}" http://x/mcp)" = 204 ] && [ $("$AGENTBOX" ls | wc -l) -lt $N_BEFORE ]'
+
 # SIGTERM: a request in flight finishes, then the server exits 0 and the socket is gone.
 U -d '{"argv":["sh","-c","sleep 1; echo done"]}' http://x/v1/sandboxes/$ID/exec > "$WORK/inflight" &
 CURL=$!
