@@ -1,6 +1,6 @@
 #include "app/server/http_server.h"
 
-#include <netdb.h>
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -43,22 +43,33 @@ StatusOr<UniqueFd> ListenUnix(const std::string& path) {
   return fd;
 }
 
+// Numeric addresses only (plus "localhost"): agentbox is linked statically, and name lookup
+// through NSS would need the host's shared glibc at run time.
 StatusOr<UniqueFd> ListenTcp(const std::string& host, uint16_t port) {
-  struct addrinfo hints = {};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  struct addrinfo* res = nullptr;
-  std::string service = std::to_string(port);
-  int err = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
-  if (err != 0) return InvalidArgument("--listen: " + host + ": " + ::gai_strerror(err));
-  std::unique_ptr<struct addrinfo, void (*)(struct addrinfo*)> owned(res, ::freeaddrinfo);
-  UniqueFd fd(::socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  struct sockaddr_storage addr = {};
+  socklen_t len = 0;
+  std::string name = host == "localhost" ? "127.0.0.1" : host;
+  if (!name.empty() && name.front() == '[' && name.back() == ']')
+    name = name.substr(1, name.size() - 2);
+  auto* v4 = reinterpret_cast<struct sockaddr_in*>(&addr);
+  auto* v6 = reinterpret_cast<struct sockaddr_in6*>(&addr);
+  if (::inet_pton(AF_INET, name.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    len = sizeof(*v4);
+  } else if (::inet_pton(AF_INET6, name.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    len = sizeof(*v6);
+  } else {
+    return InvalidArgument("--listen: " + host + ": give an IP address (or localhost)");
+  }
+  UniqueFd fd(::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoStatus("socket");
   int one = 1;
   ::setsockopt(fd.get(), SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (::bind(fd.get(), res->ai_addr, res->ai_addrlen) != 0) {
-    return ErrnoStatus("bind " + host + ":" + service);
+  if (::bind(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), len) != 0) {
+    return ErrnoStatus("bind " + host + ":" + std::to_string(port));
   }
   if (::listen(fd.get(), 512) != 0) return ErrnoStatus("listen");
   return fd;
