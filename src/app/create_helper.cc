@@ -1,0 +1,87 @@
+#include "app/create_helper.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "sys/unique_fd.h"
+
+extern char** environ;
+
+namespace agentbox {
+namespace {
+
+StatusOr<std::string> ReadAllFrom(int fd) {
+  if (::lseek(fd, 0, SEEK_SET) < 0) return ErrnoStatus("lseek");
+  std::string out;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fd, buf, sizeof(buf))) > 0) out.append(buf, static_cast<size_t>(n));
+  return out;
+}
+
+Status SpawnHelper(const std::vector<std::string>& args, int out_fd, int err_fd, pid_t* pid) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attr;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attr);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  for (int sig : {SIGPIPE, SIGTERM, SIGINT, SIGHUP}) sigaddset(&defaults, sig);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int err = ::posix_spawn(pid, args[0].c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  return err == 0 ? OkStatus() : ErrnoStatus("spawn " + args[0], err);
+}
+
+std::string OneLine(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.starts_with("agentbox: ")) text.erase(0, 10);
+  for (char& c : text) c = c == '\n' ? ' ' : c;
+  return text;
+}
+
+}  // namespace
+
+StatusOr<std::string> RunCreateHelper(const std::string& self_exe,
+                                      const std::vector<std::string>& create_args) {
+  // memfds, not pipes: the helper's output is read after it exits, and cannot fill a buffer.
+  UniqueFd out(::memfd_create("create-stdout", MFD_CLOEXEC));
+  UniqueFd err(::memfd_create("create-stderr", MFD_CLOEXEC));
+  if (!out.valid() || !err.valid()) return ErrnoStatus("memfd_create");
+  std::vector<std::string> args = {self_exe, "create"};
+  args.insert(args.end(), create_args.begin(), create_args.end());
+  pid_t pid = -1;
+  AB_RETURN_IF_ERROR(SpawnHelper(args, out.get(), err.get(), &pid));
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0) {
+    if (errno != EINTR) return ErrnoStatus("waitpid");
+  }
+  AB_ASSIGN_OR_RETURN(std::string id, ReadAllFrom(out.get()));
+  AB_ASSIGN_OR_RETURN(std::string why, ReadAllFrom(err.get()));
+  if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && !OneLine(id).empty()) {
+    return OneLine(id);
+  }
+  why = OneLine(why);
+  if (why.empty()) why = "the create helper failed (status " + std::to_string(wstatus) + ")";
+  if (why.find("already") != std::string::npos) return AlreadyExists(why);
+  if (why.find("policy") != std::string::npos) return InvalidArgument(why);
+  return Unavailable(why);
+}
+
+}  // namespace agentbox
