@@ -19,6 +19,11 @@ for group in "${@:-build}"; do
   esac
 done
 
+# The MCP end-to-end tests need node and npm; a node installed outside Debian's packages will do.
+for group in "${@:-build}"; do
+  if [ "$group" = test ] && ! command -v npm >/dev/null 2>&1; then wanted+=(nodejs npm); fi
+done
+
 missing=()
 for pkg in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")

@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  echo "SKIP: node and npm are needed for the MCP end-to-end tests"
+  echo "SKIP: node and npm are needed for the MCP end-to-end tests (scripts/install-deps.sh test installs them)"
+  # In CI nothing CI can provide may be skipped.
+  [[ "${CI:-}" == "true" ]] && exit 1
   exit 0
 fi
 if [[ ! -d node_modules/@modelcontextprotocol/sdk ]]; then
