@@ -113,3 +113,19 @@ case_exit_args_after_dashdash_untouched() {
   expect_rc 0
   [[ $AB_OUT == "--json|--timeout|1|-e|a b|" ]] || fail "argv inside: $AB_OUT"
 }
+
+# Without --json the exit status cannot tell an OOM kill (137) from a kill -9 (137), nor say that
+# output was dropped: agentbox names what ended the command on stderr.
+case_plain_mode_names_the_limit() {
+  box --timeout 0.5 -- sleep 10
+  expect_rc 124
+  expect_err_has "--timeout" "a plain-mode timeout names its limit"
+  box --memory 32M -- python3 -c 'x = bytearray(200 << 20)'
+  expect_rc 137
+  expect_err_has "out-of-memory" "a plain-mode OOM kill says so"
+  box --output-limit 4 -- echo hello
+  expect_rc 0
+  expect_err_has "output" "dropped output is reported"
+  box -- sh -c 'echo plain >&2'
+  [[ $AB_ERR == "plain" || $AB_ERR == $'plain\n' ]] || fail "stderr of a clean run has extra text: '$AB_ERR'"
+}
