@@ -24,7 +24,8 @@ void Reply(int conn_fd, const nlohmann::json& body) {
 }
 
 void ReplyError(int conn_fd, const Status& status) {
-  Reply(conn_fd, {{"ok", false}, {"code", StatusCodeName(status.code())}, {"error", status.message()}});
+  Reply(conn_fd,
+        {{"ok", false}, {"code", StatusCodeName(status.code())}, {"error", status.message()}});
 }
 
 int CountExecHandlers(const std::vector<pid_t>& handlers) {

@@ -8,8 +8,8 @@
 namespace agentbox {
 
 struct AgentContext {
-  int workspace_fd = -1;         // O_PATH of /workspace
-  std::vector<pid_t> handlers;   // other handlers alive when this one was forked
+  int workspace_fd = -1;        // O_PATH of /workspace
+  std::vector<pid_t> handlers;  // other handlers alive when this one was forked
 };
 
 // Exec handlers name themselves so a ping can tell commands from file operations.

@@ -128,7 +128,8 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, SupervisedSandbox& bo
                       Clock::time_point start) {
   OutputCapture output(req.output_limit, [conn_fd](OutputStream s, std::string_view data) {
     for (size_t off = 0; off < data.size(); off += kMaxFramePayload) {
-      (void)WriteFrame(conn_fd, s == OutputStream::kStdout ? FrameType::kStdout : FrameType::kStderr,
+      (void)WriteFrame(conn_fd,
+                       s == OutputStream::kStdout ? FrameType::kStdout : FrameType::kStderr,
                        data.substr(off, kMaxFramePayload));
     }
   });
@@ -137,7 +138,9 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, SupervisedSandbox& bo
                                 std::chrono::duration<double>(req.timeout_seconds));
   uint64_t baseline = req.disk_limit ? DiskUsageBytes(kWorkspaceDir) : 0;
   if (req.disk_limit) {
-    limits.disk_exceeded = [&] { return DiskUsageBytes(kWorkspaceDir) > baseline + req.disk_limit; };
+    limits.disk_exceeded = [&] {
+      return DiskUsageBytes(kWorkspaceDir) > baseline + req.disk_limit;
+    };
   }
   limits.kill_all = [&box] { sys::PidfdSendSignal(box.pidfd.get(), SIGKILL); };
   limits.cancel_fd = conn_fd;

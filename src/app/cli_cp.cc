@@ -82,13 +82,15 @@ bool IsHostDir(const std::string& path) {
 
 int CpSubcommand(const Args& args) {
   if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
-    WriteStdout("Usage: agentbox cp SRC ID:PATH | agentbox cp ID:PATH DST\n\n"
-                "Copies files or directories between the host and a sandbox's /workspace.\n"
-                "PATH is relative to /workspace or starts with /workspace; nothing outside it is\n"
-                "reachable.\n");
+    WriteStdout(
+        "Usage: agentbox cp SRC ID:PATH | agentbox cp ID:PATH DST\n\n"
+        "Copies files or directories between the host and a sandbox's /workspace.\n"
+        "PATH is relative to /workspace or starts with /workspace; nothing outside it is\n"
+        "reachable.\n");
     return 0;
   }
-  if (args.size() != 2) return FailWith(InvalidArgument("usage: agentbox cp SRC ID:PATH | ID:PATH DST"));
+  if (args.size() != 2)
+    return FailWith(InvalidArgument("usage: agentbox cp SRC ID:PATH | ID:PATH DST"));
   SandboxPath from, to;
   bool in = !SplitSandboxPath(args[0], from) && SplitSandboxPath(args[1], to);
   bool out = SplitSandboxPath(args[0], from) && !SplitSandboxPath(args[1], to);
@@ -105,7 +107,8 @@ int CpSubcommand(const Args& args) {
     std::string dst = to.path;
     auto info = AgentStat(record.agent_socket, dst);
     if (info.ok() && info->type == "dir") dst = Join(dst, BaseName(args[0]));
-    st = CopyIn(record.agent_socket, args[0], dst, std::min(kMaxCopyBytes, record.spec.limits.disk_bytes));
+    st = CopyIn(record.agent_socket, args[0], dst,
+                std::min(kMaxCopyBytes, record.spec.limits.disk_bytes));
   } else {
     std::string dst = IsHostDir(args[1]) ? Join(args[1], BaseName(from.path)) : args[1];
     st = CopyOut(record.agent_socket, from.path, dst);

@@ -9,12 +9,13 @@ int CreateSubcommand(const Args& args) {
   auto invocation = ParseCreateArgs(args);
   if (!invocation.ok()) return FailWith(invocation.status());
   if (invocation->run.help) {
-    WriteStdout("Usage: agentbox create [OPTIONS] [--name NAME]\n\n"
-                "Creates a sandbox that outlives this command and prints its id. The options are\n"
-                "those of `agentbox run`; --timeout, --output-limit and --disk-limit become the\n"
-                "defaults of each `agentbox exec`, the others hold for the sandbox as a whole.\n\n"
-                "Options:\n  --name NAME   a unique name to use instead of the id\n" +
-                FormatFlagHelp(RunFlagDefs()));
+    WriteStdout(
+        "Usage: agentbox create [OPTIONS] [--name NAME]\n\n"
+        "Creates a sandbox that outlives this command and prints its id. The options are\n"
+        "those of `agentbox run`; --timeout, --output-limit and --disk-limit become the\n"
+        "defaults of each `agentbox exec`, the others hold for the sandbox as a whole.\n\n"
+        "Options:\n  --name NAME   a unique name to use instead of the id\n" +
+        FormatFlagHelp(RunFlagDefs()));
     return 0;
   }
   auto spec = ResolveRunSpec(invocation->run);

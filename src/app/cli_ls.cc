@@ -33,8 +33,11 @@ int LsSubcommand(const Args& args) {
                       Pad("CREATED", 20) + "WORKSPACE\n";
   for (const SandboxStatus& s : manager->List()) {
     const SandboxRecord& r = s.record;
-    list.push_back({{"id", r.id}, {"name", r.name}, {"backend", r.backend},
-                    {"state", SandboxStateName(s.state)}, {"created_at", r.created_at},
+    list.push_back({{"id", r.id},
+                    {"name", r.name},
+                    {"backend", r.backend},
+                    {"state", SandboxStateName(s.state)},
+                    {"created_at", r.created_at},
                     {"workspace", r.workspace}});
     table += Pad(r.id, 12) + Pad(r.name.empty() ? "-" : r.name, 20) + Pad(r.backend, 7) +
              Pad(SandboxStateName(s.state), 7) + Pad(r.created_at, 20) + r.workspace + "\n";
@@ -45,8 +48,9 @@ int LsSubcommand(const Args& args) {
 
 int InspectSubcommand(const Args& args) {
   if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
-    WriteStdout("Usage: agentbox inspect ID|NAME\n\nPrints the sandbox as JSON: id, name, "
-                "backend, state, policy, workspace, created_at, usage.\n");
+    WriteStdout(
+        "Usage: agentbox inspect ID|NAME\n\nPrints the sandbox as JSON: id, name, "
+        "backend, state, policy, workspace, created_at, usage.\n");
     return 0;
   }
   if (args.size() != 1) return FailWith(InvalidArgument("usage: agentbox inspect ID|NAME"));

@@ -11,9 +11,10 @@ int RmSubcommand(const Args& args) {
     if (a == "-f" || a == "--force") {
       force = true;
     } else if (a == "-h" || a == "--help") {
-      WriteStdout("Usage: agentbox rm [-f] ID|NAME...\n\nKills everything in the sandboxes and "
-                  "removes them; a workspace you gave is kept.\n  -f, --force   also when "
-                  "commands are running\n");
+      WriteStdout(
+          "Usage: agentbox rm [-f] ID|NAME...\n\nKills everything in the sandboxes and "
+          "removes them; a workspace you gave is kept.\n  -f, --force   also when "
+          "commands are running\n");
       return 0;
     } else if (!a.empty() && a[0] == '-') {
       return FailWith(InvalidArgument("rm: unknown option \"" + a + "\""));
@@ -39,8 +40,9 @@ int RmSubcommand(const Args& args) {
 int GcSubcommand(const Args& args) {
   if (!args.empty()) {
     if (args[0] == "-h" || args[0] == "--help") {
-      WriteStdout("Usage: agentbox gc\n\nRemoves dead sandboxes and whatever a crash left "
-                  "behind: processes, cgroups, state, private workspaces.\n");
+      WriteStdout(
+          "Usage: agentbox gc\n\nRemoves dead sandboxes and whatever a crash left "
+          "behind: processes, cgroups, state, private workspaces.\n");
       return 0;
     }
     return FailWith(InvalidArgument("gc takes no arguments"));

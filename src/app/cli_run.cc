@@ -6,8 +6,8 @@
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
 #include "core/exec_result.h"
-#include "core/state_store.h"
 #include "core/output_capture.h"
+#include "core/state_store.h"
 #include "native/native_run.h"
 #include "spec/run_args.h"
 

@@ -43,7 +43,9 @@ class [[nodiscard]] Status {
 };
 
 inline Status OkStatus() { return Status(); }
-inline Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+inline Status InvalidArgument(std::string m) {
+  return {StatusCode::kInvalidArgument, std::move(m)};
+}
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
 inline Status PermissionDenied(std::string m) {
@@ -84,15 +86,16 @@ class [[nodiscard]] StatusOr {
 }  // namespace agentbox
 
 // Early return on error, the only macros we keep.
-#define AB_RETURN_IF_ERROR(expr)          \
-  do {                                    \
-    ::agentbox::Status ab_status_ = (expr); \
+#define AB_RETURN_IF_ERROR(expr)             \
+  do {                                       \
+    ::agentbox::Status ab_status_ = (expr);  \
     if (!ab_status_.ok()) return ab_status_; \
   } while (0)
 
 #define AB_CONCAT_INNER(a, b) a##b
 #define AB_CONCAT(a, b) AB_CONCAT_INNER(a, b)
-#define AB_ASSIGN_OR_RETURN(lhs, expr) AB_ASSIGN_OR_RETURN_IMPL(AB_CONCAT(ab_or_, __LINE__), lhs, expr)
+#define AB_ASSIGN_OR_RETURN(lhs, expr) \
+  AB_ASSIGN_OR_RETURN_IMPL(AB_CONCAT(ab_or_, __LINE__), lhs, expr)
 #define AB_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \

@@ -21,8 +21,8 @@ StatusOr<UniqueFd> ConnectAgent(const std::string& socket_path) {
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoStatus("socket");
   if (::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return Status(StatusCode::kUnavailable,
-                  std::string("the sandbox's agent does not answer (") + std::strerror(errno) + ")");
+    return Status(StatusCode::kUnavailable, std::string("the sandbox's agent does not answer (") +
+                                                std::strerror(errno) + ")");
   }
   return fd;
 }

@@ -19,8 +19,8 @@ class ExecCancellation {
   bool cancelled() const;
 
  private:
-  friend StatusOr<ExecResult> AgentExec(const std::string&, const ExecRequest&, OutputCapture&,
-                                        int, ExecCancellation*);
+  friend StatusOr<ExecResult> AgentExec(const std::string&, const ExecRequest&, OutputCapture&, int,
+                                        ExecCancellation*);
   void Attach(int fd);
   void Detach();
 

@@ -34,7 +34,8 @@ Status SendWithFd(int fd, const char* data, size_t size, int pass_fd) {
   cmsg->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(cmsg), &pass_fd, sizeof(int));
   ssize_t n;
-  do n = ::sendmsg(fd, &msg, MSG_NOSIGNAL); while (n < 0 && errno == EINTR);
+  do n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
+  while (n < 0 && errno == EINTR);
   if (n != 1) return ErrnoStatus("agent connection sendmsg");
   return WriteAll(fd, data + 1, size - 1);
 }
@@ -96,9 +97,14 @@ StatusOr<Frame> ReadFrame(int fd, int* received_fd) {
   if (len > kMaxFramePayload) return InvalidArgument("frame too large");
   Frame frame{static_cast<FrameType>(header[0]), std::string(len, '\0')};
   switch (frame.type) {
-    case FrameType::kRequest: case FrameType::kResponse: case FrameType::kStdout:
-    case FrameType::kStderr: case FrameType::kData: break;
-    default: return InvalidArgument("unknown frame type");
+    case FrameType::kRequest:
+    case FrameType::kResponse:
+    case FrameType::kStdout:
+    case FrameType::kStderr:
+    case FrameType::kData:
+      break;
+    default:
+      return InvalidArgument("unknown frame type");
   }
   AB_RETURN_IF_ERROR(ReadAll(fd, frame.payload.data(), len, nullptr, nullptr));
   return frame;

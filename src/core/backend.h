@@ -17,7 +17,7 @@ namespace agentbox {
 
 // Counters of the box as a whole; an exec compares two readings to name the limits it hit.
 struct ResourceSnapshot {
-  uint64_t memory_bytes = 0;       // peak so far
+  uint64_t memory_bytes = 0;  // peak so far
   double cpu_ms = 0;
   uint64_t oom_kills = 0;
   uint64_t memory_events = 0;

@@ -23,11 +23,11 @@ struct ExecResult {
   int exit_code = 0;          // the command's code, 124 timeout, 125 error, 128+N signal N
   std::optional<int> signal;  // the signal that ended it, if any
   ExitReason reason = ExitReason::kExited;
-  std::string error;          // set when reason == kError
+  std::string error;  // set when reason == kError
   double duration_ms = 0;
   double cpu_ms = 0;
   uint64_t peak_memory_bytes = 0;
-  std::string stdout_data;    // kept bytes (raw); rendered as UTF-8 with U+FFFD for bad bytes
+  std::string stdout_data;  // kept bytes (raw); rendered as UTF-8 with U+FFFD for bad bytes
   std::string stderr_data;
   bool stdout_truncated = false;
   bool stderr_truncated = false;

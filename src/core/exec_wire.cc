@@ -43,14 +43,15 @@ Status ReadEnv(const json& j, ExecRequest& r) {
 std::string ExecRequestToWire(const ExecRequest& r) {
   json env = json::array();
   for (const auto& [k, v] : r.env) env.push_back({k, v});
-  return json{{"op", "exec"},
-              {"argv", r.argv},
-              {"env", env},
-              {"cwd", r.cwd},
-              {"timeout_ms", std::max<uint64_t>(1, static_cast<uint64_t>(r.timeout_seconds * 1000))},
-              {"output_limit", r.output_limit},
-              {"disk_limit", r.disk_limit},
-              {"stdin", r.pass_stdin}}
+  return json{
+      {"op", "exec"},
+      {"argv", r.argv},
+      {"env", env},
+      {"cwd", r.cwd},
+      {"timeout_ms", std::max<uint64_t>(1, static_cast<uint64_t>(r.timeout_seconds * 1000))},
+      {"output_limit", r.output_limit},
+      {"disk_limit", r.disk_limit},
+      {"stdin", r.pass_stdin}}
       .dump();
 }
 

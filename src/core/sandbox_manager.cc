@@ -118,7 +118,8 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
     return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
   }
   auto before = backend->Snapshot(record);
-  AB_ASSIGN_OR_RETURN(ExecResult result, AgentExec(record.agent_socket, request, output, stdin_fd, cancellation));
+  AB_ASSIGN_OR_RETURN(ExecResult result,
+                      AgentExec(record.agent_socket, request, output, stdin_fd, cancellation));
   auto after = backend->Snapshot(record);
   if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
   return result;
@@ -174,7 +175,8 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
   if (status.state == SandboxState::kRunning) {
     AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(r.backend));
     if (auto snap = backend->Snapshot(r); snap.ok()) {
-      usage = {{"peak_memory_bytes", snap->memory_bytes}, {"cpu_ms", snap->cpu_ms},
+      usage = {{"peak_memory_bytes", snap->memory_bytes},
+               {"cpu_ms", snap->cpu_ms},
                {"oom_kills", snap->oom_kills}};
     }
     j["pid"] = r.init_pid;

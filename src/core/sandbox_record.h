@@ -12,14 +12,14 @@
 namespace agentbox {
 
 struct SandboxRecord {
-  std::string id;          // 12 hex digits, unique
-  std::string name;        // unique when set; "" for none
-  std::string backend;     // "native" or "docker"
-  std::string created_at;  // RFC 3339, UTC
-  SandboxSpec spec;        // the effective policy
-  std::string workspace;   // host path behind /workspace
+  std::string id;                    // 12 hex digits, unique
+  std::string name;                  // unique when set; "" for none
+  std::string backend;               // "native" or "docker"
+  std::string created_at;            // RFC 3339, UTC
+  SandboxSpec spec;                  // the effective policy
+  std::string workspace;             // host path behind /workspace
   bool workspace_temporary = false;  // ours: removed with the sandbox; else the user's: kept
-  std::string state_dir;   // <state root>/sandboxes/<id>
+  std::string state_dir;             // <state root>/sandboxes/<id>
   std::string agent_socket;
 
   // native: the sandbox's PID 1 (the agent) and the cgroup holding it.

@@ -33,7 +33,6 @@ bool IsHexId(const std::string& s) {
   return s.size() == 12 && s.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
-
 }  // namespace
 
 std::string StateRootPath() { return DefaultRoot(); }
@@ -133,7 +132,8 @@ StatusOr<SandboxRecord> StateStore::Find(const std::string& ref) const {
       if (id.rfind(ref, 0) == 0) matches.push_back(id);
     }
     if (matches.size() == 1) return Load(matches[0]);
-    if (matches.size() > 1) return InvalidArgument("sandbox id prefix \"" + ref + "\" is ambiguous");
+    if (matches.size() > 1)
+      return InvalidArgument("sandbox id prefix \"" + ref + "\" is ambiguous");
   }
   return NotFound("no such sandbox: " + ref);
 }

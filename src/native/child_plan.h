@@ -22,11 +22,11 @@ inline constexpr const char* kNewRootMountpoint = "/tmp";
 
 struct ChildPlan {
   const MountPlan* mounts = nullptr;
-  std::vector<std::string> full_targets;  // kNewRootMountpoint + op.target, one per op
-  std::vector<std::string> tmpfs_options; // "size=N,mode=M" per op ("" for non-tmpfs)
-  std::vector<int> source_trees;          // detached mount trees by op (-1: none), see mount_trees.h
-  std::vector<char> source_is_dir;        // mount point kind for each source tree
-  std::string dev_null_path;              // the new root's /dev/null, for masking files
+  std::vector<std::string> full_targets;   // kNewRootMountpoint + op.target, one per op
+  std::vector<std::string> tmpfs_options;  // "size=N,mode=M" per op ("" for non-tmpfs)
+  std::vector<int> source_trees;    // detached mount trees by op (-1: none), see mount_trees.h
+  std::vector<char> source_is_dir;  // mount point kind for each source tree
+  std::string dev_null_path;        // the new root's /dev/null, for masking files
 
   bool become_namespace_root = false;  // uid/gid 0 are mapped: do the setup as root inside
   bool can_setgroups = false;          // false for unprivileged callers (setgroups "deny")
@@ -80,13 +80,14 @@ const char* ChildStepName(ChildStep step);
 // What the init writes on status_write when the command ends.
 struct InitReport {
   int32_t command_status;  // raw wait status of the command
-  int32_t file_too_large;  // some process of the tree died of SIGXFSZ (RLIMIT_FSIZE, the disk limit)
+  int32_t
+      file_too_large;  // some process of the tree died of SIGXFSZ (RLIMIT_FSIZE, the disk limit)
 };
 
 struct ChildError {
   ChildStep step;
-  int32_t err;        // errno
-  char detail[240];   // e.g. the mount target; NUL-terminated
+  int32_t err;       // errno
+  char detail[240];  // e.g. the mount target; NUL-terminated
 };
 
 // Runs in the cloned child (PID 1 of the new PID namespace); never returns.

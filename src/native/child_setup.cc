@@ -1,11 +1,11 @@
 // The child's setup order, in ONE place. Runs between clone and exec: no allocation, no logging,
 // no exceptions, no locks. Each step says why it is where it is.
+#include <fcntl.h>
 #include <grp.h>
 #include <net/if.h>
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
-#include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -25,7 +25,8 @@ namespace {
 bool WaitForParent(const ChildPlan& plan) {
   char byte;
   ssize_t n;
-  do n = ::read(plan.sync_read, &byte, 1); while (n < 0 && errno == EINTR);
+  do n = ::read(plan.sync_read, &byte, 1);
+  while (n < 0 && errno == EINTR);
   if (n != 1) errno = ECANCELED;
   return n == 1;
 }
@@ -78,7 +79,8 @@ bool SetRlimits(const ChildPlan& plan) {
   plan.error_write = kErrorFd;
   sys::CloseRange(4, kErrorFd - 1);
   sys::CloseRange(kExecFd + 1, ~0U);
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
   ::syscall(SYS_execveat, kExecFd, "", plan.agent_argv.data(), plan.envp.data(), AT_EMPTY_PATH);
   DieWithChildError(plan, ChildStep::kExec, "agentbox-agent");
 }

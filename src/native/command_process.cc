@@ -1,10 +1,10 @@
 // The command process and its init: the last steps before exec, shared by `run` (where the
 // sandbox's PID 1 is the init) and the agent's exec (where each exec gets a fresh PID namespace
 // whose PID 1 is the init). Same rules as child_setup.cc: no allocation, no logging.
+#include <grp.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -42,8 +42,8 @@ bool InstallSeccomp(const ChildPlan& plan) {
   struct sock_fprog prog = {};
   prog.len = static_cast<unsigned short>(plan.seccomp->size());
   // BpfInstruction has the layout of struct sock_filter (checked in native_run.cc).
-  prog.filter = reinterpret_cast<struct sock_filter*>(
-      const_cast<BpfInstruction*>(plan.seccomp->data()));
+  prog.filter =
+      reinterpret_cast<struct sock_filter*>(const_cast<BpfInstruction*>(plan.seccomp->data()));
   return ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0;
 }
 
@@ -51,7 +51,8 @@ bool InstallSeccomp(const ChildPlan& plan) {
 // privilege, and the filter goes last so the steps before it may use any syscall.
 void Harden(const ChildPlan& plan) {
   if (!DropPrivileges(plan)) DieWithChildError(plan, ChildStep::kDropPrivileges, "");
-  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+    DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
   if (!InstallSeccomp(plan)) DieWithChildError(plan, ChildStep::kSeccomp, "");
 }
 
@@ -122,22 +123,38 @@ void CloseAllExcept(int keep_a, int keep_b) {
 
 const char* ChildStepName(ChildStep step) {
   switch (step) {
-    case ChildStep::kSync: return "waiting for the parent";
-    case ChildStep::kIdentity: return "becoming root of the user namespace";
-    case ChildStep::kCgroupNamespace: return "creating the cgroup namespace";
-    case ChildStep::kMakePrivate: return "making mounts private";
-    case ChildStep::kRootTmpfs: return "mounting the new root";
-    case ChildStep::kMount: return "mounting";
-    case ChildStep::kHostname: return "setting the hostname";
-    case ChildStep::kLoopback: return "bringing up loopback";
-    case ChildStep::kPivotRoot: return "pivot_root";
-    case ChildStep::kRlimits: return "setting rlimits";
-    case ChildStep::kFork: return "forking the command";
-    case ChildStep::kCwd: return "changing to the working directory";
-    case ChildStep::kDropPrivileges: return "dropping privileges";
-    case ChildStep::kNoNewPrivs: return "setting no_new_privs";
-    case ChildStep::kSeccomp: return "installing the seccomp filter";
-    case ChildStep::kExec: return "executing the command";
+    case ChildStep::kSync:
+      return "waiting for the parent";
+    case ChildStep::kIdentity:
+      return "becoming root of the user namespace";
+    case ChildStep::kCgroupNamespace:
+      return "creating the cgroup namespace";
+    case ChildStep::kMakePrivate:
+      return "making mounts private";
+    case ChildStep::kRootTmpfs:
+      return "mounting the new root";
+    case ChildStep::kMount:
+      return "mounting";
+    case ChildStep::kHostname:
+      return "setting the hostname";
+    case ChildStep::kLoopback:
+      return "bringing up loopback";
+    case ChildStep::kPivotRoot:
+      return "pivot_root";
+    case ChildStep::kRlimits:
+      return "setting rlimits";
+    case ChildStep::kFork:
+      return "forking the command";
+    case ChildStep::kCwd:
+      return "changing to the working directory";
+    case ChildStep::kDropPrivileges:
+      return "dropping privileges";
+    case ChildStep::kNoNewPrivs:
+      return "setting no_new_privs";
+    case ChildStep::kSeccomp:
+      return "installing the seccomp filter";
+    case ChildStep::kExec:
+      return "executing the command";
   }
   return "unknown step";
 }

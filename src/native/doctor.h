@@ -11,7 +11,7 @@
 namespace agentbox {
 
 struct DoctorCheck {
-  std::string layer;   // short name, e.g. "user namespaces"
+  std::string layer;  // short name, e.g. "user namespaces"
   bool ok = false;
   std::string detail;  // what was found, or what is missing and how to fix it
 };

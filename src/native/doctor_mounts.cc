@@ -68,7 +68,7 @@ class UserNamespaceHolder {
       if (::unshare(CLONE_NEWUSER) != 0) ::_exit(1);
       hold_write.reset();
       (void)::write(ready_write.get(), &c, 1);  // the namespace exists now
-      (void)::read(hold_read.get(), &c, 1);    // EOF: the parent is done (or gone)
+      (void)::read(hold_read.get(), &c, 1);     // EOF: the parent is done (or gone)
       ::_exit(0);
     }
     hold_read.reset();

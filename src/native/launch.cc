@@ -45,7 +45,8 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, ChildStorage& s
               ChildPlan& plan) {
   plan.mounts = &req.mounts;
   for (const MountOp& op : req.mounts.ops) {
-    plan.full_targets.push_back(std::string(kNewRootMountpoint) + (op.target == "/" ? "" : op.target));
+    plan.full_targets.push_back(std::string(kNewRootMountpoint) +
+                                (op.target == "/" ? "" : op.target));
     plan.tmpfs_options.push_back(op.kind == MountKind::kTmpfs ? TmpfsOptions(op) : "");
   }
   for (const UniqueFd& tree : trees.trees) plan.source_trees.push_back(tree.get());
@@ -76,7 +77,8 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, ChildStorage& s
 Status WriteIdMap(pid_t pid, const char* file, const std::string& text) {
   std::string path = "/proc/" + std::to_string(pid) + "/" + file;
   UniqueFd fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
-  if (!fd.valid() || ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+  if (!fd.valid() ||
+      ::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
     return ErrnoStatus(std::string("write ") + file + " of the sandbox (user namespaces)")
         .WithContext("cannot map the sandbox's users");
   }
@@ -97,7 +99,8 @@ Status WriteIdMaps(pid_t pid, const Workspace& ws) {
 }
 
 StatusOr<UniqueFd> OpenStdin(bool pass_stdin) {
-  UniqueFd fd(pass_stdin ? ::fcntl(0, F_DUPFD_CLOEXEC, 3) : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  UniqueFd fd(pass_stdin ? ::fcntl(0, F_DUPFD_CLOEXEC, 3)
+                         : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
   if (!fd.valid()) return ErrnoStatus("open the command's stdin");
   return fd;
 }

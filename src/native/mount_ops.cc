@@ -68,9 +68,8 @@ bool ExecuteOp(ChildPlan& plan, size_t i) {
     case MountKind::kWorkspace:
       return AttachTree(plan.source_trees[i], target, plan.source_is_dir[i] != 0);
     case MountKind::kTmpfs:
-      return MakeMountPoint(target, true) &&
-             ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
-                     plan.tmpfs_options[i].c_str()) == 0;
+      return MakeMountPoint(target, true) && ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
+                                                     plan.tmpfs_options[i].c_str()) == 0;
     case MountKind::kProc:
       return MakeMountPoint(target, true) &&
              ::mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;

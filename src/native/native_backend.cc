@@ -19,8 +19,8 @@
 #include "native/cgroup.h"
 #include "native/child_plan.h"
 #include "native/host_root.h"
-#include "native/native_gc.h"
 #include "native/launch.h"
+#include "native/native_gc.h"
 #include "native/outcome.h"
 #include "native/workspace.h"
 #include "sys/file_util.h"
@@ -86,8 +86,8 @@ class NativeBackend : public Backend {
     record.cgroup = "sb-" + record.id;
     AB_ASSIGN_OR_RETURN(auto cgroup, CreateCgroup(host, record.cgroup));
     AB_RETURN_IF_ERROR(cgroup->ApplyLimits(record.spec.limits));
-    AB_ASSIGN_OR_RETURN(Workspace ws, PrepareWorkspace(record.spec.workspace,
-                                                       record.state_dir + "/workspace"));
+    AB_ASSIGN_OR_RETURN(Workspace ws,
+                        PrepareWorkspace(record.spec.workspace, record.state_dir + "/workspace"));
     record.workspace = ws.host_path;
     record.workspace_temporary = ws.temporary;
     AB_ASSIGN_OR_RETURN(UniqueFd listen_fd, ListenOn(record.agent_socket));
@@ -115,7 +115,8 @@ class NativeBackend : public Backend {
 
   bool IsAlive(const SandboxRecord& record) override {
     return record.init_pid > 0 && record.init_start_time != 0 &&
-           ProcessStartTime(record.init_pid) == record.init_start_time && !IsZombie(record.init_pid);
+           ProcessStartTime(record.init_pid) == record.init_start_time &&
+           !IsZombie(record.init_pid);
   }
 
   Status Destroy(const SandboxRecord& record) override {
@@ -131,8 +132,8 @@ class NativeBackend : public Backend {
     auto host = Host();
     if (!host.ok() || record.cgroup.empty()) return host.status();
     auto cgroup = OpenCgroup(*host, record.cgroup);
-    if (!cgroup.ok()) return cgroup.status().code() == StatusCode::kNotFound ? OkStatus()
-                                                                         : cgroup.status();
+    if (!cgroup.ok())
+      return cgroup.status().code() == StatusCode::kNotFound ? OkStatus() : cgroup.status();
     AB_RETURN_IF_ERROR((*cgroup)->KillAll());
     return (*cgroup)->Remove();
   }

@@ -70,7 +70,8 @@ class Loop {
       if (n < 0 && errno != EINTR) break;
       if (n <= 0) continue;
       HandleReady();
-      if (init_exited_ && !drain_until) drain_until = std::chrono::steady_clock::now() + kDrainGrace;
+      if (init_exited_ && !drain_until)
+        drain_until = std::chrono::steady_clock::now() + kDrainGrace;
     }
     // Records written just before the init exited are still in the pipes.
     ReadStatus();

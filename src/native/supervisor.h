@@ -22,9 +22,9 @@ struct SupervisedSandbox {
   UniqueFd pidfd;
   UniqueFd stdout_read;
   UniqueFd stderr_read;
-  UniqueFd status_read;  // the command's wait status, written by the init
-  UniqueFd error_read;   // ChildError records from the setup
-  UniqueFd parent_alive; // held open while we live: the sandbox dies when it hangs up
+  UniqueFd status_read;   // the command's wait status, written by the init
+  UniqueFd error_read;    // ChildError records from the setup
+  UniqueFd parent_alive;  // held open while we live: the sandbox dies when it hangs up
 };
 
 struct SupervisionLimits {
@@ -40,9 +40,9 @@ struct SupervisionLimits {
 struct SupervisionOutcome {
   bool timed_out = false;
   bool disk_exceeded = false;
-  std::optional<int> host_signal;      // agentbox itself got SIGINT/SIGTERM/SIGHUP
-  std::optional<int> command_status;   // raw wait status of the command
-  bool file_too_large = false;         // a process died of SIGXFSZ (a write past the disk limit)
+  std::optional<int> host_signal;     // agentbox itself got SIGINT/SIGTERM/SIGHUP
+  std::optional<int> command_status;  // raw wait status of the command
+  bool file_too_large = false;        // a process died of SIGXFSZ (a write past the disk limit)
   std::optional<ChildError> setup_error;
   bool cancelled = false;      // the client behind cancel_fd disconnected
   double cpu_ms = 0;           // the init and every descendant it reaped (rusage)

@@ -49,8 +49,8 @@ StatusOr<UniqueFd> MakeIdmapUserns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
     ::_exit(0);
   }
   auto p = static_cast<pid_t>(pid);
-  Status st = WriteProcFile(p, "uid_map",
-                            std::to_string(from_uid) + " " + std::to_string(to_uid) + " 1\n");
+  Status st =
+      WriteProcFile(p, "uid_map", std::to_string(from_uid) + " " + std::to_string(to_uid) + " 1\n");
   if (st.ok()) {
     st = WriteProcFile(p, "gid_map",
                        std::to_string(from_gid) + " " + std::to_string(to_gid) + " 1\n");
@@ -111,7 +111,8 @@ StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested
   ws.host_path = resolved;
   struct stat st;
   if (::stat(resolved, &st) != 0) return ErrnoStatus("workspace " + ws.host_path);
-  if (!S_ISDIR(st.st_mode)) return InvalidArgument("workspace " + ws.host_path + " is not a directory");
+  if (!S_ISDIR(st.st_mode))
+    return InvalidArgument("workspace " + ws.host_path + " is not a directory");
   if (ws.temporary && ::chown(resolved, kSandboxHostUserId, kSandboxHostUserId) == 0) {
     st.st_uid = kSandboxHostUserId;  // a private dir: owned by the sandbox user, no idmap needed
     st.st_gid = kSandboxHostUserId;
@@ -139,7 +140,8 @@ uint64_t DiskUsageBytes(const std::string& dir) {
   static thread_local uint64_t total;
   total = 0;
   auto add = [](const char*, const struct stat* st, int type, struct FTW*) {
-    if (type == FTW_F || type == FTW_SL || type == FTW_D) total += static_cast<uint64_t>(st->st_blocks) * 512;
+    if (type == FTW_F || type == FTW_SL || type == FTW_D)
+      total += static_cast<uint64_t>(st->st_blocks) * 512;
     return 0;
   };
   ::nftw(dir.c_str(), add, 16, FTW_PHYS | FTW_MOUNT);

@@ -26,13 +26,13 @@ inline constexpr uid_t kSandboxHostUserId = 3'900'001'000u;  // uid 1000 inside
 inline constexpr const char* kRunWorkspacePrefix = "agentbox-ws-";
 
 struct Workspace {
-  std::string host_path;    // absolute, symlinks resolved
-  bool temporary = false;   // created by us; removed with the sandbox
-  uid_t owner_uid = 0;      // the directory's owner on the host
+  std::string host_path;   // absolute, symlinks resolved
+  bool temporary = false;  // created by us; removed with the sandbox
+  uid_t owner_uid = 0;     // the directory's owner on the host
   gid_t owner_gid = 0;
   uid_t sandbox_host_uid = 0;  // what uid 1000 inside is on the host
   gid_t sandbox_host_gid = 0;
-  UniqueFd idmapped_tree;   // detached idmapped mount, when owner != sandbox host ids
+  UniqueFd idmapped_tree;  // detached idmapped mount, when owner != sandbox host ids
 };
 
 // requested: --workspace DIR (created if missing, kept) or nullopt for a private dir: a fresh

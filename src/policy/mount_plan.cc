@@ -77,8 +77,8 @@ void AddDev(const MountPlanInput& in, std::vector<MountOp>& ops) {
   ops.push_back(Tmpfs("/dev", 64 * kKiB, 0755));
   // CONTRACT §2: null, zero, full, random, urandom, tty, pts — nothing that reaches hardware.
   for (const char* dev : {"null", "zero", "full", "random", "urandom", "tty"}) {
-    ops.push_back(SourcedOp(MountKind::kDevice, std::string("/dev/") + dev,
-                            std::string("/dev/") + dev));
+    ops.push_back(
+        SourcedOp(MountKind::kDevice, std::string("/dev/") + dev, std::string("/dev/") + dev));
   }
   ops.push_back(SourcedOp(MountKind::kSymlink, "pts/ptmx", "/dev/ptmx"));
   ops.push_back(SourcedOp(MountKind::kSymlink, "/proc/self/fd", "/dev/fd"));
@@ -116,8 +116,8 @@ const std::vector<std::string>& DefaultRootAllowlist() {
 const std::vector<std::string>& DefaultEtcAllowlist() {
   // What common tools read at start-up; each entry is one mount, so the list stays short.
   static const std::vector<std::string> kAllow = {
-      "alternatives", "ld.so.cache", "ssl",      "ca-certificates", "localtime",
-      "nsswitch.conf", "protocols",  "services", "python3",         "python3.11"};
+      "alternatives",  "ld.so.cache", "ssl",      "ca-certificates", "localtime",
+      "nsswitch.conf", "protocols",   "services", "python3",         "python3.11"};
   return kAllow;
 }
 
@@ -127,9 +127,7 @@ std::string GeneratedPasswd() {
          "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n";
 }
 
-std::string GeneratedGroup() {
-  return "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n";
-}
+std::string GeneratedGroup() { return "root:x:0:\nsandbox:x:1000:\nnogroup:x:65534:\n"; }
 
 std::string GeneratedHosts() {
   return "127.0.0.1\tlocalhost sandbox\n::1\tlocalhost ip6-localhost ip6-loopback\n";

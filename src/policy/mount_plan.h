@@ -15,17 +15,17 @@ namespace agentbox {
 
 enum class MountKind {
   kBindReadOnly,  // recursive bind of a host path, read-only, nosuid, nodev
-  kWorkspace,     // /workspace: the host workspace (or its idmapped clone), read-write, nosuid, nodev
-  kTmpfs,         // a fresh size-capped tmpfs (size, mode), nosuid, nodev
-  kProc,          // procfs of the sandbox's own PID namespace
-  kDevpts,        // a private devpts instance
-  kDevice,        // bind of one host device node onto an empty file
-  kSymlink,       // target -> source (source is the link text)
-  kFile,          // a file holding `data`, mode 0444
-  kDir,           // an empty directory (a mount point)
-  kReadOnly,         // make the mount at target read-only (that mount only, not its children)
-  kBindSelfReadOnly, // bind target onto itself, read-only, recursive (target need not be a mount)
-  kMaskFile,         // hide a file by binding the sandbox's /dev/null over it
+  kWorkspace,  // /workspace: the host workspace (or its idmapped clone), read-write, nosuid, nodev
+  kTmpfs,      // a fresh size-capped tmpfs (size, mode), nosuid, nodev
+  kProc,       // procfs of the sandbox's own PID namespace
+  kDevpts,     // a private devpts instance
+  kDevice,     // bind of one host device node onto an empty file
+  kSymlink,    // target -> source (source is the link text)
+  kFile,       // a file holding `data`, mode 0444
+  kDir,        // an empty directory (a mount point)
+  kReadOnly,   // make the mount at target read-only (that mount only, not its children)
+  kBindSelfReadOnly,  // bind target onto itself, read-only, recursive (target need not be a mount)
+  kMaskFile,          // hide a file by binding the sandbox's /dev/null over it
 };
 
 struct MountOp {
@@ -40,7 +40,7 @@ struct MountOp {
 // One top-level entry of the directory that supplies the sandbox's root.
 struct RootEntry {
   enum class Type { kDirectory, kSymlink, kFile };
-  std::string name;       // "usr", "bin", ...
+  std::string name;  // "usr", "bin", ...
   Type type;
   std::string link_text;  // for kSymlink
 };

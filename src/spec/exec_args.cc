@@ -58,7 +58,8 @@ StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args) {
   }
   std::vector<std::string>& rest = parsed.rest;
   if (rest.empty()) {
-    return InvalidArgument("exec: no sandbox given (usage: agentbox exec [OPTIONS] ID|NAME -- COMMAND)");
+    return InvalidArgument(
+        "exec: no sandbox given (usage: agentbox exec [OPTIONS] ID|NAME -- COMMAND)");
   }
   inv.sandbox = rest[0];
   size_t first = rest.size() > 1 && rest[1] == "--" ? 2 : 1;

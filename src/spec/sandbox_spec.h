@@ -29,17 +29,17 @@ struct Limits {
 
 // What the sandbox looks like. Never loosened implicitly: every field is strict by default.
 struct SandboxSpec {
-  std::string backend = "native";           // "native" or "docker"
+  std::string backend = "native";              // "native" or "docker"
   std::string image = "agentbox-test:latest";  // docker backend only
-  std::optional<std::string> workspace;     // host dir at /workspace; unset = private temp dir
-  std::optional<std::string> rootfs;        // host dir used read-only as /; unset = host system dirs
+  std::optional<std::string> workspace;        // host dir at /workspace; unset = private temp dir
+  std::optional<std::string> rootfs;  // host dir used read-only as /; unset = host system dirs
   Limits limits;
   std::vector<std::pair<std::string, std::string>> env;  // added to the clean environment
-  std::string cwd = "/workspace";           // working directory inside
-  bool pass_stdin = false;                  // false: stdin is /dev/null
-  uint64_t tmp_bytes = 256 * kMiB;          // size cap of the private /tmp
-  uint64_t shm_bytes = 64 * kMiB;           // size cap of the private /dev/shm
-  uint64_t open_files = 1024;               // RLIMIT_NOFILE
+  std::string cwd = "/workspace";                        // working directory inside
+  bool pass_stdin = false;                               // false: stdin is /dev/null
+  uint64_t tmp_bytes = 256 * kMiB;                       // size cap of the private /tmp
+  uint64_t shm_bytes = 64 * kMiB;                        // size cap of the private /dev/shm
+  uint64_t open_files = 1024;                            // RLIMIT_NOFILE
 };
 
 // The clean environment every command starts from (CONTRACT §2), before SandboxSpec::env.

@@ -14,9 +14,7 @@
 
 namespace agentbox::sys {
 
-inline long Clone3(struct clone_args* args) {
-  return ::syscall(SYS_clone3, args, sizeof(*args));
-}
+inline long Clone3(struct clone_args* args) { return ::syscall(SYS_clone3, args, sizeof(*args)); }
 inline int PivotRoot(const char* new_root, const char* put_old) {
   return static_cast<int>(::syscall(SYS_pivot_root, new_root, put_old));
 }

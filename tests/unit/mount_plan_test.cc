@@ -77,8 +77,8 @@ TEST(MountPlanTest, DevHoldsOnlyTheMinimalNodes) {
   for (const auto& op : plan.ops) {
     if (op.kind == MountKind::kDevice) devices.push_back(op.target);
   }
-  EXPECT_EQ(devices, (std::vector<std::string>{"/dev/null", "/dev/zero", "/dev/full",
-                                               "/dev/random", "/dev/urandom", "/dev/tty"}));
+  EXPECT_EQ(devices, (std::vector<std::string>{"/dev/null", "/dev/zero", "/dev/full", "/dev/random",
+                                               "/dev/urandom", "/dev/tty"}));
 }
 
 TEST(MountPlanTest, CustomRootfsBindsItsEntriesButNotReservedOnes) {
