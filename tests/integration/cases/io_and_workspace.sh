@@ -171,3 +171,13 @@ case_help_run_mentions_every_flag() {
   [[ $AB_OUT =~ (^|[^-a-z])-e([^a-z]|$) && $AB_OUT =~ (^|[^-a-z])-w([^a-z]|$) && $AB_OUT =~ (^|[^-a-z])-i([^a-z]|$) ]] ||
     fail "run --help lacks a short flag (-e, -w, -i)"
 }
+
+# A workspace that contains agentbox's state dir would expose every sandbox's agent socket to its
+# commands: refused with 125, and nothing runs.
+case_workspace_containing_state_dir_refused() {
+  mkdir -p "$CASE_DIR/outer/state"
+  AGENTBOX_STATE_DIR="$CASE_DIR/outer/state" ab run --workspace "$CASE_DIR/outer" -- touch /workspace/ran
+  expect_rc 125
+  expect_err_has "state directory"
+  [[ ! -e "$CASE_DIR/outer/ran" ]] || fail "the command ran"
+}
