@@ -1,12 +1,16 @@
 // `agentbox run [OPTIONS] -- COMMAND [ARG...]`: parse, resolve the spec, run, render the result.
+#include <pthread.h>
 #include <signal.h>
 
 #include <algorithm>
+#include <atomic>
+#include <thread>
 
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
 #include "core/exec_result.h"
 #include "core/output_capture.h"
+#include "core/sandbox_manager.h"
 #include "core/state_store.h"
 #include "native/native_run.h"
 #include "spec/run_args.h"
@@ -14,11 +18,47 @@
 namespace agentbox {
 namespace {
 
+// A backend without a one-shot path (docker): a persistent sandbox for one exec. SIGINT, SIGTERM
+// and SIGHUP cancel the exec (the agent kills the command's tree) and the sandbox is removed.
+ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std::string>& argv,
+                                  OutputCapture& capture) {
+  auto manager = SandboxManager::Open();
+  if (!manager.ok()) return ErrorResult(manager.status().message());
+  sigset_t stop;
+  sigemptyset(&stop);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&stop, sig);
+  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+  auto record = manager->Create(spec, "");
+  if (!record.ok()) return ErrorResult(record.status().message());
+  ExecRequest request = SandboxManager::DefaultExecRequest(*record);
+  request.argv = argv;
+  request.pass_stdin = spec.pass_stdin;
+  ExecCancellation cancellation;
+  std::atomic<int> stopped_by{0};
+  std::thread watcher([&] {
+    int sig = 0;
+    if (::sigwait(&stop, &sig) == 0 && sig != SIGUSR2) {
+      stopped_by = sig;
+      cancellation.Cancel();
+    }
+  });
+  auto result = manager->Exec(*record, request, capture, spec.pass_stdin ? 0 : -1, &cancellation);
+  ::pthread_kill(watcher.native_handle(), SIGUSR2);  // wakes the watcher: nothing to stop
+  watcher.join();
+  Status removed = manager->Remove(record->id, /*force=*/true);
+  if (stopped_by != 0) {
+    ExecResult killed = ErrorResult("stopped by signal " + std::to_string(stopped_by.load()));
+    killed.exit_code = 128 + stopped_by;
+    return killed;
+  }
+  if (!result.ok()) return ErrorResult(result.status().message());
+  if (!removed.ok()) PrintError("sandbox " + record->id + " not removed: " + removed.message());
+  return *result;
+}
+
 ExecResult RunWithBackend(const SandboxSpec& spec, const std::vector<std::string>& argv,
                           OutputCapture& capture) {
-  if (spec.backend == "docker") {
-    return ErrorResult("backend docker is not available in this build yet");
-  }
+  if (spec.backend == "docker") return RunInPersistentSandbox(spec, argv, capture);
   return RunNative(spec, argv, capture);
 }
 

@@ -43,7 +43,9 @@ class Backend {
   virtual std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) = 0;
 };
 
-// The backend named `name` ("native", later "docker"); kInvalidArgument for an unknown name.
-StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name);
+// The backend named `name` ("native" or "docker") serving the sandboxes of the state dir
+// `state_root`; kInvalidArgument for an unknown name.
+StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
+                                               const std::string& state_root);
 
 }  // namespace agentbox

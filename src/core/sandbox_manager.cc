@@ -5,6 +5,7 @@
 #include "core/agent_client.h"
 #include "core/agent_exec.h"
 #include "core/agent_protocol.h"
+#include "docker/docker_backend.h"
 #include "native/native_backend.h"
 #include "spec/spec_json.h"
 
@@ -40,8 +41,10 @@ const char* SandboxStateName(SandboxState state) {
   return state == SandboxState::kRunning ? "running" : "dead";
 }
 
-StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name) {
+StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
+                                               const std::string& state_root) {
   if (name == "native") return MakeNativeBackend();
+  if (name == "docker") return MakeDockerBackend(state_root);
   return InvalidArgument("backend " + name + " is not available in this build");
 }
 
@@ -54,7 +57,7 @@ StatusOr<Backend*> SandboxManager::BackendFor(const std::string& name) {
   for (auto& [n, backend] : backends_) {
     if (n == name) return backend.get();
   }
-  AB_ASSIGN_OR_RETURN(auto backend, MakeBackend(name));
+  AB_ASSIGN_OR_RETURN(auto backend, MakeBackend(name, store_.root()));
   backends_.emplace_back(name, std::move(backend));
   return backends_.back().second.get();
 }
@@ -145,7 +148,9 @@ Status SandboxManager::Remove(const std::string& ref, bool force) {
 
 GcReport SandboxManager::Gc() {
   GcReport report;
-  (void)BackendFor("native");  // its leftovers are collected even when no record names it
+  // Leftovers are collected even when no record names their backend any more.
+  (void)BackendFor("native");
+  (void)BackendFor("docker");
   std::vector<std::string> live;
   for (const SandboxStatus& s : List()) {
     if (s.state == SandboxState::kRunning) {
@@ -181,6 +186,7 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
     }
     j["pid"] = r.init_pid;
   }
+  if (!r.container_id.empty()) j["container_id"] = r.container_id;
   j["usage"] = usage;
   return j.dump(2);
 }

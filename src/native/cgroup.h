@@ -25,9 +25,11 @@ struct CgroupHost {
   // v2: the directory under which agentbox creates sandbox cgroups (e.g. /sys/fs/cgroup/agentbox).
   // v1: the parent dir inside each controller hierarchy, keyed by controller name below.
   std::string v2_parent;
+  std::string v2_root;  // v2: where cgroup2 is mounted, e.g. /sys/fs/cgroup
   struct V1Controller {
-    std::string name;    // "memory", "pids", "cpu", "cpuacct", "freezer"
-    std::string parent;  // e.g. /sys/fs/cgroup/memory/agentbox
+    std::string name;         // "memory", "pids", "cpu", "cpuacct", "freezer"
+    std::string parent;       // e.g. /sys/fs/cgroup/memory/agentbox
+    std::string mount_point;  // e.g. /sys/fs/cgroup/memory
   };
   std::vector<V1Controller> v1_controllers;
 };
@@ -79,5 +81,10 @@ StatusOr<std::unique_ptr<Cgroup>> CreateCgroup(const CgroupHost& host, const std
 
 // The existing cgroup `name`, kept (see Keep()) unless Remove() is called. kNotFound if absent.
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroup(const CgroupHost& host, const std::string& name);
+
+// The cgroup that process `pid` lives in (e.g. a docker container's init), opened like
+// OpenCgroup for reading its counters; `proc_cgroup` is that process's /proc/PID/cgroup text.
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupOf(const CgroupHost& host,
+                                               const std::string& proc_cgroup);
 
 }  // namespace agentbox

@@ -102,6 +102,7 @@ StatusOr<CgroupHost> DetectV2(const DetectInput& in) {
     host.v2_parent = in.sysfs_root + (self == "/" ? "" : self);
   }
   AB_ASSIGN_OR_RETURN(host.v2_parent, DelegatedParent(host.v2_parent));
+  host.v2_root = in.sysfs_root;
   return host;
 }
 
@@ -143,7 +144,7 @@ StatusOr<CgroupHost> DetectV1(const DetectInput& in, const std::vector<MountInfo
       continue;
     }
     if (std::string(c) == "memory") AB_RETURN_IF_ERROR(CheckV1Memory(in, m->mount_point));
-    host.v1_controllers.push_back({c, m->mount_point + "/" + rel});
+    host.v1_controllers.push_back({c, m->mount_point + "/" + rel, m->mount_point});
   }
   if (!missing.empty()) {
     return Unavailable("cgroup v1 has no " + Join(missing) + " hierarchy mounted under " +

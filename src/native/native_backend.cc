@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 
+#include "core/agent_binary.h"
 #include "native/cgroup.h"
 #include "native/child_plan.h"
 #include "native/host_root.h"
@@ -24,6 +25,7 @@
 #include "native/outcome.h"
 #include "native/workspace.h"
 #include "sys/file_util.h"
+#include "sys/process_identity.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -47,19 +49,6 @@ StatusOr<UniqueFd> ListenOn(const std::string& path) {
     return ErrnoStatus("listen on " + path);
   }
   return fd;
-}
-
-// Field 22 of /proc/PID/stat: when the process started, to tell a reused pid apart.
-uint64_t ProcessStartTime(pid_t pid) {
-  auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-  if (!stat.ok()) return 0;
-  size_t close = stat->rfind(')');
-  if (close == std::string::npos) return 0;
-  const char* p = stat->c_str() + close + 2;  // field 3 onwards
-  for (int field = 3; field < 22 && *p; ++p) {
-    if (*p == ' ') ++field;
-  }
-  return std::strtoull(p, nullptr, 10);
 }
 
 // Waits until the agent has been exec'd (EOF on the error pipe) or a setup step failed.
@@ -114,9 +103,7 @@ class NativeBackend : public Backend {
   }
 
   bool IsAlive(const SandboxRecord& record) override {
-    return record.init_pid > 0 && record.init_start_time != 0 &&
-           ProcessStartTime(record.init_pid) == record.init_start_time &&
-           !IsZombie(record.init_pid);
+    return ProcessRunning(record.init_pid, record.init_start_time);
   }
 
   Status Destroy(const SandboxRecord& record) override {
@@ -164,27 +151,11 @@ class NativeBackend : public Backend {
     return *host_;
   }
 
-  static bool IsZombie(pid_t pid) {
-    auto stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
-    if (!stat.ok()) return true;
-    size_t close = stat->rfind(')');
-    return close == std::string::npos || close + 2 >= stat->size() || (*stat)[close + 2] == 'Z';
-  }
-
   std::mutex host_mutex_;
   std::optional<StatusOr<CgroupHost>> host_;
 };
 
 }  // namespace
-
-std::string AgentBinaryPath() {
-  if (const char* env = std::getenv("AGENTBOX_AGENT"); env && *env) return env;
-  char self[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return "agentbox-agent";
-  std::string path(self, static_cast<size_t>(n));
-  return path.substr(0, path.rfind('/') + 1) + "agentbox-agent";
-}
 
 std::unique_ptr<Backend> MakeNativeBackend() { return std::make_unique<NativeBackend>(); }
 

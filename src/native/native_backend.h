@@ -9,7 +9,4 @@ namespace agentbox {
 
 std::unique_ptr<Backend> MakeNativeBackend();
 
-// The agent binary: $AGENTBOX_AGENT, else agentbox-agent next to the running agentbox.
-std::string AgentBinaryPath();
-
 }  // namespace agentbox

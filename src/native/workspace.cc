@@ -103,7 +103,8 @@ StatusOr<std::string> CreateWorkspaceDir(const std::optional<std::string>& reque
 }  // namespace
 
 StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested,
-                                     const std::string& private_dir) {
+                                     const std::string& private_dir,
+                                     std::optional<SandboxHostIds> fixed_ids) {
   Workspace ws;
   AB_ASSIGN_OR_RETURN(std::string path, CreateWorkspaceDir(requested, private_dir, ws.temporary));
   char resolved[PATH_MAX];
@@ -113,14 +114,21 @@ StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested
   if (::stat(resolved, &st) != 0) return ErrnoStatus("workspace " + ws.host_path);
   if (!S_ISDIR(st.st_mode))
     return InvalidArgument("workspace " + ws.host_path + " is not a directory");
-  if (ws.temporary && ::chown(resolved, kSandboxHostUserId, kSandboxHostUserId) == 0) {
-    st.st_uid = kSandboxHostUserId;  // a private dir: owned by the sandbox user, no idmap needed
-    st.st_gid = kSandboxHostUserId;
+  const uid_t private_uid = fixed_ids ? fixed_ids->uid : kSandboxHostUserId;
+  const gid_t private_gid = fixed_ids ? fixed_ids->gid : kSandboxHostUserId;
+  if (ws.temporary && ::chown(resolved, private_uid, private_gid) == 0) {
+    st.st_uid = private_uid;  // a private dir: owned by the sandbox user, no idmap needed
+    st.st_gid = private_gid;
   }
   ws.owner_uid = st.st_uid;
   ws.owner_gid = st.st_gid;
-  ws.sandbox_host_uid = st.st_uid == 0 ? kSandboxHostUserId : st.st_uid;
-  ws.sandbox_host_gid = st.st_uid == 0 ? kSandboxHostUserId : st.st_gid;
+  if (fixed_ids) {
+    ws.sandbox_host_uid = fixed_ids->uid;
+    ws.sandbox_host_gid = fixed_ids->gid;
+  } else {
+    ws.sandbox_host_uid = st.st_uid == 0 ? kSandboxHostUserId : st.st_uid;
+    ws.sandbox_host_gid = st.st_uid == 0 ? kSandboxHostUserId : st.st_gid;
+  }
   if (ws.sandbox_host_uid != ws.owner_uid || ws.sandbox_host_gid != ws.owner_gid) {
     auto tree = MakeIdmappedTree(ws);
     if (!tree.ok()) {

@@ -35,10 +35,19 @@ struct Workspace {
   UniqueFd idmapped_tree;  // detached idmapped mount, when owner != sandbox host ids
 };
 
+// The host ids the sandbox's uid 1000 has when the backend fixes them (docker: no user
+// namespace, so uid 1000 inside is uid 1000 on the host).
+struct SandboxHostIds {
+  uid_t uid;
+  gid_t gid;
+};
+
 // requested: --workspace DIR (created if missing, kept) or nullopt for a private dir: a fresh
 // temp dir, or private_dir when given (a persistent sandbox keeps it in its state dir).
+// fixed_ids: unset, the sandbox user is the owner (or kSandboxHostUserId for a root-owned dir).
 StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested,
-                                     const std::string& private_dir = "");
+                                     const std::string& private_dir = "",
+                                     std::optional<SandboxHostIds> fixed_ids = std::nullopt);
 
 // Removes a temporary workspace recursively without following symlinks out of it.
 void RemoveTemporaryWorkspace(const Workspace& ws);

@@ -31,8 +31,10 @@ struct Limits {
 struct SandboxSpec {
   std::string backend = "native";              // "native" or "docker"
   std::string image = "agentbox-test:latest";  // docker backend only
-  std::optional<std::string> workspace;        // host dir at /workspace; unset = private temp dir
-  std::optional<std::string> rootfs;  // host dir used read-only as /; unset = host system dirs
+  std::string
+      runtime;  // docker backend only: an OCI runtime dockerd knows (runsc); "" = its default
+  std::optional<std::string> workspace;  // host dir at /workspace; unset = private temp dir
+  std::optional<std::string> rootfs;     // host dir used read-only as /; unset = host system dirs
   Limits limits;
   std::vector<std::pair<std::string, std::string>> env;  // added to the clean environment
   std::string cwd = "/workspace";                        // working directory inside

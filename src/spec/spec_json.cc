@@ -24,6 +24,7 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
                       {"open_files", spec.open_files}};
   if (spec.workspace) j["workspace"] = *spec.workspace;
   if (spec.rootfs) j["rootfs"] = *spec.rootfs;
+  if (!spec.runtime.empty()) j["runtime"] = spec.runtime;
   return j;
 }
 

@@ -12,14 +12,15 @@ constexpr double kOneWeekSeconds = 7 * 24 * 3600;
 constexpr double kMaxCpus = 1024;
 
 constexpr SpecField kFields[] = {
-    {"backend", FieldKind::kString},    {"image", FieldKind::kString},
-    {"workspace", FieldKind::kString},  {"rootfs", FieldKind::kString},
-    {"timeout", FieldKind::kDuration},  {"memory", FieldKind::kSize},
-    {"pids", FieldKind::kCount},        {"cpus", FieldKind::kDecimal},
-    {"output_limit", FieldKind::kSize}, {"disk_limit", FieldKind::kSize},
-    {"env", FieldKind::kEnv},           {"cwd", FieldKind::kString},
-    {"stdin", FieldKind::kBool},        {"tmp_size", FieldKind::kSize},
-    {"shm_size", FieldKind::kSize},     {"open_files", FieldKind::kCount},
+    {"backend", FieldKind::kString},   {"image", FieldKind::kString},
+    {"runtime", FieldKind::kString},   {"workspace", FieldKind::kString},
+    {"rootfs", FieldKind::kString},    {"timeout", FieldKind::kDuration},
+    {"memory", FieldKind::kSize},      {"pids", FieldKind::kCount},
+    {"cpus", FieldKind::kDecimal},     {"output_limit", FieldKind::kSize},
+    {"disk_limit", FieldKind::kSize},  {"env", FieldKind::kEnv},
+    {"cwd", FieldKind::kString},       {"stdin", FieldKind::kBool},
+    {"tmp_size", FieldKind::kSize},    {"shm_size", FieldKind::kSize},
+    {"open_files", FieldKind::kCount},
 };
 
 struct UintRange {
@@ -172,6 +173,8 @@ Status SetStringField(std::string_view key, std::string_view value, SpecOverlay*
     overlay->backend = v;
   } else if (key == "image") {
     overlay->image = v;
+  } else if (key == "runtime") {
+    overlay->runtime = v;
   } else if (key == "workspace") {
     overlay->workspace = v;
   } else if (key == "rootfs") {
@@ -202,6 +205,7 @@ Status AddEnvVar(std::string_view name, std::string_view value, SpecOverlay* ove
 void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.backend) spec->backend = *o.backend;
   if (o.image) spec->image = *o.image;
+  if (o.runtime) spec->runtime = *o.runtime;
   if (o.workspace) spec->workspace = *o.workspace;
   if (o.rootfs) spec->rootfs = *o.rootfs;
   if (o.timeout_seconds) spec->limits.timeout_seconds = *o.timeout_seconds;

@@ -21,6 +21,7 @@ namespace agentbox {
 struct SpecOverlay {
   std::optional<std::string> backend;
   std::optional<std::string> image;
+  std::optional<std::string> runtime;
   std::optional<std::string> workspace;
   std::optional<std::string> rootfs;
   std::optional<double> timeout_seconds;

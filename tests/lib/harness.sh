@@ -15,6 +15,8 @@
 # shellcheck disable=SC2034
 set -u
 
+# The backend every `box` call uses: AGENTBOX_BACKEND (native, docker), native by default.
+readonly AB_BACKEND=${AGENTBOX_BACKEND:-native}
 readonly H_CASE_TIMEOUT=${H_CASE_TIMEOUT:-40}   # seconds for one case, however it hangs
 readonly H_CALL_TIMEOUT=${H_CALL_TIMEOUT:-30}   # seconds for one agentbox call
 if [[ -x /usr/bin/python3 ]]; then PY=/usr/bin/python3; else PY=python3; fi
@@ -48,10 +50,18 @@ ab() {
 }
 
 # box [RUN-OPTION...] -- COMMAND...: `agentbox run` in this case's workspace.
-box() { ab run --workspace "$WS" "$@"; }
+box() { ab run --backend "$AB_BACKEND" --workspace "$WS" "$@"; }
 
 # boxj [RUN-OPTION...] -- COMMAND...: the same with --json; AB_OUT is the result object.
-boxj() { ab run --json --workspace "$WS" "$@"; }
+boxj() { ab run --backend "$AB_BACKEND" --json --workspace "$WS" "$@"; }
+
+# only_on BACKEND REASON: the case checks something only BACKEND has (e.g. a host-side view of
+# the native backend's own namespaces); on another backend it is reported as N/A, not run.
+only_on() {
+  [[ $AB_BACKEND == "$1" ]] && return 0
+  printf '__NA__ %s\n' "$2"
+  exit 78
+}
 
 # sh_in SCRIPT: the common case, a shell script in the default sandbox (plain output).
 sh_in() { box -- sh -c "$1"; }
@@ -159,6 +169,7 @@ wait_host_pid() {
 H_PASS=0
 H_FAIL=0
 H_SKIP=0
+H_NA=0  # cases that do not apply to this backend (only_on)
 H_GLOBAL_SKIP=""
 
 # Runs one case in this process (the child side of harness_run_case).
@@ -195,14 +206,15 @@ harness_run_case() {
   export CASE_DIR
   timeout -s KILL "$H_CASE_TIMEOUT" bash "$script" --one "$name" >"$CASE_DIR/case.log" 2>&1 </dev/null
   rc=$?
-  reason=$(grep -E '^__(FAIL|SKIP)__ ' "$CASE_DIR/case.log" | tail -1 | cut -d' ' -f2-)
+  reason=$(grep -E '^__(FAIL|SKIP|NA)__ ' "$CASE_DIR/case.log" | tail -1 | cut -d' ' -f2-)
   case $rc in
     0) harness_report "$name" pass "" ;;
+    78) echo "N/A  $name on $AB_BACKEND: $reason"; H_NA=$((H_NA + 1)) ;;
     77) harness_report "$name" skip "${reason:-no reason given}" ;;
     137) harness_report "$name" fail "case killed after ${H_CASE_TIMEOUT}s (hung?)" ;;
     *) harness_report "$name" fail "${reason:-case returned $rc}" ;;
   esac
-  if [[ $rc != 0 && $rc != 77 ]] || [[ ${VERBOSE:-} == 1 ]]; then
+  if [[ $rc != 0 && $rc != 77 && $rc != 78 ]] || [[ ${VERBOSE:-} == 1 ]]; then
     grep -v -E '^__(FAIL|SKIP)__ ' "$CASE_DIR/case.log" | tail -n 25 | sed 's/^/    | /'
   fi
   rm -rf "$CASE_DIR"
@@ -216,7 +228,7 @@ harness_check_host() {
     H_GLOBAL_SKIP="needs root"
   elif ! timeout 10 unshare --user --map-root-user true 2>/dev/null; then
     H_GLOBAL_SKIP="user namespaces unavailable on this host"
-  elif ! timeout 30 "$AGENTBOX" doctor >/tmp/abtest.doctor.$$ 2>&1; then
+  elif [[ $AB_BACKEND == native ]] && ! timeout 30 "$AGENTBOX" doctor >/tmp/abtest.doctor.$$ 2>&1; then
     H_GLOBAL_SKIP="agentbox doctor fails here: $(grep -v -i ' ok' /tmp/abtest.doctor.$$ | head -3 | paste -sd ' ')"
   fi
   rm -f /tmp/abtest.doctor.$$
@@ -237,6 +249,7 @@ harness_main() {
     [[ $name =~ $filter ]] || continue
     harness_run_case "$name" "$script"
   done
+  echo "backend: $AB_BACKEND ($H_NA case(s) not applicable to it)"
   if ((H_SKIP > 0)); then
     echo "$H_PASS passed, $H_FAIL failed, $H_SKIP skipped"
   else

@@ -153,10 +153,10 @@ TEST(MergeSpecTest, EnvFlagsReplaceSameNameAndAppendOthers) {
 }
 
 TEST(SpecFieldsTest, ListsEveryKeyOnce) {
-  EXPECT_EQ(SpecFields().size(), 16u);
+  EXPECT_EQ(SpecFields().size(), 17u);
   EXPECT_EQ(SpecFieldList(),
-            "backend, image, workspace, rootfs, timeout, memory, pids, cpus, output_limit, "
-            "disk_limit, env, cwd, stdin, tmp_size, shm_size, open_files");
+            "backend, image, runtime, workspace, rootfs, timeout, memory, pids, cpus, "
+            "output_limit, disk_limit, env, cwd, stdin, tmp_size, shm_size, open_files");
   EXPECT_NE(FindSpecField("memory"), nullptr);
   EXPECT_EQ(FindSpecField("Memory"), nullptr);
 }

@@ -1,0 +1,11 @@
+// Where the in-sandbox agent binary is, for every backend.
+#pragma once
+
+#include <string>
+
+namespace agentbox {
+
+// The agent binary: $AGENTBOX_AGENT, else agentbox-agent next to the running agentbox.
+std::string AgentBinaryPath();
+
+}  // namespace agentbox

@@ -1,0 +1,69 @@
+#include "docker/container_config.h"
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "policy/sandbox_env.h"
+
+namespace agentbox::docker {
+
+std::string ContainerName(const std::string& id) { return "agentbox-" + id; }
+
+std::string ContainerCreateBody(const SandboxSpec& spec, const ContainerInputs& in) {
+  using nlohmann::json;
+  const Limits& limits = spec.limits;
+  auto memory = static_cast<int64_t>(limits.memory_bytes);
+  json tmpfs = {{"/tmp", "rw,nosuid,nodev,size=" + std::to_string(spec.tmp_bytes) + ",mode=1777"}};
+  json ulimits = json::array({
+      {{"Name", "nofile"}, {"Soft", spec.open_files}, {"Hard", spec.open_files}},
+      // A core dump would land in /workspace past the disk limit.
+      {{"Name", "core"}, {"Soft", 0}, {"Hard", 0}},
+  });
+  json host_config = {
+      {"NetworkMode", "none"},
+      {"ReadonlyRootfs", true},
+      {"Binds",
+       {in.agent_host_path + ":" + kAgentPath + ":ro", in.run_host_dir + ":" + kAgentRunDir,
+        in.workspace_host_path + ":" + kWorkspaceDir}},
+      {"Tmpfs", tmpfs},
+      {"ShmSize", spec.shm_bytes},
+      {"IpcMode", "private"},
+      {"PidMode", ""},  // a private PID namespace (the default, spelled out)
+      {"UTSMode", ""},
+      {"CgroupnsMode", "private"},
+      {"CapDrop", {"ALL"}},
+      {"SecurityOpt", {"no-new-privileges", "seccomp=" + in.seccomp_profile_json}},
+      {"PidsLimit", limits.pids},
+      {"Memory", memory},
+      {"MemorySwap", memory},  // equal to Memory: no swap
+      {"NanoCpus", static_cast<int64_t>(std::llround(limits.cpus * 1e9))},
+      {"Ulimits", ulimits},
+      {"Init", false},  // the agent is PID 1
+      {"Privileged", false},
+      {"RestartPolicy", {{"Name", "no"}}},
+      {"LogConfig", {{"Type", "none"}, {"Config", json::object()}}},
+  };
+  if (!spec.runtime.empty()) host_config["Runtime"] = spec.runtime;
+  json env = json::array();
+  for (const std::string& kv : BuildSandboxEnvironment(spec.env)) env.push_back(kv);
+  json body = {
+      {"Image", spec.image},
+      {"Entrypoint", {kAgentPath}},
+      {"Cmd", {"--listen", std::string(kAgentRunDir) + "/" + kAgentSocketName}},
+      {"User", std::to_string(kSandboxUid) + ":" + std::to_string(kSandboxGid)},
+      {"Env", env},
+      {"WorkingDir", kWorkspaceDir},
+      {"Hostname", kSandboxHostname},
+      {"NetworkDisabled", true},
+      {"AttachStdin", false},
+      {"AttachStdout", false},
+      {"AttachStderr", false},
+      {"Tty", false},
+      {"OpenStdin", false},
+      {"Labels", {{kLabelManaged, "1"}, {kLabelId, in.id}, {kLabelStateDir, in.state_root}}},
+      {"HostConfig", host_config},
+  };
+  return body.dump();
+}
+
+}  // namespace agentbox::docker

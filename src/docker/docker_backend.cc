@@ -1,0 +1,275 @@
+#include "docker/docker_backend.h"
+
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <thread>
+
+#include "core/agent_binary.h"
+#include "core/agent_client.h"
+#include "core/agent_protocol.h"
+#include "docker/container_config.h"
+#include "docker/engine_client.h"
+#include "docker/images.h"
+#include "native/cgroup.h"
+#include "native/workspace.h"
+#include "policy/seccomp_docker_profile.h"
+#include "sys/file_util.h"
+#include "sys/mountinfo.h"
+#include "sys/process_identity.h"
+#include "sys/syscalls.h"
+
+namespace agentbox {
+namespace {
+
+using docker::EngineClient;
+using docker::HttpResponse;
+
+constexpr auto kAgentStartTimeout = std::chrono::seconds(20);
+constexpr const char* kWorkspaceMount = "workspace-mnt";
+
+bool AgentAnswers(const std::string& socket) {
+  auto conn = ConnectAgent(socket);
+  if (!conn.ok()) return false;
+  if (!WriteFrame(conn->get(), FrameType::kRequest, R"({"op":"ping"})").ok()) return false;
+  auto frame = ReadFrame(conn->get());
+  return frame.ok() && ResponseStatus(frame->payload).ok();
+}
+
+// The container's log (the agent's stderr), demultiplexed from Docker's 8-byte-header frames.
+std::string ContainerLog(EngineClient& client, const std::string& name) {
+  auto r = client.Call("GET", "/containers/" + name + "/logs?stdout=1&stderr=1&tail=5");
+  if (!r.ok() || r->status != 200) return "";
+  std::string out;
+  std::string_view body = r->body;
+  while (body.size() >= 8) {
+    size_t len = (static_cast<unsigned char>(body[4]) << 24) |
+                 (static_cast<unsigned char>(body[5]) << 16) |
+                 (static_cast<unsigned char>(body[6]) << 8) | static_cast<unsigned char>(body[7]);
+    body.remove_prefix(8);
+    out.append(body.substr(0, len));
+    body.remove_prefix(std::min(len, body.size()));
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  if (size_t nl = out.rfind('\n'); nl != std::string::npos) out = out.substr(nl + 1);
+  return out;
+}
+
+class DockerBackend : public Backend {
+ public:
+  explicit DockerBackend(std::string state_root) : state_root_(std::move(state_root)) {}
+
+  Status Create(SandboxRecord& record) override {
+    if (record.spec.rootfs) {
+      return InvalidArgument(
+          "--rootfs is for the native backend; the docker backend takes --image");
+    }
+    AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
+    AB_RETURN_IF_ERROR(docker::CheckImage(*client, record.spec.image));
+    AB_ASSIGN_OR_RETURN(Workspace ws,
+                        PrepareWorkspace(record.spec.workspace, record.state_dir + "/workspace",
+                                         SandboxHostIds{kSandboxUid, kSandboxGid}));
+    record.workspace = ws.host_path;
+    record.workspace_temporary = ws.temporary;
+    std::string bind_source = ws.host_path;
+    if (ws.idmapped_tree.valid()) {
+      // Files the sandbox's uid 1000 writes land owned by the directory's owner.
+      bind_source = record.state_dir + "/" + kWorkspaceMount;
+      AB_RETURN_IF_ERROR(MakeDir(bind_source, 0700));
+      if (sys::MoveMount(ws.idmapped_tree.get(), "", AT_FDCWD, bind_source.c_str(),
+                         MOVE_MOUNT_F_EMPTY_PATH) != 0) {
+        return ErrnoStatus("attach the idmapped workspace at " + bind_source);
+      }
+    }
+    // The agent binds its socket here; once it listens the dir is handed to root, so nothing in
+    // the sandbox (same uid as the agent) can replace the socket.
+    std::string run_dir = record.state_dir + "/run";
+    AB_RETURN_IF_ERROR(MakeDir(run_dir, 0700));
+    if (::chown(run_dir.c_str(), kSandboxUid, kSandboxGid) != 0)
+      return ErrnoStatus("chown " + run_dir);
+    record.agent_socket = run_dir + "/" + docker::kAgentSocketName;
+
+    docker::ContainerInputs in;
+    in.id = record.id;
+    in.state_root = state_root_;
+    in.agent_host_path = AgentBinaryPath();
+    in.run_host_dir = run_dir;
+    in.workspace_host_path = bind_source;
+    in.seccomp_profile_json = DockerSeccompProfileJson();
+    if (::access(in.agent_host_path.c_str(), X_OK) != 0) {
+      return ErrnoStatus("the agent binary " + in.agent_host_path);
+    }
+    std::string name = docker::ContainerName(record.id);
+    AB_ASSIGN_OR_RETURN(HttpResponse created,
+                        client->Call("POST", "/containers/create?name=" + name,
+                                     docker::ContainerCreateBody(record.spec, in)));
+    if (created.status != 201) return CreateError(created, record.spec);
+    auto j = nlohmann::json::parse(created.body, nullptr, false);
+    record.container_id = j.is_object() ? j.value("Id", "") : "";
+    AB_ASSIGN_OR_RETURN(HttpResponse started,
+                        client->Call("POST", "/containers/" + name + "/start"));
+    if (started.status != 204 && started.status != 304) {
+      return Unavailable("docker: start " + name + ": " + docker::ErrorMessage(started));
+    }
+    AB_RETURN_IF_ERROR(AwaitAgent(*client, record));
+    if (::chown(run_dir.c_str(), 0, 0) != 0 || ::chmod(run_dir.c_str(), 0755) != 0) {
+      return ErrnoStatus("seal " + run_dir);
+    }
+    return OkStatus();
+  }
+
+  bool IsAlive(const SandboxRecord& record) override {
+    return ProcessRunning(record.init_pid, record.init_start_time);
+  }
+
+  Status Destroy(const SandboxRecord& record) override {
+    AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
+    std::string name = docker::ContainerName(record.id);
+    AB_ASSIGN_OR_RETURN(HttpResponse r,
+                        client->Call("DELETE", "/containers/" + name + "?force=1&v=1"));
+    if (r.status != 204 && r.status != 404) {
+      return Unavailable("docker: remove " + name + ": " + docker::ErrorMessage(r));
+    }
+    UnmountWorkspace(record.state_dir);
+    return OkStatus();
+  }
+
+  StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
+    AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
+    AB_ASSIGN_OR_RETURN(std::string proc_cgroup,
+                        ReadFile("/proc/" + std::to_string(record.init_pid) + "/cgroup"));
+    AB_ASSIGN_OR_RETURN(auto cgroup, OpenCgroupOf(host, proc_cgroup));
+    AB_ASSIGN_OR_RETURN(CgroupStats stats, cgroup->ReadStats());
+    ResourceSnapshot s;
+    s.memory_bytes = stats.peak_memory_bytes;
+    s.cpu_ms = stats.cpu_ms;
+    s.oom_kills = stats.oom_kills;
+    s.memory_events = stats.memory_events;
+    s.pids_events = stats.pids_events;
+    s.throttled_periods = stats.throttled_periods;
+    return s;
+  }
+
+  std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
+    std::vector<std::string> removed;
+    auto is_live = [&](const std::string& id) {
+      return std::find(live_ids.begin(), live_ids.end(), id) != live_ids.end();
+    };
+    auto client = Client();
+    if (client.ok()) {
+      nlohmann::json filters = {{"label",
+                                 {std::string(docker::kLabelManaged) + "=1",
+                                  std::string(docker::kLabelStateDir) + "=" + state_root_}}};
+      auto r = (*client)->Call(
+          "GET", "/containers/json?all=1&filters=" + docker::UrlEncode(filters.dump()));
+      auto list = r.ok() && r->status == 200 ? nlohmann::json::parse(r->body, nullptr, false)
+                                             : nlohmann::json();
+      for (const auto& c : list.is_array() ? list : nlohmann::json::array()) {
+        std::string id = c.value("/Labels"_json_pointer / docker::kLabelId, std::string());
+        if (id.empty() || is_live(id)) continue;
+        std::string cid = c.value("Id", "");
+        auto del = (*client)->Call("DELETE", "/containers/" + cid + "?force=1&v=1");
+        if (del.ok() && (del->status == 204 || del->status == 404)) {
+          removed.push_back("docker container " + cid.substr(0, 12) + " (sandbox " + id + ")");
+        }
+      }
+    }
+    // Idmapped workspaces of sandboxes whose state is gone or dead.
+    auto mounts = ReadFile("/proc/self/mountinfo");
+    std::string prefix = state_root_ + "/sandboxes/";
+    for (const MountInfoEntry& m : ParseMountInfo(mounts.ok() ? *mounts : "")) {
+      if (m.mount_point.rfind(prefix, 0) != 0) continue;
+      std::string rest = m.mount_point.substr(prefix.size());
+      size_t slash = rest.find('/');
+      if (slash == std::string::npos || rest.substr(slash + 1) != kWorkspaceMount) continue;
+      if (is_live(rest.substr(0, slash))) continue;
+      if (::umount2(m.mount_point.c_str(), MNT_DETACH) == 0) {
+        removed.push_back("workspace mount " + m.mount_point);
+      }
+    }
+    return removed;
+  }
+
+ private:
+  StatusOr<EngineClient*> Client() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!client_) {
+      auto c = EngineClient::FromEnvironment();
+      if (!c.ok()) return Unavailable("backend docker: " + c.status().message());
+      client_.emplace(std::move(c).value());
+    }
+    return &*client_;
+  }
+
+  StatusOr<CgroupHost> Host() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!host_) host_ = DetectCgroupHost();
+    return *host_;
+  }
+
+  static Status CreateError(const HttpResponse& r, const SandboxSpec& spec) {
+    std::string message = docker::ErrorMessage(r);
+    if (r.status == 404) {
+      return NotFound("image " + spec.image + " not found on the docker daemon (" + message + ")");
+    }
+    if (message.find("runtime") != std::string::npos) {
+      return Unavailable("docker: runtime \"" + spec.runtime +
+                         "\" is not registered with dockerd (" + message + ")");
+    }
+    return Unavailable("docker: create container: " + message);
+  }
+
+  Status AwaitAgent(EngineClient& client, SandboxRecord& record) {
+    std::string name = docker::ContainerName(record.id);
+    auto deadline = std::chrono::steady_clock::now() + kAgentStartTimeout;
+    auto delay = std::chrono::microseconds(500);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (record.init_pid == 0) {
+        AB_ASSIGN_OR_RETURN(HttpResponse r, client.Call("GET", "/containers/" + name + "/json"));
+        auto j = nlohmann::json::parse(r.body, nullptr, false);
+        if (r.status != 200 || !j.is_object()) {
+          return Unavailable("docker: inspect " + name + ": " + docker::ErrorMessage(r));
+        }
+        const auto& state = j["State"];
+        if (!state.value("Running", false)) {
+          std::string log = ContainerLog(client, name);
+          return Unavailable("docker: the sandbox's agent exited at start" +
+                             (log.empty() ? std::string() : ": " + log));
+        }
+        record.init_pid = state.value("Pid", 0);
+        record.init_start_time = ProcessStartTime(record.init_pid);
+      } else if (!IsAlive(record)) {
+        std::string log = ContainerLog(client, name);
+        return Unavailable("docker: the sandbox's agent exited at start" +
+                           (log.empty() ? std::string() : ": " + log));
+      }
+      if (AgentAnswers(record.agent_socket)) return OkStatus();
+      std::this_thread::sleep_for(delay);
+      delay = std::min(delay * 2, std::chrono::microseconds(20000));
+    }
+    return Unavailable("docker: the sandbox's agent did not answer within 20 s");
+  }
+
+  static void UnmountWorkspace(const std::string& state_dir) {
+    std::string mnt = state_dir + "/" + kWorkspaceMount;
+    if (PathExists(mnt)) (void)::umount2(mnt.c_str(), MNT_DETACH);
+  }
+
+  std::string state_root_;
+  std::mutex mutex_;
+  std::optional<EngineClient> client_;
+  std::optional<StatusOr<CgroupHost>> host_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeDockerBackend(const std::string& state_root) {
+  return std::make_unique<DockerBackend>(state_root);
+}
+
+}  // namespace agentbox

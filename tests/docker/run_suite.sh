@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# run_suite.sh SUITE: runs tests/SUITE/run.sh against the docker backend (AGENTBOX_BACKEND=docker).
+#
+# Needs a Docker daemon (scripts/dockerd-ci.sh start; .ci/run does it) and makes the default test
+# image agentbox-test:latest from a busybox-static rootfs with `agentbox image import` when the
+# daemon lacks it. Without a daemon the suite is skipped with the reason; under CI=true that is a
+# failure, since CI starts dockerd.
+set -uo pipefail
+suite=${1:?usage: run_suite.sh SUITE}
+here=$(cd "$(dirname "$0")/.." && pwd)
+src=$(cd "$here/.." && pwd)
+sock=${DOCKER_HOST:-unix:///var/run/docker.sock}
+sock=${sock#unix://}
+
+if ! curl -fsS --max-time 3 --unix-socket "$sock" http://docker/_ping >/dev/null 2>&1; then
+  echo "SKIP $suite on docker: no Docker daemon answers on $sock (start one: scripts/dockerd-ci.sh start)"
+  if [[ ${CI:-} == true ]]; then echo "0 passed, 1 failed (skipped in CI, where nothing may be skipped)"; exit 1; fi
+  echo "0 passed, 0 failed, 1 skipped"
+  exit 0
+fi
+
+image=agentbox-test:latest
+if ! curl -fsS --unix-socket "$sock" "http://docker/images/$image/json" >/dev/null 2>&1; then
+  rootfs=$(mktemp -d /tmp/agentbox-test-rootfs-XXXXXX)
+  trap 'rm -rf "$rootfs"' EXIT
+  "$src/scripts/build-test-rootfs.sh" "$rootfs/root" && "$AGENTBOX" image import "$rootfs/root" "$image" ||
+    { echo "0 passed, 1 failed (could not make the test image $image)"; exit 1; }
+fi
+
+export AGENTBOX_BACKEND=docker
+exec bash "$here/$suite/run.sh" "${@:2}"
