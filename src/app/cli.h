@@ -30,6 +30,7 @@ int GcSubcommand(const Args& args);       // cli_rm.cc
 int McpSubcommand(const Args& args);      // cli_mcp.cc
 int ServeSubcommand(const Args& args);    // cli_serve.cc
 int ImageSubcommand(const Args& args);    // cli_image.cc
+int PoolSubcommand(const Args& args);     // cli_pool.cc
 
 // Writes all of `text` to fd 1 / fd 2, retrying short writes; a closed stream is ignored.
 void WriteStdout(std::string_view text);

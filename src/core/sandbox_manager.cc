@@ -1,5 +1,7 @@
 #include "core/sandbox_manager.h"
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "core/agent_client.h"
@@ -7,6 +9,7 @@
 #include "core/agent_protocol.h"
 #include "docker/docker_backend.h"
 #include "native/native_backend.h"
+#include "core/warm_pool.h"
 #include "spec/spec_json.h"
 
 namespace agentbox {
@@ -63,13 +66,26 @@ StatusOr<Backend*> SandboxManager::BackendFor(const std::string& name) {
 }
 
 StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const std::string& name) {
-  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(spec.backend));
+  AB_RETURN_IF_ERROR(BackendFor(spec.backend).status());
   if (!name.empty()) AB_RETURN_IF_ERROR(ValidateSandboxName(name));
   if (spec.workspace) AB_RETURN_IF_ERROR(CheckWorkspaceOutsideState(*spec.workspace));
+  if (Poolable(spec)) {
+    Status error;
+    if (auto warm = ClaimWarm(spec, name, &error)) return *warm;
+    AB_RETURN_IF_ERROR(error);
+  }
+  return CreateRecord(spec, name, "");
+}
+
+StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
+                                                     const std::string& name,
+                                                     const std::string& pool_key) {
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(spec.backend));
   AB_ASSIGN_OR_RETURN(std::string id, store_.AllocateId());
   SandboxRecord record;
   record.id = id;
   record.name = name;
+  record.pool_key = pool_key;
   record.backend = spec.backend;
   record.created_at = NowRfc3339();
   record.spec = spec;
@@ -88,6 +104,7 @@ StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const st
 
 StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
   AB_ASSIGN_OR_RETURN(SandboxRecord record, store_.Find(ref));
+  if (!record.pool_key.empty()) return NotFound("no sandbox \"" + ref + "\"");
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
   SandboxState state = backend->IsAlive(record) ? SandboxState::kRunning : SandboxState::kDead;
   return SandboxStatus{std::move(record), state};
@@ -96,6 +113,7 @@ StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
 std::vector<SandboxStatus> SandboxManager::List() {
   std::vector<SandboxStatus> out;
   for (SandboxRecord& record : store_.List()) {
+    if (!record.pool_key.empty()) continue;  // warm, not yet anyone's
     auto backend = BackendFor(record.backend);
     bool alive = backend.ok() && (*backend)->IsAlive(record);
     out.push_back({std::move(record), alive ? SandboxState::kRunning : SandboxState::kDead});
@@ -152,11 +170,13 @@ GcReport SandboxManager::Gc() {
   (void)BackendFor("native");
   (void)BackendFor("docker");
   std::vector<std::string> live;
-  for (const SandboxStatus& s : List()) {
-    if (s.state == SandboxState::kRunning) {
-      live.push_back(s.record.id);
-    } else if (Destroy(s.record).ok()) {
-      report.removed.push_back("sandbox " + s.record.id);
+  for (const SandboxRecord& record : store_.List()) {  // warm pool sandboxes included
+    auto backend = BackendFor(record.backend);
+    if (backend.ok() && (*backend)->IsAlive(record)) {
+      live.push_back(record.id);
+    } else if (Destroy(record).ok()) {
+      if (!record.pool_key.empty()) ::unlink((PoolDir(record.pool_key) + "/" + record.id).c_str());
+      report.removed.push_back("sandbox " + record.id);
     }
   }
   for (auto& [name, backend] : backends_) {

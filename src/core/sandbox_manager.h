@@ -28,6 +28,13 @@ struct SandboxStatus {
   SandboxState state = SandboxState::kDead;
 };
 
+struct PoolStatus {
+  std::string key;
+  size_t size = 0;  // how many to keep warm
+  size_t warm = 0;  // how many are warm now
+  std::string backend, image;
+};
+
 struct GcReport {
   std::vector<std::string> removed;  // ids (or cgroup names) cleaned up
 };
@@ -55,11 +62,26 @@ class SandboxManager {
   // inspect: id, name, backend, state, policy, workspace, created_at, usage.
   StatusOr<std::string> InspectJson(const std::string& ref);
 
+  // Warm pools (core/warm_pool.h; sandbox_manager_pool.cc). FillPool records `size` as the pool's
+  // target for spec's shape and starts sandboxes until that many are warm; returns how many it
+  // started. RefillPool does the same from the recorded target. DrainPools removes every warm
+  // sandbox and sets every target to 0.
+  StatusOr<size_t> FillPool(const SandboxSpec& spec, size_t size);
+  StatusOr<size_t> RefillPool(const std::string& key);
+  size_t DrainPools();
+  std::vector<PoolStatus> ListPools();
+
   StateStore& store() { return store_; }
 
  private:
   StatusOr<Backend*> BackendFor(const std::string& name);
   Status Destroy(const SandboxRecord& record);
+  StatusOr<SandboxRecord> CreateRecord(const SandboxSpec& spec, const std::string& name,
+                                       const std::string& pool_key);
+  // A warm sandbox of spec's shape, renamed and re-specced; nullopt when the pool has none.
+  std::optional<SandboxRecord> ClaimWarm(const SandboxSpec& spec, const std::string& name,
+                                         Status* error);
+  std::string PoolDir(const std::string& key) const;
 
   StateStore store_;
   std::vector<std::pair<std::string, std::unique_ptr<Backend>>> backends_;

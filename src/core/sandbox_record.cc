@@ -22,7 +22,8 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"init_pid", r.init_pid},
             {"init_start_time", r.init_start_time},
             {"cgroup", r.cgroup},
-            {"container_id", r.container_id}};
+            {"container_id", r.container_id},
+            {"pool_key", r.pool_key}};
   return j.dump(2) + "\n";
 }
 
@@ -43,6 +44,7 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.init_start_time = j.at("init_start_time").get<uint64_t>();
     r.cgroup = j.at("cgroup").get<std::string>();
     r.container_id = j.value("container_id", "");
+    r.pool_key = j.value("pool_key", "");
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());
   }

@@ -29,6 +29,10 @@ struct SandboxRecord {
 
   // docker: the container.
   std::string container_id;
+
+  // Non-empty while the sandbox waits, started, in a warm pool (core/warm_pool.h): hidden from
+  // ls and from lookups until a create claims it.
+  std::string pool_key;
 };
 
 std::string SandboxRecordToJson(const SandboxRecord& record);

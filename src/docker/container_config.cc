@@ -44,8 +44,10 @@ std::string ContainerCreateBody(const SandboxSpec& spec, const ContainerInputs& 
       {"LogConfig", {{"Type", "none"}, {"Config", json::object()}}},
   };
   if (!spec.runtime.empty()) host_config["Runtime"] = spec.runtime;
+  // The agent's own environment; each command's is built from the exec request, so sandboxes
+  // that differ only in env share a warm pool.
   json env = json::array();
-  for (const std::string& kv : BuildSandboxEnvironment(spec.env)) env.push_back(kv);
+  for (const std::string& kv : BuildSandboxEnvironment({})) env.push_back(kv);
   json body = {
       {"Image", spec.image},
       {"Entrypoint", {kAgentPath}},

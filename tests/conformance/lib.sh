@@ -39,7 +39,13 @@ skip() {
   exit 77
 }
 
-native_only() { [[ $BACKEND == native ]] || skip "host-side check of the native backend"; }
+# native_only: the rest of the case checks the native backend's own host-side state; on another
+# backend the case is reported as N/A (not applicable), which is neither a pass nor a skip.
+native_only() {
+  [[ $BACKEND == native ]] && return 0
+  printf '__NA__ %s\n' "host-side check of the native backend"
+  exit 78
+}
 
 # ab SUBCOMMAND [ARG...]: agentbox bounded by L_CALL_TIMEOUT; sets AB_RC, AB_OUT, AB_ERR.
 # stdin comes from AB_STDIN (a file) when set, else /dev/null.
@@ -164,6 +170,7 @@ pids_of_cmd() { pgrep -f -- "$1" || true; }
 L_PASS=0
 L_FAIL=0
 L_SKIP=0
+L_NA=0
 L_GLOBAL_SKIP=""
 
 # lib_clean_state_dir DIR: rm -f every sandbox recorded in DIR, then the dir itself.
@@ -207,14 +214,15 @@ lib_run_case() {
   start=$(now_ms)
   timeout -s KILL "$L_CASE_TIMEOUT" bash "$script" --one "$name" >"$CASE_DIR/case.log" 2>&1 </dev/null
   rc=$?
-  reason=$(grep -E '^__(FAIL|SKIP)__ ' "$CASE_DIR/case.log" | tail -1 | cut -d' ' -f2-)
+  reason=$(grep -E '^__(FAIL|SKIP|NA)__ ' "$CASE_DIR/case.log" | tail -1 | cut -d' ' -f2-)
   case $rc in
     0) lib_report "$name" pass "" ;;
+    78) echo "N/A  $name on $BACKEND: $reason"; L_NA=$((L_NA + 1)) ;;
     77) lib_report "$name" skip "${reason:-no reason given}" ;;
     137) lib_report "$name" fail "case killed after ${L_CASE_TIMEOUT}s (hung?)" ;;
     *) lib_report "$name" fail "${reason:-case returned $rc}" ;;
   esac
-  if [[ $rc != 0 && $rc != 77 ]] || [[ ${VERBOSE:-} == 1 ]]; then
+  if [[ $rc != 0 && $rc != 77 && $rc != 78 ]] || [[ ${VERBOSE:-} == 1 ]]; then
     grep -v -E '^__(FAIL|SKIP)__ ' "$CASE_DIR/case.log" | tail -n 30 | sed 's/^/    | /'
   fi
   [[ ${VERBOSE:-} == 1 ]] && echo "    ($(($(now_ms) - start)) ms)"
@@ -263,6 +271,7 @@ lib_main() {
     [[ $name =~ $filter ]] || continue
     lib_run_case "$name" "$script"
   done
+  echo "backend: $BACKEND ($L_NA case(s) not applicable to it)"
   echo "$L_PASS passed, $L_FAIL failed"
   ((L_FAIL == 0))
 }

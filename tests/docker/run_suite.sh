@@ -28,4 +28,8 @@ if ! curl -fsS --unix-socket "$sock" "http://docker/images/$image/json" >/dev/nu
 fi
 
 export AGENTBOX_BACKEND=docker
-exec bash "$here/$suite/run.sh" "${@:2}"
+rc=0
+bash "$here/$suite/run.sh" "${@:2}" || rc=1
+# Cases only docker has (tests/docker/SUITE.sh), e.g. a daemon restart.
+if [[ -f $here/docker/$suite.sh ]]; then bash "$here/docker/$suite.sh" "${@:2}" || rc=1; fi
+exit $rc

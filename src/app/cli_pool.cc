@@ -1,0 +1,91 @@
+// `agentbox pool fill|ls|drain`: warm pools of started docker sandboxes (core/warm_pool.h).
+#include <cstdlib>
+
+#include "app/cli.h"
+#include "core/sandbox_manager.h"
+#include "spec/run_args.h"
+
+namespace agentbox {
+namespace {
+
+constexpr const char* kPoolUsage =
+    "Usage: agentbox pool fill [--size N] [OPTIONS of create]\n"
+    "       agentbox pool ls\n"
+    "       agentbox pool drain\n\n"
+    "A warm pool keeps N started sandboxes of one shape (backend, image, runtime and the\n"
+    "box-wide limits) so that `agentbox create` (and `run`, serve, mcp) with that shape and\n"
+    "no --workspace claims one instead of starting a container; each claim is topped up in\n"
+    "the background. Pools serve the docker backend. `fill` sets a pool's size (default 2)\n"
+    "and waits until it is full; `drain` removes every warm sandbox and sets sizes to 0.\n";
+
+int Fill(const Args& args) {
+  Args create_args;
+  size_t size = 2;
+  std::string key;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if ((args[i] == "--size" || args[i] == "--key") && i + 1 >= args.size()) {
+      return FailWith(InvalidArgument(args[i] + ": needs a value"));
+    }
+    if (args[i] == "--size") {
+      char* end = nullptr;
+      unsigned long n = std::strtoul(args[++i].c_str(), &end, 10);
+      if (args[i].empty() || *end != '\0' || n > 1000) {
+        return FailWith(InvalidArgument("--size: want a count from 0 to 1000, got \"" + args[i] + "\""));
+      }
+      size = n;
+    } else if (args[i] == "--key") {
+      key = args[++i];
+    } else {
+      create_args.push_back(args[i]);
+    }
+  }
+  auto manager = SandboxManager::Open();
+  if (!manager.ok()) return FailWith(manager.status());
+  if (!key.empty()) {
+    auto started = manager->RefillPool(key);
+    return started.ok() ? 0 : FailWith(started.status());
+  }
+  auto invocation = ParseCreateArgs(create_args);
+  if (!invocation.ok()) return FailWith(invocation.status());
+  if (!invocation->name.empty()) return FailWith(InvalidArgument("pool fill: --name is not for pools"));
+  auto spec = ResolveRunSpec(invocation->run);
+  if (!spec.ok()) return FailWith(spec.status());
+  auto started = manager->FillPool(*spec, size);
+  if (!started.ok()) return FailWith(started.status());
+  WriteStdout("started " + std::to_string(*started) + "\n");
+  return 0;
+}
+
+}  // namespace
+
+int PoolSubcommand(const Args& args) {
+  if (args.empty()) return FailWith(InvalidArgument("usage: agentbox pool fill|ls|drain"));
+  const std::string& verb = args[0];
+  Args rest(args.begin() + 1, args.end());
+  if (verb == "-h" || verb == "--help" || IsHelpRequest(rest)) {
+    WriteStdout(kPoolUsage);
+    return 0;
+  }
+  if (verb == "fill") return Fill(rest);
+  if (verb != "ls" && verb != "drain") {
+    return FailWith(InvalidArgument("pool: unknown subcommand \"" + verb + "\" (fill, ls, drain)"));
+  }
+  if (!rest.empty()) return FailWith(InvalidArgument("pool " + verb + " takes no arguments"));
+  auto manager = SandboxManager::Open();
+  if (!manager.ok()) return FailWith(manager.status());
+  if (verb == "drain") {
+    WriteStdout("removed " + std::to_string(manager->DrainPools()) + "\n");
+    return 0;
+  }
+  std::string out = "KEY               BACKEND  SIZE  WARM  IMAGE\n";
+  for (const PoolStatus& p : manager->ListPools()) {
+    char line[512];
+    std::snprintf(line, sizeof(line), "%-17s %-8s %-5zu %-5zu %s\n", p.key.c_str(),
+                  p.backend.c_str(), p.size, p.warm, p.image.c_str());
+    out += line;
+  }
+  WriteStdout(out);
+  return 0;
+}
+
+}  // namespace agentbox

@@ -1,0 +1,181 @@
+// SandboxManager's warm pools: claim, fill, refill in the background, drain. See core/warm_pool.h.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "core/sandbox_manager.h"
+#include "core/warm_pool.h"
+#include "spec/spec_json.h"
+#include "sys/file_util.h"
+#include "sys/unique_fd.h"
+
+namespace agentbox {
+namespace {
+
+constexpr const char* kPoolConfig = "config.json";
+constexpr const char* kPoolLock = "lock";
+
+bool IsMarker(const std::string& name) { return name != kPoolConfig && name != kPoolLock; }
+
+std::vector<std::string> Markers(const std::string& dir) {
+  auto names = ListDir(dir);
+  std::vector<std::string> ids;
+  if (!names.ok()) return ids;
+  for (const std::string& n : *names) {
+    if (IsMarker(n)) ids.push_back(n);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+struct PoolConfig {
+  size_t size = 0;
+  SandboxSpec spec;
+};
+
+StatusOr<PoolConfig> ReadConfig(const std::string& dir) {
+  AB_ASSIGN_OR_RETURN(std::string text, ReadFile(dir + "/" + kPoolConfig));
+  auto j = nlohmann::json::parse(text, nullptr, false);
+  if (!j.is_object() || !j.contains("size") || !j.contains("policy")) {
+    return Internal("corrupt pool config in " + dir);
+  }
+  PoolConfig config;
+  config.size = j.value("size", size_t{0});
+  AB_ASSIGN_OR_RETURN(config.spec, SpecFromPolicyJson(j["policy"]));
+  return config;
+}
+
+Status WriteConfig(const std::string& dir, size_t size, const SandboxSpec& spec) {
+  nlohmann::json j = {{"size", size}, {"policy", SpecToPolicyJson(spec)}};
+  std::string tmp = dir + "/" + kPoolConfig + ".tmp";
+  AB_RETURN_IF_ERROR(WriteFile(tmp, j.dump(2) + "\n", 0600));
+  if (::rename(tmp.c_str(), (dir + "/" + kPoolConfig).c_str()) != 0) {
+    return ErrnoStatus("save the pool config in " + dir);
+  }
+  return OkStatus();
+}
+
+// Tops the pool `key` up in a detached `agentbox pool fill --key KEY`, so the create that
+// claimed a warm sandbox returns at once. Double fork: nobody has to reap it.
+void SpawnRefill(const std::string& key) {
+  pid_t child = ::fork();
+  if (child < 0) return;
+  if (child == 0) {
+    if (::fork() != 0) ::_exit(0);
+    ::setsid();
+    int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd < 3; ++fd) ::dup2(null_fd, fd);
+    const char* argv[] = {"agentbox", "pool", "fill", "--key", key.c_str(), nullptr};
+    ::execv("/proc/self/exe", const_cast<char* const*>(argv));
+    ::_exit(127);
+  }
+  ::waitpid(child, nullptr, 0);
+}
+
+}  // namespace
+
+std::string SandboxManager::PoolDir(const std::string& key) const {
+  return store_.root() + "/pool/" + key;
+}
+
+std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
+                                                       const std::string& name, Status* error) {
+  std::string key = PoolKey(spec);
+  std::string dir = PoolDir(key);
+  if (!PathExists(dir)) return std::nullopt;
+  std::optional<SandboxRecord> claimed;
+  for (const std::string& id : Markers(dir)) {
+    if (::unlink((dir + "/" + id).c_str()) != 0) continue;  // another create won this one
+    auto record = store_.Load(id);
+    if (!record.ok()) continue;
+    auto backend = BackendFor(record->backend);
+    if (!backend.ok() || !(*backend)->IsAlive(*record)) {
+      (void)Destroy(*record);
+      continue;
+    }
+    if (!name.empty()) {
+      if (Status st = store_.ReserveName(name, id); !st.ok()) {
+        (void)WriteFile(dir + "/" + id, "", 0600);  // back into the pool
+        *error = st;
+        return std::nullopt;
+      }
+    }
+    record->name = name;
+    record->created_at = NowRfc3339();
+    record->spec = spec;
+    record->pool_key.clear();
+    if (Status st = store_.Save(*record); !st.ok()) {
+      (void)Destroy(*record);
+      *error = st;
+      return std::nullopt;
+    }
+    claimed = std::move(record).value();
+    break;
+  }
+  auto config = ReadConfig(dir);
+  if (config.ok() && config->size > 0) SpawnRefill(key);
+  return claimed;
+}
+
+StatusOr<size_t> SandboxManager::FillPool(const SandboxSpec& spec, size_t size) {
+  if (!Poolable(spec)) {
+    return InvalidArgument("warm pools serve the docker backend without --workspace or --rootfs");
+  }
+  std::string key = PoolKey(spec);
+  std::string dir = PoolDir(key);
+  AB_RETURN_IF_ERROR(MakeDirs(dir, 0700));
+  AB_ASSIGN_OR_RETURN(UniqueFd lock,
+                      OpenFile(dir + "/" + kPoolLock, O_RDWR | O_CREAT, 0600));
+  ::flock(lock.get(), LOCK_EX);  // one filler per pool at a time
+  AB_RETURN_IF_ERROR(WriteConfig(dir, size, spec));
+  size_t started = 0;
+  while (Markers(dir).size() < size) {
+    AB_ASSIGN_OR_RETURN(SandboxRecord record, CreateRecord(spec, "", key));
+    AB_RETURN_IF_ERROR(WriteFile(dir + "/" + record.id, "", 0600));
+    ++started;
+  }
+  return started;
+}
+
+StatusOr<size_t> SandboxManager::RefillPool(const std::string& key) {
+  if (key.empty() || key.find('/') != std::string::npos || key[0] == '.') {
+    return InvalidArgument("invalid pool key \"" + key + "\"");
+  }
+  AB_ASSIGN_OR_RETURN(PoolConfig config, ReadConfig(PoolDir(key)));
+  return FillPool(config.spec, config.size);
+}
+
+size_t SandboxManager::DrainPools() {
+  size_t removed = 0;
+  auto keys = ListDir(store_.root() + "/pool");
+  for (const std::string& key : keys.ok() ? *keys : std::vector<std::string>{}) {
+    std::string dir = PoolDir(key);
+    if (auto config = ReadConfig(dir); config.ok()) (void)WriteConfig(dir, 0, config->spec);
+    for (const std::string& id : Markers(dir)) {
+      if (::unlink((dir + "/" + id).c_str()) != 0) continue;
+      auto record = store_.Load(id);
+      if (record.ok() && Destroy(*record).ok()) ++removed;
+    }
+  }
+  return removed;
+}
+
+std::vector<PoolStatus> SandboxManager::ListPools() {
+  std::vector<PoolStatus> pools;
+  auto keys = ListDir(store_.root() + "/pool");
+  for (const std::string& key : keys.ok() ? *keys : std::vector<std::string>{}) {
+    auto config = ReadConfig(PoolDir(key));
+    if (!config.ok()) continue;
+    pools.push_back({key, config->size, Markers(PoolDir(key)).size(), config->spec.backend,
+                     config->spec.image});
+  }
+  std::sort(pools.begin(), pools.end(),
+            [](const PoolStatus& a, const PoolStatus& b) { return a.key < b.key; });
+  return pools;
+}
+
+}  // namespace agentbox

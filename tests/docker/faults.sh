@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# tests/docker/faults.sh: what the docker backend does when Docker misbehaves: a container removed
+# behind agentbox's back, a daemon that cannot be reached, a daemon restarted while sandboxes
+# exist, and orphaned containers for `agentbox gc`. Run by tests/docker/run_suite.sh (which
+# checks for a daemon and the test image first); same harness as tests/conformance (lib.sh).
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tests/conformance/lib.sh
+source "$HERE/../conformance/lib.sh"
+BACKEND=docker
+DOCKER_SOCK=/var/run/docker.sock
+
+# dapi METHOD PATH: one Engine API call with curl (the test's own view of the daemon).
+dapi() { curl -sS --max-time 20 --unix-socket "$DOCKER_SOCK" -X "$1" "http://docker$2"; }
+
+container_of() { echo "agentbox-$1"; }
+
+case_container_removed_behind_our_back_is_dead() {
+  local ws=$CASE_DIR/ws
+  new_box --workspace "$ws"
+  ab exec "$BOX" -- sh -c 'echo keep > /workspace/data'
+  expect_rc 0
+  dapi DELETE "/containers/$(container_of "$BOX")?force=1" >/dev/null
+  ab ls --json
+  expect_rc 0 "ls after the container vanished"
+  json_assert "r[0]['state'] == 'dead'" "a removed container must show as dead"
+  ab exec "$BOX" -- true
+  expect_one_line_error "exec into a dead sandbox"
+  ab rm "$BOX"
+  expect_rc 0 "rm of the dead sandbox"
+  [[ $(cat "$ws/data") == keep ]] || fail "workspace data lost"
+}
+
+case_daemon_unreachable_is_125() {
+  DOCKER_HOST=unix:///nonexistent/docker.sock ab create --backend docker
+  expect_one_line_error "create with no daemon"
+  expect_err_has "docker"
+  DOCKER_HOST=unix:///nonexistent/docker.sock ab run --backend docker -- true
+  expect_one_line_error "run with no daemon"
+  [[ -z $(ls "$AGENTBOX_STATE_DIR/sandboxes" 2>/dev/null) ]] || fail "a failed create left state behind"
+}
+
+case_missing_image_is_125() {
+  ab create --backend docker --image agentbox-no-such-image:0
+  expect_one_line_error "unknown image"
+  expect_err_has "agentbox-no-such-image:0"
+  expect_err_has "not found"
+}
+
+case_gc_removes_orphan_container() {
+  new_box
+  local id=$BOX
+  # A crash between container and record: the record is gone, the container is not.
+  rm -rf "$AGENTBOX_STATE_DIR/sandboxes/$id" "$AGENTBOX_STATE_DIR/names" 2>/dev/null
+  ab gc
+  expect_rc 0
+  expect_out_has "$id"
+  [[ $(dapi GET "/containers/$(container_of "$id")/json" | head -c 200) == *"No such container"* ]] ||
+    fail "gc left the orphan container $(container_of "$id")"
+}
+
+case_gc_spares_other_state_dirs() {
+  local other
+  new_state_dir other
+  local mine
+  AGENTBOX_STATE_DIR=$other ab create --backend docker
+  expect_rc 0
+  mine=$AB_OUT
+  ab gc
+  expect_rc 0
+  AGENTBOX_STATE_DIR=$other ab exec "$mine" -- true
+  expect_rc 0 "gc of one state dir removed another state dir's container"
+}
+
+case_dockerd_restart() {
+  [[ -n $(pgrep -x dockerd) ]] || skip "no dockerd process on this host to restart"
+  local ws=$CASE_DIR/ws pid
+  new_box --workspace "$ws"
+  ab exec "$BOX" -- sh -c 'echo before > /workspace/data'
+  expect_rc 0
+  pid=$(pgrep -x dockerd | head -1)
+  kill -TERM "$pid"
+  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
+  nohup dockerd >>/var/log/agentbox-dockerd.log 2>&1 &
+  [[ -f /run/agentbox-ci-dockerd.pid ]] && echo $! >/run/agentbox-ci-dockerd.pid
+  disown
+  for _ in $(seq 120); do dapi GET /_ping >/dev/null 2>&1 && break; sleep 0.5; done
+  dapi GET /_ping >/dev/null || fail "dockerd did not come back"
+  ab ls --json
+  expect_rc 0 "ls after the daemon restart"
+  local state
+  state=$(json_get "r[0]['state']")
+  if [[ $state == running ]]; then
+    ab exec "$BOX" -- cat /workspace/data
+    expect_rc 0 "exec in a sandbox that survived the restart"
+  else
+    ab exec "$BOX" -- true
+    expect_one_line_error "exec into a sandbox the restart stopped"
+  fi
+  ab rm -f "$BOX"
+  expect_rc 0 "rm after the restart"
+  [[ $(cat "$ws/data") == before ]] || fail "workspace data lost across the daemon restart"
+  new_box
+  ab exec "$BOX" -- echo after
+  expect_out after "a new sandbox after the restart"
+}
+
+lib_main "$0" "$@"
