@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# build-test-rootfs.sh DIR: a minimal root filesystem for the docker backend's default test image,
+# made from Debian's busybox-static (no registry is reachable, so nothing is pulled).
+#   agentbox image import DIR agentbox-test:latest
+set -euo pipefail
+dir=${1:?usage: build-test-rootfs.sh DIR}
+bb=/bin/busybox
+[[ -x $bb ]] && "$bb" --list >/dev/null 2>&1 || { echo "build-test-rootfs: install busybox-static" >&2; exit 1; }
+rm -rf "$dir"
+mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,etc,tmp,workspace,proc,dev,sys,root,home/sandbox}
+chmod 1777 "$dir/tmp"
+install -m 0755 "$bb" "$dir/bin/busybox"
+for applet in $("$bb" --list); do
+  [[ -e $dir/bin/$applet ]] || ln -s busybox "$dir/bin/$applet"
+done
+# Scripts that name /usr/bin/env or /usr/bin/X find the same applets.
+for applet in env awk sort uniq head tail wc tr cut xargs find id seq timeout nproc; do
+  ln -sf ../../bin/busybox "$dir/usr/bin/$applet"
+done
+cat > "$dir/etc/passwd" <<'P'
+root:x:0:0:root:/root:/bin/sh
+sandbox:x:1000:1000:sandbox:/workspace:/bin/sh
+nobody:x:65534:65534:nobody:/:/bin/false
+P
+cat > "$dir/etc/group" <<'G'
+root:x:0:
+sandbox:x:1000:
+nogroup:x:65534:
+G
+echo agentbox > "$dir/etc/hostname"
+printf '127.0.0.1 localhost\n::1 localhost\n' > "$dir/etc/hosts"
+: > "$dir/etc/resolv.conf"
