@@ -5,9 +5,12 @@
 
 #include <vector>
 
+#include "agent/agent_options.h"
+
 namespace agentbox {
 
 struct AgentContext {
+  AgentMode mode = AgentMode::kNative;
   int workspace_fd = -1;        // O_PATH of /workspace
   std::vector<pid_t> handlers;  // other handlers alive when this one was forked
 };

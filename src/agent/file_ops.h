@@ -1,9 +1,10 @@
 // File operations of the in-sandbox agent: read_file, write_file, list_dir, stat, mkdir, remove
 // and str_replace, exactly as specified in core/agent_protocol.h, strictly beneath /workspace.
 //
-// Runs in the agent's per-connection handler, which has already switched its fsuid/fsgid to the
-// sandbox user, so the kernel checks permissions as for that user. Every path is resolved by
-// the kernel beneath workspace_fd (see agent/path_beneath.h for why).
+// Runs in the agent's per-connection handler, which acts as the sandbox user (a native agent
+// switches its fsuid/fsgid to it; a container agent is it), so the kernel checks permissions as
+// for that user. Every path is resolved by the kernel beneath workspace_fd (see
+// agent/path_beneath.h for why).
 //
 // Beyond the protocol text: write_file without "mode" keeps an existing regular file's mode
 // (else 0644); list_dir adds "truncated":true when a huge directory was cut short to fit one

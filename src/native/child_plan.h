@@ -31,6 +31,14 @@ struct ChildPlan {
   bool become_namespace_root = false;  // uid/gid 0 are mapped: do the setup as root inside
   bool can_setgroups = false;          // false for unprivileged callers (setgroups "deny")
   uint32_t uid = 1000, gid = 1000;     // the command's ids inside
+  // false in a box agentbox did not build (docker): the process already is uid/gid `uid`/`gid`
+  // with no capabilities and no privilege to change ids; the hardening then only checks the ids
+  // and clears the capability sets (which needs no privilege).
+  bool change_identity = true;
+  // No PID namespace whose init's death kills the tree (docker): the init is a subreaper of the
+  // command's tree (PR_SET_CHILD_SUBREAPER) and, when the command exits, kills and reaps every
+  // process left (native/process_tree.h) before it reports.
+  bool init_is_subreaper = false;
 
   std::string cwd;
   std::vector<char*> argv;  // null-terminated, pointing into the parent's strings
@@ -44,8 +52,8 @@ struct ChildPlan {
   std::vector<char*> agent_argv;  // null-terminated
   bool die_with_parent = true;    // false for persistent sandboxes, which outlive the CLI
 
-  uint64_t rlimit_nofile = 1024;
-  uint64_t rlimit_fsize = 0;  // per-file size cap (the disk limit); 0 = unlimited
+  uint64_t rlimit_nofile = 1024;  // 0 = keep the inherited limit
+  uint64_t rlimit_fsize = 0;      // per-file size cap (the disk limit); 0 = unlimited
 
   // fds inherited across clone.
   int sync_read = -1;     // the parent writes one byte once uid maps and cgroups are in place,
@@ -68,6 +76,7 @@ enum class ChildStep : int32_t {
   kLoopback,
   kPivotRoot,
   kRlimits,
+  kSubreaper,
   kFork,
   kCwd,
   kDropPrivileges,
@@ -93,10 +102,14 @@ struct ChildError {
 // Runs in the cloned child (PID 1 of the new PID namespace); never returns.
 [[noreturn]] void RunChild(ChildPlan& plan);
 
-// In PID 1 of a fresh PID namespace: forks the command (which drops privileges, installs the
-// seccomp filter and execs) and stays behind as its init, reaping orphans and writing the
-// command's wait status to plan.status_write. Never returns.
+// In PID 1 of a fresh PID namespace (or, with plan.init_is_subreaper, in a subreaper): forks the
+// command (which drops privileges, installs the seccomp filter and execs) and stays behind as its
+// init, reaping orphans and writing the command's wait status to plan.status_write. Never returns.
 [[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan);
+
+// Child-side: RLIMIT_NOFILE (unless 0), RLIMIT_CORE 0 (a core dump would be written to
+// /workspace, past the disk limit) and RLIMIT_FSIZE (unless 0). False with errno on failure.
+bool ApplyRlimits(const ChildPlan& plan);
 
 // Child-side: executes plan.mounts under kNewRootMountpoint. Returns false after reporting.
 bool ExecuteMountPlan(ChildPlan& plan);

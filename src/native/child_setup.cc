@@ -7,7 +7,6 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -56,17 +55,6 @@ bool PivotIntoNewRoot() {
          ::umount2(".", MNT_DETACH) == 0 && ::chdir("/") == 0;
 }
 
-bool SetRlimits(const ChildPlan& plan) {
-  struct rlimit nofile = {plan.rlimit_nofile, plan.rlimit_nofile};
-  struct rlimit core = {0, 0};  // a core dump would be written to /workspace, past the disk limit
-  if (::setrlimit(RLIMIT_NOFILE, &nofile) != 0 || ::setrlimit(RLIMIT_CORE, &core) != 0) {
-    return false;
-  }
-  if (plan.rlimit_fsize == 0) return true;
-  struct rlimit fsize = {plan.rlimit_fsize, plan.rlimit_fsize};
-  return ::setrlimit(RLIMIT_FSIZE, &fsize) == 0;
-}
-
 // fd layout of the agent: 0 /dev/null, 1-2 its log, 3 the listening socket.
 [[noreturn]] void ExecAgent(ChildPlan& plan) {
   constexpr int kErrorFd = 64, kExecFd = 65;
@@ -112,7 +100,7 @@ void RunChild(ChildPlan& plan) {
     DieWithChildError(plan, ChildStep::kHostname, kSandboxHostname);
   }
   if (!BringUpLoopback()) DieWithChildError(plan, ChildStep::kLoopback, "lo");
-  if (!SetRlimits(plan)) DieWithChildError(plan, ChildStep::kRlimits, "");
+  if (!ApplyRlimits(plan)) DieWithChildError(plan, ChildStep::kRlimits, "");
   // 8. A persistent sandbox: the agent becomes PID 1 and serves exec and file requests.
   if (plan.agent_exec_fd >= 0) ExecAgent(plan);
   // 9. One command: split into the sandbox init (this process, PID 1) and the command.

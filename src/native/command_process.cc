@@ -8,6 +8,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <cstring>
 
 #include "native/child_plan.h"
+#include "native/process_tree.h"
 #include "sys/syscalls.h"
 
 extern char** environ;
@@ -23,19 +25,38 @@ extern char** environ;
 namespace agentbox {
 namespace {
 
+bool ClearCapabilities() {
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return false;
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2] = {};
+  return ::syscall(SYS_capset, &header, data) == 0;
+}
+
+// Already the sandbox user (a box agentbox did not build): nothing to switch, but refuse to run
+// the command as anyone else. EPERM names the mismatch.
+bool CheckIdentity(const ChildPlan& plan) {
+  uid_t ruid, euid, suid;
+  gid_t rgid, egid, sgid;
+  if (::getresuid(&ruid, &euid, &suid) != 0 || ::getresgid(&rgid, &egid, &sgid) != 0) return false;
+  if (ruid != plan.uid || euid != plan.uid || suid != plan.uid || rgid != plan.gid ||
+      egid != plan.gid || sgid != plan.gid) {
+    errno = EPERM;
+    return false;
+  }
+  return true;
+}
+
 // uid/gid 1000 with every capability set empty (CONTRACT §2). setresuid away from uid 0 clears
 // the permitted and effective sets; bounding, inheritable and ambient are cleared explicitly.
 bool DropPrivileges(const ChildPlan& plan) {
+  if (!plan.change_identity) return CheckIdentity(plan) && ClearCapabilities();
   if (plan.can_setgroups && ::setgroups(0, nullptr) != 0) return false;
   if (::setresgid(plan.gid, plan.gid, plan.gid) != 0) return false;
   for (int cap = 0; cap <= 63; ++cap) {
     if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return false;
   }
-  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return false;
   if (::setresuid(plan.uid, plan.uid, plan.uid) != 0) return false;
-  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
-  struct __user_cap_data_struct data[2] = {};
-  return ::syscall(SYS_capset, &header, data) == 0;
+  return ClearCapabilities();
 }
 
 bool InstallSeccomp(const ChildPlan& plan) {
@@ -75,9 +96,6 @@ void Harden(const ChildPlan& plan) {
   ::_exit(errno == ENOENT ? 127 : 126);
 }
 
-// PID 1 of the sandbox: reaps orphans and reports the command's wait status. When it exits the
-// kernel kills everything left in the PID namespace: setsid'd, double-forked, SIGTERM-ignoring
-// and stopped processes alike.
 // Closes every fd but keep_a and keep_b (-1: none). No allocation.
 void CloseAllExcept(int keep_a, int keep_b) {
   int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
@@ -90,6 +108,10 @@ void CloseAllExcept(int keep_a, int keep_b) {
   sys::CloseRange(next, ~0U);
 }
 
+// PID 1 of the sandbox: reaps orphans and reports the command's wait status. When it exits the
+// kernel kills everything left in the PID namespace: setsid'd, double-forked, SIGTERM-ignoring
+// and stopped processes alike. Without a PID namespace (init_is_subreaper) it kills what is
+// left itself, before it reports: the tree is gone when the supervisor reads the status.
 [[noreturn]] void RunInit(ChildPlan& plan, pid_t command) {
   int status_fd = plan.status_write;
   CloseAllExcept(status_fd, plan.sync_read);
@@ -100,10 +122,11 @@ void CloseAllExcept(int keep_a, int keep_b) {
   InitReport report = {};
   for (;;) {
     int status = 0;
-    pid_t pid = ::waitpid(-1, &status, 0);
+    pid_t pid = ::waitpid(-1, &status, __WALL);  // __WALL: clone()d children too
     if (pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) report.file_too_large = 1;
     if (pid == command) {
       report.command_status = status;
+      if (plan.init_is_subreaper && KillAndReapChildren()) report.file_too_large = 1;
       ssize_t ignored = ::write(status_fd, &report, sizeof(report));
       (void)ignored;
       ::_exit(0);
@@ -115,6 +138,10 @@ void CloseAllExcept(int keep_a, int keep_b) {
 }  // namespace
 
 [[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan) {
+  // Before the fork: an orphan of the command's tree must never reach the agent's PID 1.
+  if (plan.init_is_subreaper && ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+    DieWithChildError(plan, ChildStep::kSubreaper, "");
+  }
   pid_t command = ::fork();
   if (command < 0) DieWithChildError(plan, ChildStep::kFork, "");
   if (command == 0) ExecCommand(plan);
@@ -143,6 +170,8 @@ const char* ChildStepName(ChildStep step) {
       return "pivot_root";
     case ChildStep::kRlimits:
       return "setting rlimits";
+    case ChildStep::kSubreaper:
+      return "becoming the subreaper of the command's processes";
     case ChildStep::kFork:
       return "forking the command";
     case ChildStep::kCwd:
@@ -157,6 +186,18 @@ const char* ChildStepName(ChildStep step) {
       return "executing the command";
   }
   return "unknown step";
+}
+
+bool ApplyRlimits(const ChildPlan& plan) {
+  struct rlimit core = {0, 0};
+  if (::setrlimit(RLIMIT_CORE, &core) != 0) return false;
+  if (plan.rlimit_nofile != 0) {
+    struct rlimit nofile = {plan.rlimit_nofile, plan.rlimit_nofile};
+    if (::setrlimit(RLIMIT_NOFILE, &nofile) != 0) return false;
+  }
+  if (plan.rlimit_fsize == 0) return true;
+  struct rlimit fsize = {plan.rlimit_fsize, plan.rlimit_fsize};
+  return ::setrlimit(RLIMIT_FSIZE, &fsize) == 0;
 }
 
 void ArmParentDeathSignal(const ChildPlan& plan) {

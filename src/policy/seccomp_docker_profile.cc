@@ -7,6 +7,14 @@
 namespace agentbox {
 namespace {
 
+// Rules left out of the profile because the agent itself needs the call: a Docker profile binds
+// every process of the container, the agent (its PID 1) included. The commands still get them:
+// each exec installs agentbox's own compiled filter (the whole rule table) before it execs, and
+// seccomp filters stack, so for them the strictest answer of the two wins.
+//   openat2: the agent's file API resolves every path with RESOLVE_BENEATH (agent/path_beneath.h);
+//            with ENOSYS every file operation would fail.
+bool LeftToTheCommandsFilter(const SeccompRule& rule) { return rule.syscall == "openat2"; }
+
 // libseccomp's masked compare takes the mask first: Docker's "value" is the mask and
 // "valueTwo" the expected value, as in moby's own clone rule.
 nlohmann::json ArgJson(const SeccompArgCondition& c) {
@@ -41,7 +49,9 @@ nlohmann::json NativeArchitectures() {
 
 std::string DockerSeccompProfileJson() {
   nlohmann::json syscalls = nlohmann::json::array();
-  for (const SeccompRule& rule : SeccompRules()) syscalls.push_back(RuleJson(rule));
+  for (const SeccompRule& rule : SeccompRules()) {
+    if (!LeftToTheCommandsFilter(rule)) syscalls.push_back(RuleJson(rule));
+  }
   // Default ALLOW: a deny list, for the reasons given in seccomp_rules.h.
   const nlohmann::json profile = {{"defaultAction", "SCMP_ACT_ALLOW"},
                                   {"architectures", NativeArchitectures()},

@@ -2,6 +2,9 @@
 //
 // Built from the same SeccompRules() table as the native backend's BPF, so both backends deny
 // the same calls with the same errno. Pass it as HostConfig.SecurityOpt "seccomp=<json>".
+// It binds the agent too (the container's PID 1), so the rules for calls the agent itself makes
+// (openat2) are left to agentbox's own filter, which every exec installs on top of this profile
+// before running its command.
 #pragma once
 
 #include <string>

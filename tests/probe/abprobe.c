@@ -645,6 +645,35 @@ static int cmd_connect_tcp(int argc, char** argv) {
   return connect_bounded(fd, (struct sockaddr*)&addr, sizeof addr, "connect tcp");
 }
 
+// agent-ping PATH: connects to an agent socket and sends a ping frame (core/agent_protocol.h:
+// 'Q', u32 LE length, JSON). OK when an answer frame comes back; FAIL when the agent hangs up.
+static int cmd_agent_ping(int argc, char** argv) {
+  if (argc < 3) return usage("agent-ping PATH");
+  struct sockaddr_un addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sun_family = AF_UNIX;
+  if (strlen(argv[2]) + 1 > sizeof addr.sun_path) return usage("socket path too long");
+  strcpy(addr.sun_path, argv[2]);
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return setup_failed("socket");
+  if (connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0) return fail("connect");
+  const char body[] = "{\"op\":\"ping\"}";
+  unsigned char frame[5 + sizeof body];
+  uint32_t len = sizeof body - 1;
+  frame[0] = 'Q';
+  for (int i = 0; i < 4; i++) frame[1 + i] = (unsigned char)(len >> (8 * i));
+  memcpy(frame + 5, body, len);
+  if (send(fd, frame, 5 + len, MSG_NOSIGNAL) < 0 && errno != EPIPE && errno != ECONNRESET)
+    return fail("send");
+  struct pollfd p = {fd, POLLIN, 0};
+  if (poll(&p, 1, 3000) == 0) { errno = ETIMEDOUT; return fail("no answer within 3 s"); }
+  char type = 0;
+  ssize_t n = read(fd, &type, 1);
+  if (n == 1 && type == 'A') return ok("the agent answered");
+  if (n == 0) errno = ECONNABORTED;
+  return fail(n == 0 ? "the agent hung up without an answer" : "read");
+}
+
 // ---- dispatch ------------------------------------------------------------------------------------
 
 typedef int (*Command)(int argc, char** argv);
@@ -668,7 +697,7 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"mknod", cmd_mknod}, {"write", cmd_write}, {"read", cmd_read}, {"fds", cmd_fds},
     {"caps", cmd_caps}, {"fork", cmd_fork}, {"alloc", cmd_alloc}, {"socket", cmd_socket},
     {"connect-unix", cmd_connect_unix}, {"connect-abstract", cmd_connect_abstract},
-    {"connect-tcp", cmd_connect_tcp},
+    {"connect-tcp", cmd_connect_tcp}, {"agent-ping", cmd_agent_ping},
 };
 
 int main(int argc, char** argv) {

@@ -1,0 +1,33 @@
+// How agentbox-agent was started: in a box agentbox built itself, or in one it did not.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "base/status.h"
+
+namespace agentbox {
+
+enum class AgentMode {
+  // A native sandbox: agentbox built the box and exec'd the agent as its PID 1. The agent is root
+  // of the sandbox's user namespace (with capabilities there), inherits its listening socket as
+  // fd 3, gives each exec a PID and mount namespace of its own and switches ids itself.
+  kNative,
+  // A box built by someone else (the docker backend's container): the agent is PID 1 but already
+  // uid/gid 1000 with no capabilities and no_new_privs, like its commands. It binds its socket
+  // itself, and each exec's tree is held together by subreapers instead of a PID namespace.
+  kContainer,
+};
+
+struct AgentOptions {
+  AgentMode mode = AgentMode::kNative;
+  std::string listen_path;  // kContainer: where to bind the listening socket
+};
+
+// `agentbox-agent` -> kNative; `agentbox-agent --listen PATH` -> kContainer. Anything else is
+// kInvalidArgument (the caller prints the usage and exits 2). args excludes argv[0].
+StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
+
+inline constexpr const char* kAgentUsage = "usage: agentbox-agent [--listen SOCKET_PATH]";
+
+}  // namespace agentbox

@@ -1,0 +1,159 @@
+// agentbox-agent as PID 1 of a box.
+//
+// Accepts connections on its listening socket — inherited as fd 3 in a native sandbox (created by
+// the host in a directory only the host can open), bound by itself in a container (--listen) —
+// and forks one handler per connection, so a slow or hung request never blocks another. Only the
+// host may talk to it: a peer with a pid in the agent's PID namespace is inside the box, and is
+// hung up on at once. As PID 1 it reaps every orphan, and kills every child that is not one of
+// its handlers: the remains of an exec tree whose subreapers were killed (container mode).
+#include "agent/agent_server.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <set>
+
+#include "agent/agent_socket.h"
+#include "agent/connection.h"
+#include "agent/container_setup.h"
+#include "native/process_tree.h"
+#include "spec/sandbox_spec.h"
+
+namespace agentbox {
+namespace {
+
+constexpr int kInheritedListenFd = 3;
+// Container mode: how often PID 1 also looks for strays between SIGCHLDs (a process can be
+// reparented to PID 1 without PID 1 getting any signal).
+constexpr int kStrayScanIntervalMs = 1000;
+
+// The listening socket, and in container mode the checks and hardening that come first.
+StatusOr<UniqueFd> SetUp(const AgentOptions& options) {
+  if (options.mode == AgentMode::kNative) return UniqueFd(kInheritedListenFd);
+  AB_RETURN_IF_ERROR(CheckContainerIdentity());
+  AB_RETURN_IF_ERROR(HardenContainerAgent());
+  return BindListeningSocket(options.listen_path);
+}
+
+// Kills every child of PID 1 that is not a connection handler. Its death brings a SIGCHLD, the
+// reap and another scan: the stray's own children, reparented to PID 1 by then, go next.
+void KillStrays(const std::set<pid_t>& handlers) {
+  ForEachChild(
+      [](pid_t pid, void* ctx) {
+        if (!static_cast<const std::set<pid_t>*>(ctx)->contains(pid)) ::kill(pid, SIGKILL);
+      },
+      const_cast<std::set<pid_t>*>(&handlers));
+}
+
+// One line per second at most: a command connecting in a loop must not flood the box's log.
+void LogRefusedPeer(pid_t peer) {
+  static time_t last_logged = 0;
+  static unsigned suppressed = 0;
+  time_t now = ::time(nullptr);
+  if (now == last_logged) {
+    ++suppressed;
+    return;
+  }
+  std::fprintf(stderr,
+               "agentbox-agent: refused a connection from pid %d inside the sandbox (only the "
+               "host may connect; %u more refused since the last line)\n",
+               static_cast<int>(peer), suppressed);
+  last_logged = now;
+  suppressed = 0;
+}
+
+class Agent {
+ public:
+  Agent(AgentMode mode, int listen_fd, int sig_fd, int workspace_fd)
+      : listen_fd_(listen_fd), sig_fd_(sig_fd) {
+    context_.mode = mode;
+    context_.workspace_fd = workspace_fd;
+  }
+
+  [[noreturn]] void Serve() {
+    struct pollfd pfds[2] = {{listen_fd_, POLLIN, 0}, {sig_fd_, POLLIN, 0}};
+    const int timeout_ms = context_.mode == AgentMode::kContainer ? kStrayScanIntervalMs : -1;
+    for (;;) {
+      int n = ::poll(pfds, 2, timeout_ms);
+      if (n < 0 && errno != EINTR) {
+        std::fprintf(stderr, "agentbox-agent: poll: %s\n", std::strerror(errno));
+        ::_exit(1);
+      }
+      if (n == 0 || pfds[1].revents) ReapAndKillStrays();
+      if (n > 0 && pfds[0].revents) Accept();
+    }
+  }
+
+ private:
+  void ReapAndKillStrays() {
+    struct signalfd_siginfo info;
+    while (::read(sig_fd_, &info, sizeof(info)) > 0) {
+    }
+    pid_t pid;
+    while ((pid = ::waitpid(-1, nullptr, WNOHANG | __WALL)) > 0) handlers_.erase(pid);
+    KillStrays(handlers_);
+  }
+
+  void Accept() {
+    int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+    if (conn < 0) return;
+    pid_t peer = PeerPidInOurNamespace(conn);
+    if (peer != 0) {
+      LogRefusedPeer(peer);
+      ::close(conn);
+      return;
+    }
+    context_.handlers.assign(handlers_.begin(), handlers_.end());
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      sigset_t chld;
+      sigemptyset(&chld);
+      sigaddset(&chld, SIGCHLD);
+      ::sigprocmask(SIG_UNBLOCK, &chld, nullptr);
+      ::close(listen_fd_);
+      ::close(sig_fd_);
+      ServeConnection(conn, context_);
+      ::_exit(0);
+    }
+    if (pid > 0) handlers_.insert(pid);
+    ::close(conn);
+  }
+
+  int listen_fd_;
+  int sig_fd_;
+  AgentContext context_;
+  std::set<pid_t> handlers_;
+};
+
+}  // namespace
+
+int RunAgent(const AgentOptions& options) {
+  ::signal(SIGPIPE, SIG_IGN);
+  auto listener = SetUp(options);
+  if (!listener.ok()) {
+    std::fprintf(stderr, "agentbox-agent: %s\n", listener.status().message().c_str());
+    return 1;
+  }
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &chld, nullptr);
+  int sig_fd = ::signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+  int workspace_fd = ::open(kWorkspaceDir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (sig_fd < 0 || workspace_fd < 0) {
+    std::fprintf(stderr, "agentbox-agent: setup: %s\n", std::strerror(errno));
+    return 1;
+  }
+  Agent(options.mode, listener->release(), sig_fd, workspace_fd).Serve();
+}
+
+}  // namespace agentbox

@@ -1,0 +1,22 @@
+// The agent's listening socket and who may talk to it.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "base/status.h"
+#include "sys/unique_fd.h"
+
+namespace agentbox {
+
+// kContainer: removes a stale file at `path` (a socket left by an earlier run of the box), binds
+// a unix stream socket there with mode 0600 and listens. CLOEXEC.
+StatusOr<UniqueFd> BindListeningSocket(const std::string& path);
+
+// The pid of the process that connected conn_fd, as seen from the agent's PID namespace
+// (SO_PEERCRED): 0 when the peer lives outside it, which only the host does; every process of
+// the sandbox has a pid here. -1 when the kernel cannot tell.
+pid_t PeerPidInOurNamespace(int conn_fd);
+
+}  // namespace agentbox

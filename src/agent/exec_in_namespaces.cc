@@ -1,0 +1,92 @@
+// Native execs: each gets its own PID namespace, so killing its init kills exactly its process
+// tree (setsid, double fork, SIGTERM-ignoring and stopped processes included) and leaves the
+// sandbox and the other execs alone; and its own mount namespace, so its /proc shows its own
+// processes only. The agent is root of the sandbox's user namespace: it may create both.
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <string_view>
+
+#include "agent/exec_launcher.h"
+#include "sys/syscalls.h"
+
+namespace agentbox {
+namespace {
+
+// The exec's own /proc, masked like the sandbox's (policy/mount_plan.cc AddProc).
+const MountPlan& ExecProcPlan() {
+  static const MountPlan plan = [] {
+    MountPlan p;
+    p.ops.push_back({MountKind::kProc, "", "/proc", "", 0, 0});
+    p.ops.push_back({MountKind::kBindSelfReadOnly, "", "/proc/sys", "", 0, 0});
+    p.ops.push_back({MountKind::kMaskFile, "", "/proc/sysrq-trigger", "", 0, 0});
+    p.ops.push_back({MountKind::kMaskFile, "", "/proc/kcore", "", 0, 0});
+    return p;
+  }();
+  return plan;
+}
+
+// An unprivileged creator wrote "deny" to /proc/PID/setgroups before mapping the sandbox's ids.
+bool SetgroupsAllowed() {
+  static const bool allowed = [] {
+    char buf[16] = {};
+    int fd = ::open("/proc/self/setgroups", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? ::read(fd, buf, sizeof(buf) - 1) : -1;
+    if (fd >= 0) ::close(fd);
+    return n > 0 && std::string_view(buf, static_cast<size_t>(n)).rfind("allow", 0) == 0;
+  }();
+  return allowed;
+}
+
+[[noreturn]] void RunExecInit(ChildPlan& plan) {
+  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+    ReportChildError(plan, ChildStep::kMakePrivate, errno, "/");
+    ::_exit(125);
+  }
+  if (!ExecuteMountPlan(plan)) ::_exit(125);
+  ForkCommandAndBecomeInit(plan);
+}
+
+class NamespaceLauncher : public ExecLauncher {
+ public:
+  void AdjustPlan(const ExecRequest&, ChildPlan& plan) const override {
+    plan.mounts = &ExecProcPlan();
+    for (const MountOp& op : plan.mounts->ops) {
+      plan.full_targets.push_back(op.target);
+      plan.tmpfs_options.push_back("");
+    }
+    plan.source_trees.assign(plan.mounts->ops.size(), -1);
+    plan.source_is_dir.assign(plan.mounts->ops.size(), 1);
+    plan.dev_null_path = "/dev/null";
+    plan.can_setgroups = SetgroupsAllowed();
+  }
+
+  StatusOr<SupervisedSandbox> Start(ChildPlan& plan, ExecPipes& pipes) override {
+    int pidfd = -1;
+    struct clone_args args = {};
+    args.flags = CLONE_NEWPID | CLONE_NEWNS | CLONE_PIDFD;
+    args.pidfd = reinterpret_cast<uint64_t>(&pidfd);
+    args.exit_signal = SIGCHLD;
+    long pid = sys::Clone3(&args);
+    if (pid < 0) return ErrnoStatus("clone the exec's namespaces");
+    if (pid == 0) RunExecInit(plan);
+    return SupervisedFromPipes(static_cast<pid_t>(pid), UniqueFd(pidfd), pipes);
+  }
+
+  // The init is PID 1 of the exec's namespace: the kernel takes the rest with it.
+  void KillAll(SupervisedSandbox& box) override { sys::PidfdSendSignal(box.pidfd.get(), SIGKILL); }
+
+  // cpu_ms and max_rss come from the init's wait4, which covers every process it reaped.
+  void Finish(SupervisionOutcome&) override {}
+};
+
+}  // namespace
+
+std::unique_ptr<ExecLauncher> MakeNamespaceLauncher() {
+  return std::make_unique<NamespaceLauncher>();
+}
+
+}  // namespace agentbox

@@ -1,0 +1,84 @@
+// Container execs (a box agentbox did not build): the agent has no capabilities, so no PID
+// namespace per exec. Two subreapers hold the command's tree instead:
+//
+//   handler (subreaper)            supervises; on timeout, hang-up or disk limit kills its init,
+//     └── exec init (subreaper)    inherits the init's orphans and kills them all
+//           └── command ...        orphans of the command's tree are reparented to the init,
+//                                  which reaps them, and kills what is left when the command exits
+//
+// Same uid as the command, so a command can kill its own init or handler; then the orphans go to
+// the next subreaper up, and past the handler to the agent (PID 1), which kills every child that
+// is not one of its handlers (agent_server.cc). Nothing of an exec outlives it either way.
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "agent/exec_launcher.h"
+#include "native/process_tree.h"
+#include "sys/syscalls.h"
+
+namespace agentbox {
+namespace {
+
+[[noreturn]] void RunSubreaperInit(ChildPlan& plan) {
+  if (!ApplyRlimits(plan)) DieWithChildError(plan, ChildStep::kRlimits, "");
+  ForkCommandAndBecomeInit(plan);  // sets PR_SET_CHILD_SUBREAPER before forking the command
+}
+
+class SubreaperLauncher : public ExecLauncher {
+ public:
+  void AdjustPlan(const ExecRequest& request, ChildPlan& plan) const override {
+    plan.mounts = nullptr;          // the box's mounts are docker's; nothing to add per exec
+    plan.change_identity = false;   // already uid/gid 1000, without the privilege to switch
+    plan.init_is_subreaper = true;  // no PID namespace: the init kills the rest itself
+    plan.rlimit_nofile = 0;         // docker's --ulimit (or its default) stays
+    // A native sandbox caps every file at the disk limit (RLIMIT_FSIZE, set once for the box);
+    // here the exec's init sets it for the command's tree.
+    plan.rlimit_fsize = request.disk_limit;
+  }
+
+  StatusOr<SupervisedSandbox> Start(ChildPlan& plan, ExecPipes& pipes) override {
+    if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+      return ErrnoStatus("become the exec's subreaper");
+    }
+    pid_t pid = ::fork();
+    if (pid < 0) return ErrnoStatus("fork the exec's init");
+    if (pid == 0) RunSubreaperInit(plan);
+    // pidfd_open after fork has no pid-reuse race: the init is our unreaped child.
+    UniqueFd pidfd(sys::PidfdOpen(pid));
+    if (!pidfd.valid()) {
+      Status st = ErrnoStatus("pidfd_open the exec's init");
+      ::kill(pid, SIGKILL);
+      KillAndReapChildren();
+      return st;
+    }
+    return SupervisedFromPipes(pid, std::move(pidfd), pipes);
+  }
+
+  // The init first, so its orphans come to us; then every child, until none is left. Reaps the
+  // init too: the supervisor's wait4 then finds nothing, and Finish measures instead.
+  void KillAll(SupervisedSandbox& box) override {
+    sys::PidfdSendSignal(box.pidfd.get(), SIGKILL);
+    KillAndReapChildren();
+  }
+
+  // What the init left behind if a command killed it (its orphans came to us); then the usage
+  // of everything this handler reaped: the init, and through it every process of the tree.
+  void Finish(SupervisionOutcome& outcome) override {
+    KillAndReapChildren();
+    struct rusage usage = {};
+    if (::getrusage(RUSAGE_CHILDREN, &usage) != 0) return;
+    outcome.cpu_ms = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
+                     (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
+    outcome.max_rss_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<ExecLauncher> MakeSubreaperLauncher() {
+  return std::make_unique<SubreaperLauncher>();
+}
+
+}  // namespace agentbox
