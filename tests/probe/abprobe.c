@@ -670,8 +670,10 @@ static int cmd_agent_ping(int argc, char** argv) {
   char type = 0;
   ssize_t n = read(fd, &type, 1);
   if (n == 1 && type == 'A') return ok("the agent answered");
+  // A close with our request still unread reaches us as a reset rather than EOF.
   if (n == 0) errno = ECONNABORTED;
-  return fail(n == 0 ? "the agent hung up without an answer" : "read");
+  if (n == 0 || errno == ECONNRESET) return fail("the agent hung up without an answer");
+  return fail("read");
 }
 
 // ---- dispatch ------------------------------------------------------------------------------------
