@@ -20,11 +20,14 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <set>
+#include <map>
 
 #include "agent/agent_socket.h"
 #include "agent/connection.h"
 #include "agent/container_setup.h"
+#include "core/agent_protocol.h"
+#include "core/exec_result.h"
+#include "core/exec_wire.h"
 #include "native/process_tree.h"
 #include "spec/sandbox_spec.h"
 
@@ -46,12 +49,25 @@ StatusOr<UniqueFd> SetUp(const AgentOptions& options) {
 
 // Kills every child of PID 1 that is not a connection handler. Its death brings a SIGCHLD, the
 // reap and another scan: the stray's own children, reparented to PID 1 by then, go next.
-void KillStrays(const std::set<pid_t>& handlers) {
+void KillStrays(const std::map<pid_t, int>& handlers) {
   ForEachChild(
       [](pid_t pid, void* ctx) {
-        if (!static_cast<const std::set<pid_t>*>(ctx)->contains(pid)) ::kill(pid, SIGKILL);
+        if (!static_cast<const std::map<pid_t, int>*>(ctx)->contains(pid)) ::kill(pid, SIGKILL);
       },
-      const_cast<std::set<pid_t>*>(&handlers));
+      const_cast<std::map<pid_t, int>*>(&handlers));
+}
+
+// Container mode: a handler shares uid 1000 with every command, so a command's `kill -9 -1`
+// can kill it (never PID 1). PID 1 keeps each handler's connection for that case and answers
+// the host itself, so the client gets a result that says what happened, not a broken stream.
+void AnswerForKilledHandler(int conn_fd, int signal) {
+  ExecResult result = ErrorResult(
+      "the exec's handler in the sandbox was killed by signal " + std::to_string(signal) +
+      " (a command of this sandbox signalled it, e.g. kill -9 -1)");
+  result.exit_code = 128 + signal;
+  result.signal = signal;
+  result.reason = ExitReason::kSignaled;
+  (void)WriteFrame(conn_fd, FrameType::kResponse, ExecResultToWire(result));
 }
 
 // One line per second at most: a command connecting in a loop must not flood the box's log.
@@ -99,7 +115,16 @@ class Agent {
     while (::read(sig_fd_, &info, sizeof(info)) > 0) {
     }
     pid_t pid;
-    while ((pid = ::waitpid(-1, nullptr, WNOHANG | __WALL)) > 0) handlers_.erase(pid);
+    int status = 0;
+    while ((pid = ::waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+      auto it = handlers_.find(pid);
+      if (it == handlers_.end()) continue;
+      if (it->second >= 0) {
+        if (WIFSIGNALED(status)) AnswerForKilledHandler(it->second, WTERMSIG(status));
+        ::close(it->second);
+      }
+      handlers_.erase(it);
+    }
     KillStrays(handlers_);
   }
 
@@ -112,7 +137,8 @@ class Agent {
       ::close(conn);
       return;
     }
-    context_.handlers.assign(handlers_.begin(), handlers_.end());
+    context_.handlers.clear();
+    for (const auto& [handler, unused] : handlers_) context_.handlers.push_back(handler);
     pid_t pid = ::fork();
     if (pid == 0) {
       sigset_t chld;
@@ -124,14 +150,15 @@ class Agent {
       ServeConnection(conn, context_);
       ::_exit(0);
     }
-    if (pid > 0) handlers_.insert(pid);
-    ::close(conn);
+    bool keep = pid > 0 && context_.mode == AgentMode::kContainer;
+    if (pid > 0) handlers_[pid] = keep ? conn : -1;
+    if (!keep) ::close(conn);
   }
 
   int listen_fd_;
   int sig_fd_;
   AgentContext context_;
-  std::set<pid_t> handlers_;
+  std::map<pid_t, int> handlers_;  // handler -> its connection (container mode), else -1
 };
 
 }  // namespace

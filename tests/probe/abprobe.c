@@ -19,6 +19,7 @@
 #include <linux/reboot.h>
 #include <linux/sched.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -645,6 +646,43 @@ static int cmd_connect_tcp(int argc, char** argv) {
   return connect_bounded(fd, (struct sockaddr*)&addr, sizeof addr, "connect tcp");
 }
 
+// loopback: a TCP listener on 127.0.0.1 and a connection to it: the sandbox's own loopback works.
+static int cmd_loopback(int argc, char** argv) {
+  (void)argc;
+  (void)argv;
+  struct sockaddr_in addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int srv = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (srv < 0) return fail("socket");
+  if (bind(srv, (struct sockaddr*)&addr, sizeof addr) != 0) return fail("bind 127.0.0.1");
+  if (listen(srv, 1) != 0 || getsockname(srv, (struct sockaddr*)&addr, &len) != 0) return fail("listen");
+  int cli = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (cli < 0) return fail("socket");
+  if (connect(cli, (struct sockaddr*)&addr, sizeof addr) != 0) return fail("connect 127.0.0.1");
+  int acc = accept(srv, NULL, NULL);
+  if (acc < 0) return fail("accept");
+  return ok("LOOPBACK_OK");
+}
+
+static void* thread_body(void* arg) { return arg; }
+
+// thread: pthread_create and join: ordinary threads are not broken by the filter.
+static int cmd_thread(int argc, char** argv) {
+  (void)argc;
+  (void)argv;
+  pthread_t t;
+  int rc = pthread_create(&t, NULL, thread_body, NULL);
+  if (rc != 0) {
+    errno = rc;
+    return fail("pthread_create");
+  }
+  pthread_join(t, NULL);
+  return ok("THREAD_OK");
+}
+
 // agent-ping PATH: connects to an agent socket and sends a ping frame (core/agent_protocol.h:
 // 'Q', u32 LE length, JSON). OK when an answer frame comes back; FAIL when the agent hangs up.
 static int cmd_agent_ping(int argc, char** argv) {
@@ -700,6 +738,7 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"caps", cmd_caps}, {"fork", cmd_fork}, {"alloc", cmd_alloc}, {"socket", cmd_socket},
     {"connect-unix", cmd_connect_unix}, {"connect-abstract", cmd_connect_abstract},
     {"connect-tcp", cmd_connect_tcp}, {"agent-ping", cmd_agent_ping},
+    {"loopback", cmd_loopback}, {"thread", cmd_thread},
 };
 
 int main(int argc, char** argv) {
