@@ -17,11 +17,34 @@ done
 for applet in $("$bb" --list); do
   [[ -e $dir/usr/bin/$applet ]] || ln -s ../../bin/busybox "$dir/usr/bin/$applet"
 done
-# bash, from Debian's bash-static, for scripts that need more than busybox sh.
+# bash, from Debian's bash-static, for scripts that need more than busybox sh; also /bin/sh,
+# because busybox picks its applet from argv[0] and tests start processes under `exec -a NAME`
+# to find them on the host.
 if [[ -x /bin/bash-static ]]; then
   install -m 0755 /bin/bash-static "$dir/bin/bash"
+  ln -sf bash "$dir/bin/sh"
   ln -sf ../../bin/bash "$dir/usr/bin/bash"
+  ln -sf ../../bin/bash "$dir/usr/bin/sh"
 fi
+# The same for sleep: a static one that does not care what argv[0] says.
+if command -v cc >/dev/null; then
+  cat >"$dir/sleep.c" <<'C'
+#include <stdlib.h>
+#include <time.h>
+int main(int argc, char** argv) {
+  double s = argc > 1 ? strtod(argv[1], 0) : 0;
+  struct timespec t = {(time_t)s, (long)((s - (time_t)s) * 1e9)};
+  while (nanosleep(&t, &t) != 0) {}
+  return 0;
+}
+C
+  rm -f "$dir/bin/sleep" "$dir/usr/bin/sleep"
+  cc -static -O2 -o "$dir/bin/sleep" "$dir/sleep.c" && ln -s ../../bin/sleep "$dir/usr/bin/sleep"
+  rm -f "$dir/sleep.c"
+fi
+# Debian's busybox has no nohup: the same in two lines (no nohup.out; callers redirect).
+printf '#!/bin/sh\ntrap "" HUP\nexec "$@"\n' >"$dir/usr/bin/nohup"
+chmod 0755 "$dir/usr/bin/nohup"
 cat > "$dir/etc/passwd" <<'P'
 root:x:0:0:root:/root:/bin/sh
 sandbox:x:1000:1000:sandbox:/workspace:/bin/sh

@@ -8,8 +8,9 @@
 # await_inside MARKER: shell text that waits (<= 2 s) until the marked process exists inside,
 # then prints SPAWNED, so a case proves its process really lived before it checks it is gone.
 await_inside() {
-  printf 'i=0; while [ $i -lt 40 ] && ! pgrep -f "^%s" >/dev/null; do sleep 0.05; i=$((i+1)); done; ' "$1"
-  printf 'pgrep -f "^%s" >/dev/null && echo SPAWNED' "$1"
+  # grep over /proc, not pgrep: images built on busybox-static have no pgrep.
+  printf 'i=0; while [ $i -lt 40 ] && ! grep -qas "^%s" /proc/[0-9]*/cmdline; do sleep 0.05; i=$((i+1)); done; ' "$1"
+  printf 'grep -qas "^%s" /proc/[0-9]*/cmdline && echo SPAWNED' "$1"
 }
 
 # expect_left_behind_gone SCRIPT-MAKING-MARKED-PROCESS: runs it, the command exits 0, nothing stays.
