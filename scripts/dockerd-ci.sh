@@ -14,9 +14,13 @@ case "${1:-}" in
   start)
     scripts/install-deps.sh docker
     if answers; then echo "dockerd-ci: a docker daemon already answers on $sock"; exit 0; fi
+    # gVisor as the runtime "runsc": its own network stack off (the container has none anyway;
+    # Debian's runsc refuses to start otherwise here), and unix sockets created inside visible on
+    # the host, which the agent's socket needs.
     if command -v runsc >/dev/null && [[ ! -e /etc/docker/daemon.json ]]; then
       mkdir -p /etc/docker
-      printf '{"runtimes": {"runsc": {"path": "%s"}}}\n' "$(command -v runsc)" >/etc/docker/daemon.json
+      printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none", "--host-uds=create"]}}}\n' \
+        "$(command -v runsc)" >/etc/docker/daemon.json
     fi
     # No systemd in CI: dockerd runs in the background and starts its own containerd.
     nohup dockerd >/var/log/agentbox-dockerd.log 2>&1 &

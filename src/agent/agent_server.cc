@@ -132,7 +132,7 @@ class Agent {
     int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (conn < 0) return;
     pid_t peer = PeerPidInOurNamespace(conn);
-    if (peer != 0) {
+    if (!IsHostPeer(peer)) {
       LogRefusedPeer(peer);
       ::close(conn);
       return;

@@ -40,4 +40,11 @@ pid_t PeerPidInOurNamespace(int conn_fd) {
   return cred.pid;
 }
 
+bool IsHostPeer(pid_t peer) {
+  // 0: outside our PID namespace (the kernel's answer for the host). 1: ourselves, which never
+  // connects to its own socket; it is how gVisor (runsc) reports a peer from the host side of a
+  // host unix socket. Every process inside the box has another pid.
+  return peer == 0 || peer == 1;
+}
+
 }  // namespace agentbox

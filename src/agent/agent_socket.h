@@ -19,4 +19,7 @@ StatusOr<UniqueFd> BindListeningSocket(const std::string& path);
 // the sandbox has a pid here. -1 when the kernel cannot tell.
 pid_t PeerPidInOurNamespace(int conn_fd);
 
+// True for a peer pid that can only be the host (see agent_socket.cc): 0, or 1 under gVisor.
+bool IsHostPeer(pid_t peer);
+
 }  // namespace agentbox

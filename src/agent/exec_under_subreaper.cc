@@ -10,6 +10,8 @@
 // the next subreaper up, and past the handler to the agent (PID 1), which kills every child that
 // is not one of its handlers (agent_server.cc). Nothing of an exec outlives it either way.
 #include <signal.h>
+
+#include <cerrno>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -39,15 +41,15 @@ class SubreaperLauncher : public ExecLauncher {
   }
 
   StatusOr<SupervisedSandbox> Start(ChildPlan& plan, ExecPipes& pipes) override {
-    if (::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
-      return ErrnoStatus("become the exec's subreaper");
-    }
+    if (!BecomeSubreaper()) return ErrnoStatus("become the exec's subreaper");
     pid_t pid = ::fork();
     if (pid < 0) return ErrnoStatus("fork the exec's init");
     if (pid == 0) RunSubreaperInit(plan);
-    // pidfd_open after fork has no pid-reuse race: the init is our unreaped child.
+    // pidfd_open after fork has no pid-reuse race: the init is our unreaped child. gVisor
+    // (runsc) has no pidfd_open: then the supervisor goes by the pipes alone (the status pipe's
+    // EOF is the init's exit), and kills through the pid, still our unreaped child.
     UniqueFd pidfd(sys::PidfdOpen(pid));
-    if (!pidfd.valid()) {
+    if (!pidfd.valid() && errno != ENOSYS) {
       Status st = ErrnoStatus("pidfd_open the exec's init");
       ::kill(pid, SIGKILL);
       KillAndReapChildren();
@@ -59,7 +61,11 @@ class SubreaperLauncher : public ExecLauncher {
   // The init first, so its orphans come to us; then every child, until none is left. Reaps the
   // init too: the supervisor's wait4 then finds nothing, and Finish measures instead.
   void KillAll(SupervisedSandbox& box) override {
-    sys::PidfdSendSignal(box.pidfd.get(), SIGKILL);
+    if (box.pidfd.valid()) {
+      sys::PidfdSendSignal(box.pidfd.get(), SIGKILL);
+    } else {
+      ::kill(box.pid, SIGKILL);
+    }
     KillAndReapChildren();
   }
 

@@ -26,7 +26,10 @@ namespace agentbox {
 namespace {
 
 bool ClearCapabilities() {
-  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) return false;
+  // EINVAL: no ambient set to clear (gVisor does not implement it); capset below still runs.
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 && errno != EINVAL) {
+    return false;
+  }
   struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct data[2] = {};
   return ::syscall(SYS_capset, &header, data) == 0;
@@ -139,7 +142,7 @@ void CloseAllExcept(int keep_a, int keep_b) {
 
 [[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan) {
   // Before the fork: an orphan of the command's tree must never reach the agent's PID 1.
-  if (plan.init_is_subreaper && ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+  if (plan.init_is_subreaper && !BecomeSubreaper()) {
     DieWithChildError(plan, ChildStep::kSubreaper, "");
   }
   pid_t command = ::fork();

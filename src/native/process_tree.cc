@@ -1,5 +1,7 @@
 #include "native/process_tree.h"
 
+#include <sys/prctl.h>
+
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -104,6 +106,10 @@ bool KillAndReapChildren() {
     struct timespec pause = {0, 1000 * 1000};
     ::nanosleep(&pause, nullptr);
   }
+}
+
+bool BecomeSubreaper() {
+  return ::prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0 || errno == EINVAL;
 }
 
 }  // namespace agentbox

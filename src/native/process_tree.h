@@ -26,4 +26,10 @@ bool ForEachChild(void (*visit)(pid_t pid, void* ctx), void* ctx);
 // when some reaped process had died of SIGXFSZ (a write past RLIMIT_FSIZE).
 bool KillAndReapChildren();
 
+// PR_SET_CHILD_SUBREAPER for the caller. gVisor (runsc) does not implement it (EINVAL): there the
+// orphans of an exec go straight to the agent (PID 1), which kills every child that is not a
+// connection handler, so nothing outlives its exec either, but a command's own orphans die at
+// once instead of with the exec (docs/security.md). Async-signal-safe.
+bool BecomeSubreaper();
+
 }  // namespace agentbox

@@ -48,7 +48,8 @@ class Loop {
   SupervisionOutcome Run() {
     auto next_disk_check = std::chrono::steady_clock::now() + kDiskCheckInterval;
     std::optional<std::chrono::steady_clock::time_point> drain_until;
-    while (pfds_[kStdout].fd >= 0 || pfds_[kStderr].fd >= 0 || pfds_[kInit].fd >= 0) {
+    while (pfds_[kStdout].fd >= 0 || pfds_[kStderr].fd >= 0 || pfds_[kInit].fd >= 0 ||
+           AwaitingStatusWithoutPidfd()) {
       auto now = std::chrono::steady_clock::now();
       if (drain_until && now >= *drain_until) break;
       if (!init_exited_ && !outcome_.timed_out && now >= limits_.deadline) {
@@ -91,6 +92,12 @@ class Loop {
     if (pfds_[kInit].fd >= 0 && pfds_[kInit].revents) ReapInit();
   }
 
+  // Without a pidfd (gVisor has no pidfd_open) the init's exit shows only as its report, or the
+  // EOF of the status pipe it alone holds: wait for one of them, not just for the output's EOF.
+  bool AwaitingStatusWithoutPidfd() const {
+    return !box_.pidfd.valid() && pfds_[kStatus].fd >= 0 && !outcome_.command_status;
+  }
+
   void ReapInit() {
     struct rusage usage = {};
     int status;
@@ -131,11 +138,12 @@ class Loop {
   void ReadStatus() {
     if (pfds_[kStatus].fd < 0 || outcome_.command_status) return;
     InitReport report;
-    if (::read(pfds_[kStatus].fd, &report, sizeof(report)) == sizeof(report)) {
+    ssize_t n = ::read(pfds_[kStatus].fd, &report, sizeof(report));
+    if (n == sizeof(report)) {
       outcome_.command_status = report.command_status;
       outcome_.file_too_large = report.file_too_large != 0;
-    } else if (errno != EAGAIN) {
-      pfds_[kStatus].fd = -1;
+    } else if (n == 0 || errno != EAGAIN) {
+      pfds_[kStatus].fd = -1;  // EOF: the init is gone without a report
     }
   }
 

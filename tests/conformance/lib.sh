@@ -78,7 +78,7 @@ bg_err() { cat "$CASE_DIR/$1.err" 2>/dev/null; }
 # new_box [CREATE-OPTION...]: creates a sandbox on $BACKEND; its id goes to BOX. Fails the case
 # unless create exits 0 and prints exactly one id line.
 new_box() {
-  ab create --backend "$BACKEND" "$@"
+  ab create --backend "$BACKEND" ${AGENTBOX_RUNTIME:+--runtime "$AGENTBOX_RUNTIME"} "$@"
   [[ $AB_RC == 0 ]] || fail "create $* exited $AB_RC: $AB_ERR"
   [[ $AB_OUT =~ ^[A-Za-z0-9_.-]+$ ]] || fail "create printed no single id line: '$AB_OUT'"
   BOX=$AB_OUT

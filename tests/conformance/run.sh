@@ -26,7 +26,7 @@ case_create_prints_id() {
 case_create_name_duplicate_refused() {
   new_box --name web
   local id=$BOX
-  ab create --backend "$BACKEND" --name web
+  ab create --backend "$BACKEND" ${AGENTBOX_RUNTIME:+--runtime "$AGENTBOX_RUNTIME"} --name web
   expect_one_line_error "a second sandbox named web"
   [[ -z $AB_OUT ]] || fail "the refused create printed '$AB_OUT' on stdout"
   ab ls --json
@@ -246,7 +246,7 @@ case_timeout_kills_only_its_tree() {
 
 case_many_sandboxes_at_once() {
   local n=10 i ids=()
-  for i in $(seq $n); do ab_bg "c$i" create --backend "$BACKEND"; done
+  for i in $(seq $n); do ab_bg "c$i" create --backend "$BACKEND" ${AGENTBOX_RUNTIME:+--runtime "$AGENTBOX_RUNTIME"}; done
   wait
   for i in $(seq $n); do
     [[ $(bg_rc "c$i") == 0 ]] || fail "parallel create $i exited $(bg_rc "c$i"): $(bg_err "c$i")"
