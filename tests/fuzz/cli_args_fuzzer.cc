@@ -1,6 +1,7 @@
 // The arguments of `agentbox run`, `create` and `exec` (src/spec/run_args.*, exec_args.*): the
 // input is split at NUL bytes into argv. An accepted invocation's spec must be storable: its
-// policy JSON serializes (no invalid UTF-8 thrown on) and reads back unchanged.
+// policy JSON serializes (no invalid UTF-8 thrown on) and reads back unchanged, and the exec
+// request it makes survives the agent wire whatever bytes the arguments hold.
 #include <nlohmann/json.hpp>
 
 #include "core/exec_wire.h"
@@ -28,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<std::string> args = fuzz::Split(fuzz::AsText(data, size), '\0');
   if (auto run = ParseRunArgs(args); run.ok()) {
     if (!run->help) FUZZ_CHECK(!run->argv.empty(), "run accepted without a command");
-    CheckStorable(run->flags);
+    // run stores nothing, so its flags may hold any bytes; what create would accept must store.
+    if (RequireUtf8Strings(run->flags).ok()) CheckStorable(run->flags);
   }
   if (auto create = ParseCreateArgs(args); create.ok()) CheckStorable(create->run.flags);
   if (auto exec = ParseExecArgs(args); exec.ok() && !exec->help) {
