@@ -1,4 +1,4 @@
-// `agentbox ls [--json]` and `agentbox inspect ID|NAME`.
+// `agentbox ls [--json]` and `agentbox inspect [--verify] ID|NAME`.
 #include <nlohmann/json.hpp>
 
 #include "app/cli.h"
@@ -10,6 +10,15 @@ namespace {
 std::string Pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
   return s + " ";
+}
+
+// inspect --verify: the report on stdout; 1 and a line per failed check when one fails.
+int PrintVerifyReport(SandboxManager& manager, const std::string& ref) {
+  auto report = manager.Verify(ref);
+  if (!report.ok()) return FailWith(report.status());
+  WriteStdout(VerifyReportJson(*report) + "\n");
+  for (const std::string& line : VerifyFailureLines(*report)) PrintError(line);
+  return report->ok() ? 0 : 1;
 }
 
 }  // namespace
@@ -49,13 +58,21 @@ int LsSubcommand(const Args& args) {
 int InspectSubcommand(const Args& args) {
   if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
     WriteStdout(
-        "Usage: agentbox inspect ID|NAME\n\nPrints the sandbox as JSON: id, name, "
-        "backend, state, policy, workspace, created_at, usage.\n");
+        "Usage: agentbox inspect [--verify] ID|NAME\n\nPrints the sandbox as JSON: id, name, "
+        "backend, state, policy, workspace, created_at, usage.\n\n"
+        "  --verify  run a probe inside the sandbox and report the isolation actually in\n"
+        "            force (namespaces, uid map, capabilities, no_new_privs, seccomp, mounts,\n"
+        "            network, cgroup limits) as {\"id\",\"ok\",\"checks\":[...]}; exit 1 and\n"
+        "            one stderr line per check when anything differs from the policy\n");
     return 0;
   }
-  if (args.size() != 1) return FailWith(InvalidArgument("usage: agentbox inspect ID|NAME"));
+  const bool verify = !args.empty() && args[0] == "--verify";
+  if (args.size() != (verify ? 2u : 1u)) {
+    return FailWith(InvalidArgument("usage: agentbox inspect [--verify] ID|NAME"));
+  }
   auto manager = SandboxManager::Open();
   if (!manager.ok()) return FailWith(manager.status());
+  if (verify) return PrintVerifyReport(*manager, args[1]);
   auto json = manager->InspectJson(args[0]);
   if (!json.ok()) return FailWith(json.status());
   WriteStdout(*json + "\n");

@@ -23,6 +23,11 @@ struct ResourceSnapshot {
   uint64_t memory_events = 0;
   uint64_t pids_events = 0;
   uint64_t throttled_periods = 0;
+  // The limits in force, as the kernel reports them (`inspect --verify` compares them with the
+  // policy): bytes of memory and the process count. UINT64_MAX for no limit; 0 when the backend
+  // cannot tell, which verify reports as a failed check.
+  uint64_t memory_limit_bytes = 0;
+  uint64_t pids_limit = 0;
 };
 
 class Backend {

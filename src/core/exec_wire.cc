@@ -3,10 +3,39 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
+
 namespace agentbox {
 namespace {
 
 using nlohmann::json;
+
+// JSON text is UTF-8, but argv, env and paths are bytes (a file named in Latin-1 is a valid
+// argument). A string that is not valid UTF-8 travels as {"bytes":[99,97,102,233]}, so every
+// byte arrives; json::dump() would otherwise throw (type_error 316) and end agentbox.
+json WireString(const std::string& s) {
+  if (IsValidUtf8(s)) return s;
+  json bytes = json::array();
+  for (char c : s) bytes.push_back(static_cast<unsigned char>(c));
+  return {{"bytes", bytes}};
+}
+
+// The inverse of WireString; false for anything else.
+bool ReadWireString(const json& v, std::string* out) {
+  if (v.is_string()) {
+    *out = v.get<std::string>();
+    return true;
+  }
+  if (!v.is_object() || v.size() != 1 || !v.contains("bytes") || !v["bytes"].is_array()) {
+    return false;
+  }
+  out->clear();
+  for (const json& b : v["bytes"]) {
+    if (!b.is_number_unsigned() || b.get<uint64_t>() > 255) return false;
+    out->push_back(static_cast<char>(b.get<uint64_t>()));
+  }
+  return true;
+}
 
 StatusOr<json> ParseObject(const std::string& text, const char* what) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -20,8 +49,9 @@ Status ReadArgv(const json& j, ExecRequest& r) {
     return InvalidArgument("exec: \"argv\" must be a non-empty array of strings");
   }
   for (const json& a : *argv) {
-    if (!a.is_string()) return InvalidArgument("exec: \"argv\" must hold strings");
-    r.argv.push_back(a.get<std::string>());
+    std::string arg;
+    if (!ReadWireString(a, &arg)) return InvalidArgument("exec: \"argv\" must hold strings");
+    r.argv.push_back(std::move(arg));
   }
   return OkStatus();
 }
@@ -30,10 +60,12 @@ Status ReadEnv(const json& j, ExecRequest& r) {
   if (!j.contains("env")) return OkStatus();
   if (!j["env"].is_array()) return InvalidArgument("exec: \"env\" must be an array of pairs");
   for (const json& kv : j["env"]) {
-    if (!kv.is_array() || kv.size() != 2 || !kv[0].is_string() || !kv[1].is_string()) {
+    std::string key, value;
+    if (!kv.is_array() || kv.size() != 2 || !ReadWireString(kv[0], &key) ||
+        !ReadWireString(kv[1], &value)) {
       return InvalidArgument("exec: \"env\" entries must be [key, value] strings");
     }
-    r.env.emplace_back(kv[0].get<std::string>(), kv[1].get<std::string>());
+    r.env.emplace_back(std::move(key), std::move(value));
   }
   return OkStatus();
 }
@@ -41,13 +73,15 @@ Status ReadEnv(const json& j, ExecRequest& r) {
 }  // namespace
 
 std::string ExecRequestToWire(const ExecRequest& r) {
+  json argv = json::array();
+  for (const std::string& a : r.argv) argv.push_back(WireString(a));
   json env = json::array();
-  for (const auto& [k, v] : r.env) env.push_back({k, v});
+  for (const auto& [k, v] : r.env) env.push_back({WireString(k), WireString(v)});
   return json{
       {"op", "exec"},
-      {"argv", r.argv},
+      {"argv", argv},
       {"env", env},
-      {"cwd", r.cwd},
+      {"cwd", WireString(r.cwd)},
       {"timeout_ms", std::max<uint64_t>(1, static_cast<uint64_t>(r.timeout_seconds * 1000))},
       {"output_limit", r.output_limit},
       {"disk_limit", r.disk_limit},
@@ -61,10 +95,11 @@ StatusOr<ExecRequest> ExecRequestFromWire(const std::string& text) {
   AB_RETURN_IF_ERROR(ReadArgv(j, r));
   AB_RETURN_IF_ERROR(ReadEnv(j, r));
   if (j.contains("cwd")) {
-    if (!j["cwd"].is_string() || j["cwd"].get<std::string>().rfind('/', 0) != 0) {
+    std::string cwd;
+    if (!ReadWireString(j["cwd"], &cwd) || cwd.rfind('/', 0) != 0) {
       return InvalidArgument("exec: \"cwd\" must be an absolute path");
     }
-    r.cwd = j["cwd"].get<std::string>();
+    r.cwd = std::move(cwd);
   }
   auto number = [&](const char* key, uint64_t fallback) -> StatusOr<uint64_t> {
     if (!j.contains(key)) return fallback;
@@ -92,7 +127,8 @@ std::string ExecResultToWire(const ExecResult& r) {
             {"stdout_truncated", r.stdout_truncated},
             {"stderr_truncated", r.stderr_truncated},
             {"limits_hit", r.limits_hit}};
-  if (r.reason == ExitReason::kError) j["error"] = r.error;
+  // The error may quote a command name, which is bytes: sent as text, bad bytes replaced.
+  if (r.reason == ExitReason::kError) j["error"] = SanitizeUtf8(r.error);
   return json{{"ok", true}, {"result", j}}.dump();
 }
 

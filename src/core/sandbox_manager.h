@@ -17,6 +17,7 @@
 #include "core/exec_wire.h"
 #include "core/output_capture.h"
 #include "core/state_store.h"
+#include "core/verify.h"
 
 namespace agentbox {
 
@@ -61,6 +62,10 @@ class SandboxManager {
   GcReport Gc();
   // inspect: id, name, backend, state, policy, workspace, created_at, usage.
   StatusOr<std::string> InspectJson(const std::string& ref);
+  // inspect --verify (core/verify.h): runs the probe inside the sandbox through Exec and
+  // compares what it saw with the policy. A report that is not ok() is still a value; the
+  // Status is for a sandbox that cannot be found, is dead, or whose probe could not run.
+  StatusOr<VerifyReport> Verify(const std::string& ref);
 
   // Warm pools (core/warm_pool.h; sandbox_manager_pool.cc). FillPool records `size` as the pool's
   // target for spec's shape and starts sandboxes until that many are warm; returns how many it

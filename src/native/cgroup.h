@@ -47,6 +47,10 @@ struct CgroupStats {
   uint64_t memory_events = 0;  // refused charges (v1 failcnt, v2 max + oom events)
   uint64_t pids_events = 0;
   uint64_t throttled_periods = 0;
+  // The limits in force, read back from the kernel (`inspect --verify` compares them with the
+  // policy). UINT64_MAX for "max" (no limit); 0 when unreadable.
+  uint64_t memory_limit_bytes = 0;
+  uint64_t pids_limit = 0;
 };
 
 // What happened between two readings of the same cgroup: counters and flags of the difference.

@@ -151,6 +151,12 @@ Status RemoveCgroupTree(const std::string& dir) {
   return RemoveCgroupDir(dir);
 }
 
+std::optional<uint64_t> LimitValue(std::string_view text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  if (text == "max") return UINT64_MAX;
+  return KeyedValue("v " + std::string(text), "v");
+}
+
 }  // namespace agentbox::cgroup_internal
 
 namespace agentbox {

@@ -47,6 +47,9 @@ bool SwapEnabled(std::string_view proc_swaps);
 // memory.oom_control); nullopt when absent or not a number.
 std::optional<uint64_t> KeyedValue(std::string_view text, std::string_view key);
 
+// A limit file's value: a number, or "max" (UINT64_MAX); nullopt when neither.
+std::optional<uint64_t> LimitValue(std::string_view text);
+
 // CFS bandwidth: quota for `cpus` CPUs per kCpuPeriodMicros, at least the kernel's 1 ms minimum.
 inline constexpr uint64_t kCpuPeriodMicros = 100000;
 uint64_t CpuQuotaMicros(double cpus);

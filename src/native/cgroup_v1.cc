@@ -57,6 +57,8 @@ class CgroupV1 final : public Cgroup {
     stats.memory_events = ParseUint(files_.Read(Path("memory", "memory.failcnt"))).value_or(0);
     stats.pids_events = KeyedFile("pids", "pids.events", "max");
     stats.throttled_periods = KeyedFile("cpu", "cpu.stat", "nr_throttled");
+    stats.memory_limit_bytes = LimitOf("memory", "memory.limit_in_bytes");
+    stats.pids_limit = LimitOf("pids", "pids.max");
     return StatsSince(stats, CgroupStats{});
   }
 
@@ -88,6 +90,11 @@ class CgroupV1 final : public Cgroup {
                      const std::string& key) const {
     auto text = files_.Read(Path(controller, file));
     return text.ok() ? KeyedValue(*text, key).value_or(0) : 0;
+  }
+
+  uint64_t LimitOf(const std::string& controller, const std::string& file) const {
+    auto text = files_.Read(Path(controller, file));
+    return text.ok() ? LimitValue(*text).value_or(0) : 0;
   }
 
   // Co-mounted controllers share a directory: each is created, joined and removed once.

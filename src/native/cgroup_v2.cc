@@ -88,6 +88,8 @@ class CgroupV2 final : public Cgroup {
     stats.memory_events = Keyed("memory.events", "max") + Keyed("memory.events", "oom");
     stats.pids_events = Keyed("pids.events", "max");
     stats.throttled_periods = Keyed("cpu.stat", "nr_throttled");
+    stats.memory_limit_bytes = LimitOf("memory.max");
+    stats.pids_limit = LimitOf("pids.max");
     return StatsSince(stats, CgroupStats{});
   }
 
@@ -118,6 +120,11 @@ class CgroupV2 final : public Cgroup {
   Status Write(const std::string& file, const std::string& value) {
     return files_.Write(dir_ + "/" + file, value);
   }
+  uint64_t LimitOf(const std::string& file) const {
+    auto text = files_.Read(dir_ + "/" + file);
+    return text.ok() ? LimitValue(*text).value_or(0) : 0;
+  }
+
   uint64_t Keyed(const std::string& file, const std::string& key) const {
     auto text = files_.Read(dir_ + "/" + file);
     return text.ok() ? KeyedValue(*text, key).value_or(0) : 0;

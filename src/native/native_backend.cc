@@ -136,6 +136,8 @@ class NativeBackend : public Backend {
     s.memory_events = stats.memory_events;
     s.pids_events = stats.pids_events;
     s.throttled_periods = stats.throttled_periods;
+    s.memory_limit_bytes = stats.memory_limit_bytes;
+    s.pids_limit = stats.pids_limit;
     return s;
   }
 

@@ -112,6 +112,7 @@ StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args)
     return InvalidArgument("create takes no command (got \"" + parsed.rest[0] +
                            "\"); run commands with `agentbox exec ID -- COMMAND`");
   }
+  AB_RETURN_IF_ERROR(RequireUtf8Strings(create.run.flags));
   return create;
 }
 

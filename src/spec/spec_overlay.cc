@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "base/utf8.h"
 #include "spec/units.h"
 
 namespace agentbox {
@@ -184,6 +185,26 @@ Status SetStringField(std::string_view key, std::string_view value, SpecOverlay*
     overlay->cwd = v;
   } else {
     return Internal("not a string key");
+  }
+  return OkStatus();
+}
+
+Status RequireUtf8Strings(const SpecOverlay& o) {
+  auto check = [](const std::optional<std::string>& v, const char* key) -> Status {
+    if (!v || IsValidUtf8(*v)) return OkStatus();
+    return InvalidArgument(std::string(key) +
+                           ": not valid UTF-8 (a sandbox's policy is stored as JSON)");
+  };
+  AB_RETURN_IF_ERROR(check(o.backend, "--backend"));
+  AB_RETURN_IF_ERROR(check(o.image, "--image"));
+  AB_RETURN_IF_ERROR(check(o.workspace, "--workspace"));
+  AB_RETURN_IF_ERROR(check(o.rootfs, "--rootfs"));
+  AB_RETURN_IF_ERROR(check(o.cwd, "--cwd"));
+  for (const auto& [name, value] : o.env) {
+    if (!IsValidUtf8(name) || !IsValidUtf8(value)) {
+      return InvalidArgument("--env: " + SanitizeUtf8(name) +
+                             ": not valid UTF-8 (a sandbox's policy is stored as JSON)");
+    }
   }
   return OkStatus();
 }

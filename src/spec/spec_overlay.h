@@ -70,6 +70,11 @@ Status SetBoolField(std::string_view key, bool value, SpecOverlay* overlay);
 // Adds one environment variable: name non-empty, no '=' and no NUL; value no NUL.
 Status AddEnvVar(std::string_view name, std::string_view value, SpecOverlay* overlay);
 
+// kInvalidArgument naming the key when a string of `overlay` (a path, the image, an env name or
+// value) is not valid UTF-8: such a spec cannot be stored or shown as a policy file (JSON).
+// Flags may hold any bytes; `create` checks them with this, `run` stores nothing and needs not.
+Status RequireUtf8Strings(const SpecOverlay& overlay);
+
 // Lays `overlay` over `spec`: set fields replace, env entries replace the same name or append.
 void ApplyOverlay(const SpecOverlay& overlay, SandboxSpec* spec);
 

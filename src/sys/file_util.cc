@@ -60,6 +60,15 @@ bool PathExists(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0;
 }
 
+StatusOr<std::string> ReadLink(const std::string& path) {
+  char buf[4096];
+  ssize_t n = ::readlink(path.c_str(), buf, sizeof(buf));
+  if (n < 0) return ErrnoStatus("readlink " + path);
+  if (static_cast<size_t>(n) == sizeof(buf))
+    return InvalidArgument("readlink " + path + ": too long");
+  return std::string(buf, static_cast<size_t>(n));
+}
+
 Status MakeDir(const std::string& path, mode_t mode) {
   if (::mkdir(path.c_str(), mode) == 0) return OkStatus();
   int err = errno;

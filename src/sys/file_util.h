@@ -31,6 +31,9 @@ Status WriteFile(const std::string& path, std::string_view data, mode_t mode = 0
 
 bool PathExists(const std::string& path);
 
+// The target of the symlink at `path` (e.g. /proc/self/ns/user -> "user:[4026531837]").
+StatusOr<std::string> ReadLink(const std::string& path);
+
 // mkdir that treats an existing directory as success.
 Status MakeDir(const std::string& path, mode_t mode = 0755);
 

@@ -41,6 +41,7 @@ bool ParseLine(const std::string& line, MountInfoEntry* entry) {
   if (dash + 2 >= fields.size()) return false;  // no "-", fstype and source
   entry->root = UnescapeOctal(fields[3]);
   entry->mount_point = UnescapeOctal(fields[4]);
+  entry->mount_options = Split(fields[5], ',');
   entry->fs_type = fields[dash + 1];
   entry->source = UnescapeOctal(fields[dash + 2]);
   entry->super_options =

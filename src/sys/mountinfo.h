@@ -8,9 +8,10 @@
 namespace agentbox {
 
 struct MountInfoEntry {
-  std::string root;         // path of the mount's root inside its filesystem
-  std::string mount_point;  // unescaped (\040 -> ' ')
-  std::string fs_type;      // e.g. "cgroup", "cgroup2", "tmpfs"
+  std::string root;                        // path of the mount's root inside its filesystem
+  std::string mount_point;                 // unescaped (\040 -> ' ')
+  std::vector<std::string> mount_options;  // per-mount, comma-split, e.g. {"ro", "nosuid"}
+  std::string fs_type;                     // e.g. "cgroup", "cgroup2", "tmpfs"
   std::string source;
   std::vector<std::string> super_options;  // comma-split, e.g. {"rw", "memory"}
 };

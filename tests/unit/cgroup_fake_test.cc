@@ -108,6 +108,25 @@ TEST_F(CgroupV2FakeTest, ReadStatsParsesEventsAndCpu) {
                stats->cpu_throttled);
 }
 
+// `inspect --verify` compares these with the policy: "max" is no limit, a missing file unknown.
+TEST_F(CgroupV2FakeTest, ReadStatsReadsTheLimitsBack) {
+  auto cg = CreateCgroupV2(host_, "sb1", files_);
+  ASSERT_TRUE(cg.ok());
+  fs_.Put("agentbox/sb1/memory.current", "0\n");
+  fs_.Put("agentbox/sb1/memory.max", "67108864\n");
+  fs_.Put("agentbox/sb1/pids.max", "max\n");
+  auto stats = (*cg)->ReadStats();
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->memory_limit_bytes, 67108864u);
+  EXPECT_EQ(stats->pids_limit, UINT64_MAX);
+  std::filesystem::remove(fs_.root() + "/agentbox/sb1/memory.max");
+  fs_.Put("agentbox/sb1/pids.max", "16\n");
+  stats = (*cg)->ReadStats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->memory_limit_bytes, 0u);
+  EXPECT_EQ(stats->pids_limit, 16u);
+}
+
 TEST_F(CgroupV2FakeTest, KillAllOnEmptyCgroupAndRemove) {
   auto cg = CreateCgroupV2(host_, "sb1", files_);
   ASSERT_TRUE(cg.ok());
@@ -216,6 +235,13 @@ TEST_F(CgroupV1FakeTest, ReadStats) {
   EXPECT_TRUE(stats->memory_limit_hit);
   EXPECT_FALSE(stats->pids_limit_hit);
   EXPECT_TRUE(stats->cpu_throttled);
+  EXPECT_EQ(stats->memory_limit_bytes, 0u);  // not written in this fixture: unknown
+  fs_.Put("memory/agentbox/sb1/memory.limit_in_bytes", "536870912\n");
+  fs_.Put("pids/agentbox/sb1/pids.max", "256\n");
+  stats = (*cg)->ReadStats();
+  ASSERT_TRUE(stats.ok());
+  EXPECT_EQ(stats->memory_limit_bytes, 536870912u);
+  EXPECT_EQ(stats->pids_limit, 256u);
 }
 
 TEST_F(CgroupV1FakeTest, FailedCreateRemovesOnlyWhatItMade) {

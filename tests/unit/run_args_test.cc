@@ -132,6 +132,23 @@ TEST(ParseRunArgsTest, Errors) {
   EXPECT_EQ(ErrorOf({"--workspace="}), "--workspace: must not be empty");
 }
 
+// A created sandbox's policy is stored as JSON; a flag value that is not UTF-8 used to abort
+// `agentbox create` after the box was made (found by tests/fuzz/cli_args_fuzzer).
+TEST(ParseCreateArgsTest, RefusesValuesThatAreNotUtf8) {
+  auto create = [](const Argv& args) {
+    auto c = ParseCreateArgs(args);
+    return c.ok() ? std::string("OK") : c.status().message();
+  };
+  EXPECT_EQ(create({"-e", "K=\xe9"}),
+            "--env: K: not valid UTF-8 (a sandbox's policy is stored as JSON)");
+  EXPECT_EQ(create({"--workspace", "/srv/caf\xe9"}),
+            "--workspace: not valid UTF-8 (a sandbox's policy is stored as JSON)");
+  EXPECT_EQ(create({"-w", "/workspace/\xff"}),
+            "--cwd: not valid UTF-8 (a sandbox's policy is stored as JSON)");
+  EXPECT_EQ(create({"-e", "K=caf\xc3\xa9", "--workspace", "/srv/caf\xc3\xa9"}), "OK");
+  EXPECT_TRUE(ParseRunArgs({"-e", "K=\xe9", "env"}).ok()) << "run stores nothing: any bytes";
+}
+
 TEST(ResolveRunSpecTest, NoPolicyIsDefaultsPlusFlags) {
   StatusOr<SandboxSpec> s = ResolveRunSpec(ParseOk({"--pids", "9", "ls"}));
   ASSERT_TRUE(s.ok());

@@ -39,6 +39,8 @@ Handler HandlerFor(RouteId id) {
       return HandleGetSandbox;
     case RouteId::kDeleteSandbox:
       return HandleDeleteSandbox;
+    case RouteId::kVerifySandbox:
+      return HandleVerifySandbox;
     case RouteId::kExec:
       return HandleExec;
     case RouteId::kReadFile:

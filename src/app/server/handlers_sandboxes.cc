@@ -53,6 +53,19 @@ void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex) {
   ex.ReplyJson(200, {{"removed", id}});
 }
 
+// The report is the answer whether or not every check passed (its "ok" says which); errors are
+// for a sandbox that is unknown, dead, or could not run the probe.
+void HandleVerifySandbox(ServerContext& ctx, Exchange& ex) {
+  auto found = FindVisible(ctx, ex.caller, ex.Param("id"));
+  if (!found.ok()) return ex.ReplyError(found.status());
+  Status slot = ctx.tenants->StartExec(ex.caller);  // the probe is an exec like any other
+  if (!slot.ok()) return ex.ReplyError(slot);
+  auto report = ctx.Manager().Verify(found->record.id);
+  ctx.tenants->EndExec(ex.caller);
+  if (!report.ok()) return ex.ReplyError(report.status());
+  ex.Reply(200, "application/json", VerifyReportJson(*report) + "\n");
+}
+
 void HandleCreateSandbox(ServerContext& ctx, Exchange& ex) {
   auto json = ParseJsonBody(ex.request);
   if (!json.ok()) return ex.ReplyError(json.status());

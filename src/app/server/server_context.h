@@ -60,6 +60,7 @@ void HandleListSandboxes(ServerContext& ctx, Exchange& ex);  // handlers_sandbox
 void HandleCreateSandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
 void HandleGetSandbox(ServerContext& ctx, Exchange& ex);     // handlers_sandboxes.cc
 void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
+void HandleVerifySandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
 void HandleExec(ServerContext& ctx, Exchange& ex);           // handlers_exec.cc
 void HandleReadFile(ServerContext& ctx, Exchange& ex);       // handlers_files.cc
 void HandleWriteFile(ServerContext& ctx, Exchange& ex);      // handlers_files.cc

@@ -34,7 +34,9 @@ Status ParseEnv(const json& v, ExecRequest* req) {
     if (key.empty() || key.find('=') != std::string::npos || !value.is_string()) {
       return InvalidArgument("\"env\": bad entry \"" + key + "\"");
     }
-    std::erase_if(req->env, [&](const auto& kv) { return kv.first == key; });
+    // A named copy: clang before 16 cannot capture a structured binding.
+    const std::string& name = key;
+    std::erase_if(req->env, [&name](const auto& kv) { return kv.first == name; });
     req->env.emplace_back(key, value.get<std::string>());
   }
   return OkStatus();

@@ -75,6 +75,17 @@ json ExecResultSchema() {
             {"limits_hit", {{"type", "array"}, {"items", str}}}}}};
 }
 
+json VerifyReportSchema() {
+  json str = {{"type", "string"}};
+  json boolean = {{"type", "boolean"}};
+  json check = {{"type", "object"},
+                {"properties", {{"name", str}, {"want", str}, {"got", str}, {"ok", boolean}}}};
+  return {{"type", "object"},
+          {"description", "ok is true when every check passed (`agentbox inspect --verify`)"},
+          {"properties",
+           {{"id", str}, {"ok", boolean}, {"checks", {{"type", "array"}, {"items", check}}}}}};
+}
+
 json Schemas() {
   json str = {{"type", "string"}};
   json obj = {{"type", "object"}};
@@ -125,6 +136,7 @@ json Schemas() {
        {{"type", "object"}, {"properties", {{"path", str}, {"bytes", {{"type", "integer"}}}}}}},
       {"Removed", {{"type", "object"}, {"properties", {{"removed", str}}}}},
       {"JsonRpc", {{"type", "object"}, {"description", "a JSON-RPC 2.0 message (MCP)"}}},
+      {"VerifyReport", VerifyReportSchema()},
   };
 }
 

@@ -25,6 +25,7 @@ enum class RouteId {
   kCreateSandbox,
   kGetSandbox,
   kDeleteSandbox,
+  kVerifySandbox,
   kExec,
   kReadFile,
   kWriteFile,

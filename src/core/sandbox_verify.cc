@@ -1,0 +1,58 @@
+// SandboxManager::Verify: the probe through the normal exec path, then the comparison of
+// core/verify.h against the policy, the host's namespaces and the backend's cgroup reading.
+#include "core/sandbox_manager.h"
+#include "sys/file_util.h"
+
+namespace agentbox {
+namespace {
+
+// Long enough for a loaded host; the probe itself takes milliseconds.
+constexpr double kProbeTimeoutSeconds = 30;
+constexpr uint64_t kProbeOutputLimit = 1024 * 1024;
+
+// The namespaces agentbox itself runs in: what the sandbox's must differ from.
+std::map<std::string, std::string> OwnNamespaces() {
+  std::map<std::string, std::string> links;
+  for (const char* ns : kVerifiedNamespaces) {
+    if (auto link = ReadLink(std::string("/proc/self/ns/") + ns); link.ok()) links[ns] = *link;
+  }
+  return links;
+}
+
+}  // namespace
+
+StatusOr<VerifyReport> SandboxManager::Verify(const std::string& ref) {
+  AB_ASSIGN_OR_RETURN(SandboxStatus status, Find(ref));
+  const SandboxRecord& record = status.record;
+  if (status.state != SandboxState::kRunning) {
+    return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
+  }
+  ExecRequest request = DefaultExecRequest(record);
+  request.argv = VerifyProbeArgv();
+  request.cwd = "/";
+  request.timeout_seconds = kProbeTimeoutSeconds;
+  request.output_limit = kProbeOutputLimit;
+  OutputCapture capture(kProbeOutputLimit, /*forward_fds=*/false);
+  AB_ASSIGN_OR_RETURN(ExecResult result, Exec(record, request, capture));
+  if (result.reason != ExitReason::kExited || result.exit_code != 0 ||
+      capture.truncated(OutputStream::kStdout)) {
+    return Internal("the verify probe failed in sandbox " + record.id + " (" +
+                    ExitReasonName(result.reason) + ", exit " + std::to_string(result.exit_code) +
+                    ")");
+  }
+  VerifyExpectations want;
+  want.host_namespaces = OwnNamespaces();
+  want.memory_limit_bytes = record.spec.limits.memory_bytes;
+  want.pids_limit = record.spec.limits.pids;
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
+  if (auto snap = backend->Snapshot(record); snap.ok()) {
+    want.got_memory_limit_bytes = snap->memory_limit_bytes;
+    want.got_pids_limit = snap->pids_limit;
+  }
+  VerifyReport report;
+  report.id = record.id;
+  report.checks = CompareIsolation(SplitProbeOutput(capture.kept(OutputStream::kStdout)), want);
+  return report;
+}
+
+}  // namespace agentbox

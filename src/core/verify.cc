@@ -1,0 +1,176 @@
+// The comparison half of the isolation self-report (see core/verify.h).
+#include "core/verify.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+
+#include "base/utf8.h"
+#include "sys/mountinfo.h"
+
+namespace agentbox {
+namespace {
+
+const std::string kMissing = "missing";
+
+const std::string& Section(const std::map<std::string, std::string>& probe, const char* name) {
+  static const std::string empty;
+  auto it = probe.find(name);
+  return it == probe.end() ? empty : it->second;
+}
+
+VerifyCheck Check(std::string name, std::string want, std::string got, bool ok) {
+  return {std::move(name), std::move(want), std::move(got), ok};
+}
+
+void CheckNamespaces(const std::map<std::string, std::string>& probe, const VerifyExpectations& w,
+                     std::vector<VerifyCheck>& out) {
+  std::map<std::string, std::string> inside = ParseNamespaceLinks(Section(probe, "ns"));
+  for (const char* ns : kVerifiedNamespaces) {
+    auto host = w.host_namespaces.find(ns);
+    auto got = inside.find(ns);
+    std::string want = "not " + (host == w.host_namespaces.end() ? "the host's" : host->second);
+    bool ok = got != inside.end() && host != w.host_namespaces.end() && got->second != host->second;
+    out.push_back(
+        Check(std::string("ns_") + ns, want, got == inside.end() ? kMissing : got->second, ok));
+  }
+}
+
+// "Uid:\t1000\t1000\t1000\t1000": real, effective, saved and filesystem ids, all `want`.
+VerifyCheck IdsCheck(const std::string& status, const char* key, uint32_t want) {
+  auto line = StatusField(status, key);
+  if (!line) return Check(key[0] == 'U' ? "uid" : "gid", std::to_string(want), kMissing, false);
+  bool ok = true;
+  int count = 0;
+  std::string got;  // the four ids, space-separated
+  std::string_view rest = *line;
+  while (!rest.empty()) {
+    size_t end = rest.find_first_of(" \t");
+    std::string_view id = rest.substr(0, end);
+    if (!id.empty()) {
+      ok &= id == std::to_string(want);
+      got += (count++ == 0 ? "" : " ") + std::string(id);
+    }
+    rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+  }
+  return Check(key[0] == 'U' ? "uid" : "gid", std::to_string(want), got, ok && count == 4);
+}
+
+// The sandbox's id must not be root on the host: a root-owned host file would be its own.
+VerifyCheck MapCheck(const std::string& id_map, const char* name, uint32_t inside) {
+  std::string want = std::to_string(inside) + " -> not 0";
+  if (id_map.empty()) return Check(name, want, kMissing, false);
+  auto outside = MapToOutside(id_map, inside);
+  std::string got =
+      std::to_string(inside) + " -> " + (outside ? std::to_string(*outside) : "unmapped");
+  return Check(name, want, got, outside && *outside != 0);
+}
+
+VerifyCheck ZeroCapsCheck(const std::string& status, const char* key) {
+  const std::string want = "0000000000000000";
+  auto value = StatusField(status, key);
+  if (!value) return Check(key, want, kMissing, false);
+  uint64_t bits = 1;
+  auto [end, ec] = std::from_chars(value->data(), value->data() + value->size(), bits, 16);
+  bool parsed = !value->empty() && ec == std::errc() && end == value->data() + value->size();
+  return Check(key, want, *value, parsed && bits == 0);
+}
+
+VerifyCheck FieldCheck(const std::string& status, const char* key, const std::string& want) {
+  auto value = StatusField(status, key);
+  return Check(key, want, value.value_or(kMissing), value == want);
+}
+
+// The mount on top at `mount_point` (the last one listed) and whether it is read-only.
+VerifyCheck MountCheck(const std::vector<MountInfoEntry>& mounts, const char* name,
+                       const char* mount_point, bool want_readonly) {
+  const std::string want = want_readonly ? "ro" : "rw";
+  const MountInfoEntry* top = nullptr;
+  for (const MountInfoEntry& m : mounts) {
+    if (m.mount_point == mount_point) top = &m;
+  }
+  if (top == nullptr) return Check(name, want, kMissing, false);
+  bool readonly = false;
+  for (const std::string& option : top->mount_options) readonly |= option == "ro";
+  const std::string got = readonly ? "ro" : "rw";
+  return Check(name, want, got, got == want);
+}
+
+VerifyCheck NetworkCheck(const std::string& net_dev, bool network) {
+  std::vector<std::string> names = ParseNetDevNames(net_dev);
+  std::string got;
+  for (const std::string& n : names) got += (got.empty() ? "" : ",") + n;
+  if (network)
+    return Check("network", "lo and more", got.empty() ? kMissing : got, names.size() > 1);
+  return Check("network", "lo", got.empty() ? kMissing : got, got == "lo");
+}
+
+std::string LimitText(uint64_t value) {
+  if (value == 0) return "unknown";
+  if (value == UINT64_MAX) return "max";
+  return std::to_string(value);
+}
+
+// The kernel keeps memory limits in whole pages, so it reads back rounded down to a page
+// (at most 64 KiB on any Linux page size).
+VerifyCheck MemoryLimitCheck(uint64_t want, uint64_t got) {
+  constexpr uint64_t kMaxPageRounding = 64 * 1024;
+  bool ok = got != 0 && got <= want && want - got < kMaxPageRounding;
+  return Check("memory_limit", std::to_string(want), LimitText(got), ok);
+}
+
+}  // namespace
+
+std::vector<VerifyCheck> CompareIsolation(const std::map<std::string, std::string>& probe,
+                                          const VerifyExpectations& want) {
+  std::vector<VerifyCheck> out;
+  CheckNamespaces(probe, want, out);
+  const std::string& status = Section(probe, "status");
+  out.push_back(IdsCheck(status, "Uid", want.uid));
+  out.push_back(IdsCheck(status, "Gid", want.gid));
+  out.push_back(MapCheck(Section(probe, "uid_map"), "uid_map", want.uid));
+  out.push_back(MapCheck(Section(probe, "gid_map"), "gid_map", want.gid));
+  for (const char* caps : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
+    out.push_back(ZeroCapsCheck(status, caps));
+  }
+  out.push_back(FieldCheck(status, "NoNewPrivs", "1"));
+  out.push_back(FieldCheck(status, "Seccomp", "2"));  // 2: a filter, not strict mode or none
+  std::vector<MountInfoEntry> mounts = ParseMountInfo(Section(probe, "mountinfo"));
+  out.push_back(MountCheck(mounts, "root_readonly", "/", true));
+  out.push_back(MountCheck(mounts, "workspace_writable", "/workspace", false));
+  out.push_back(NetworkCheck(Section(probe, "net_dev"), want.network));
+  out.push_back(MemoryLimitCheck(want.memory_limit_bytes, want.got_memory_limit_bytes));
+  out.push_back(Check("pids_limit", std::to_string(want.pids_limit), LimitText(want.got_pids_limit),
+                      want.got_pids_limit == want.pids_limit));
+  return out;
+}
+
+bool VerifyReport::ok() const {
+  if (checks.empty()) return false;
+  for (const VerifyCheck& c : checks) {
+    if (!c.ok) return false;
+  }
+  return true;
+}
+
+std::string VerifyReportJson(const VerifyReport& report) {
+  nlohmann::ordered_json checks = nlohmann::ordered_json::array();
+  for (const VerifyCheck& c : report.checks) {
+    // The probe's text is the sandbox's: never let its bytes break the JSON.
+    checks.push_back({{"name", c.name},
+                      {"want", SanitizeUtf8(c.want)},
+                      {"got", SanitizeUtf8(c.got)},
+                      {"ok", c.ok}});
+  }
+  nlohmann::ordered_json j = {{"id", report.id}, {"ok", report.ok()}, {"checks", checks}};
+  return j.dump();
+}
+
+std::vector<std::string> VerifyFailureLines(const VerifyReport& report) {
+  std::vector<std::string> lines;
+  for (const VerifyCheck& c : report.checks) {
+    if (!c.ok) lines.push_back("verify: " + c.name + ": want " + c.want + ", got " + c.got);
+  }
+  return lines;
+}
+
+}  // namespace agentbox

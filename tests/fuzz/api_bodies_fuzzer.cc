@@ -1,0 +1,72 @@
+// The JSON bodies of the REST API (src/core/http/api_bodies.*): exec and create requests as a
+// client sends them, and the output events of a streamed exec. Beyond not crashing: an accepted
+// exec body goes onto the agent wire and back unchanged; an accepted create body is a policy
+// the spec parser accepts; a stream of output split anywhere renders as the whole would.
+#include <nlohmann/json.hpp>
+
+#include "base/utf8.h"
+#include "core/exec_wire.h"
+#include "core/http/api_bodies.h"
+#include "fuzz_util.h"
+#include "spec/spec_json.h"
+
+using namespace agentbox;
+
+namespace {
+
+void CheckExecBody(const nlohmann::json& body, std::string_view accept) {
+  ExecRequest defaults;
+  auto parsed = ParseExecBody(body, defaults, accept);
+  if (!parsed.ok()) return;
+  const ExecRequest& r = parsed->request;
+  FUZZ_CHECK(!r.argv.empty(), "exec body accepted without argv");
+  auto back = ExecRequestFromWire(ExecRequestToWire(r));
+  if (!back.ok()) {
+    FUZZ_CHECK(r.cwd.empty() || r.cwd[0] != '/', back.status().message());
+    return;
+  }
+  FUZZ_CHECK(back->argv == r.argv && back->env == r.env && back->cwd == r.cwd,
+             "exec request changed on the wire");
+}
+
+void CheckCreateBody(const nlohmann::json& body, bool host_paths_allowed) {
+  auto parsed = ParseCreateBody(body, host_paths_allowed);
+  if (!parsed.ok()) return;
+  FUZZ_CHECK(!parsed->policy.contains("name"), "name left in the policy");
+  if (!host_paths_allowed) {
+    FUZZ_CHECK(!parsed->policy.contains("workspace") && !parsed->policy.contains("rootfs"),
+               "a tenant got a host path through");
+  }
+  // What the create helper does with it: dump to a file, read it back as a policy.
+  auto spec = SpecFromPolicyJson(nlohmann::json::parse(parsed->policy.dump()));
+  FUZZ_CHECK(spec.ok(), spec.status().message());
+}
+
+// Output chunks cut at `step` bytes, carried through Utf8Carry, render as the whole output.
+void CheckStreamSplit(std::string_view bytes, size_t step) {
+  Utf8Carry carry;
+  std::string rendered;
+  for (size_t at = 0; at < bytes.size(); at += step) {
+    rendered += SanitizeUtf8(carry.Take(bytes.substr(at, step)));
+  }
+  rendered += SanitizeUtf8(carry.Flush());
+  FUZZ_CHECK(rendered == SanitizeUtf8(bytes), "a split changed the streamed text");
+  std::string event = StreamEvent(StreamFormat::kNdjson, "stdout", bytes);
+  FUZZ_CHECK(!nlohmann::json::parse(event, nullptr, false).is_discarded(), event);
+  (void)StreamEvent(StreamFormat::kSse, "stderr", bytes);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view text = fuzz::AsText(data, size);
+  if (size > 0) CheckStreamSplit(text.substr(1), 1 + data[0] % 8);
+  auto body = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return 0;
+  for (std::string_view accept : {"", "application/x-ndjson", "text/event-stream"}) {
+    CheckExecBody(body, accept);
+  }
+  CheckCreateBody(body, true);
+  CheckCreateBody(body, false);
+  return 0;
+}

@@ -1,0 +1,40 @@
+#include "core/exec_wire.h"
+
+#include <gtest/gtest.h>
+
+namespace agentbox {
+namespace {
+
+// Arguments are bytes: a Latin-1 file name must reach the command unchanged, not end agentbox
+// (found by tests/fuzz/cli_args_fuzzer: json::dump threw type_error 316).
+TEST(ExecWireTest, BytesThatAreNotUtf8SurviveTheWire) {
+  ExecRequest r;
+  r.argv = {"cat", "caf\xe9.txt", std::string("a\0b", 3), "\xff"};
+  r.env = {{"K\xfe", "v\xe2\x82"}, {"OK", "caf\xc3\xa9"}};
+  r.cwd = "/workspace/\xe9";
+  std::string wire = ExecRequestToWire(r);
+  EXPECT_NE(wire.find("\"caf\xc3\xa9\""), std::string::npos) << "valid UTF-8 stays a string";
+  auto back = ExecRequestFromWire(wire);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->argv, r.argv);
+  EXPECT_EQ(back->env, r.env);
+  EXPECT_EQ(back->cwd, r.cwd);
+}
+
+TEST(ExecWireTest, MalformedByteStringsAreRefused) {
+  for (const char* argv : {R"([{"bytes":[256]}])", R"([{"bytes":[-1]}])", R"([{"bytes":"ab"}])",
+                           R"([{"bytes":[1],"x":1}])", R"([{}])", R"([[104]])"}) {
+    auto r = ExecRequestFromWire(std::string(R"({"op":"exec","argv":)") + argv + "}");
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << argv;
+  }
+}
+
+TEST(ExecWireTest, AnErrorQuotingBadBytesStillSerializes) {
+  ExecResult result = ErrorResult("command \"\xff\" not found");
+  auto back = ExecResultFromWire(ExecResultToWire(result));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->error, "command \"\xEF\xBF\xBD\" not found");
+}
+
+}  // namespace
+}  // namespace agentbox
