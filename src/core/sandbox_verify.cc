@@ -42,6 +42,7 @@ StatusOr<VerifyReport> SandboxManager::Verify(const std::string& ref) {
   }
   VerifyExpectations want;
   want.host_namespaces = OwnNamespaces();
+  want.shares_host_user_namespace = record.backend == "docker";
   want.memory_limit_bytes = record.spec.limits.memory_bytes;
   want.pids_limit = record.spec.limits.pids;
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));

@@ -30,6 +30,10 @@ void CheckNamespaces(const std::map<std::string, std::string>& probe, const Veri
     auto got = inside.find(ns);
     std::string want = "not " + (host == w.host_namespaces.end() ? "the host's" : host->second);
     bool ok = got != inside.end() && host != w.host_namespaces.end() && got->second != host->second;
+    if (w.shares_host_user_namespace && std::string(ns) == "user") {
+      want = "the host's (docker backend)";
+      ok = got != inside.end() && host != w.host_namespaces.end() && got->second == host->second;
+    }
     out.push_back(
         Check(std::string("ns_") + ns, want, got == inside.end() ? kMissing : got->second, ok));
   }

@@ -59,6 +59,9 @@ struct VerifyCheck {
 // Everything the comparison needs besides the probe's text.
 struct VerifyExpectations {
   std::map<std::string, std::string> host_namespaces;  // the agentbox process's own links
+  // The docker backend shares the host's user namespace (Docker's default): the user namespace
+  // is then expected to be the host's, and the uid map checks carry the weight.
+  bool shares_host_user_namespace = false;
   uint32_t uid = 1000;
   uint32_t gid = 1000;
   bool network = false;                 // false: only loopback may exist

@@ -17,6 +17,7 @@
 #include "docker/engine_client.h"
 #include "docker/images.h"
 #include "native/cgroup.h"
+#include "native/native_backend.h"
 #include "native/workspace.h"
 #include "policy/seccomp_docker_profile.h"
 #include "sys/file_util.h"
@@ -145,14 +146,7 @@ class DockerBackend : public Backend {
                         ReadFile("/proc/" + std::to_string(record.init_pid) + "/cgroup"));
     AB_ASSIGN_OR_RETURN(auto cgroup, OpenCgroupOf(host, proc_cgroup));
     AB_ASSIGN_OR_RETURN(CgroupStats stats, cgroup->ReadStats());
-    ResourceSnapshot s;
-    s.memory_bytes = stats.peak_memory_bytes;
-    s.cpu_ms = stats.cpu_ms;
-    s.oom_kills = stats.oom_kills;
-    s.memory_events = stats.memory_events;
-    s.pids_events = stats.pids_events;
-    s.throttled_periods = stats.throttled_periods;
-    return s;
+    return ToResourceSnapshot(stats);
   }
 
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {

@@ -129,16 +129,7 @@ class NativeBackend : public Backend {
     AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
     AB_ASSIGN_OR_RETURN(auto cgroup, OpenCgroup(host, record.cgroup));
     AB_ASSIGN_OR_RETURN(CgroupStats stats, cgroup->ReadStats());
-    ResourceSnapshot s;
-    s.memory_bytes = stats.peak_memory_bytes;
-    s.cpu_ms = stats.cpu_ms;
-    s.oom_kills = stats.oom_kills;
-    s.memory_events = stats.memory_events;
-    s.pids_events = stats.pids_events;
-    s.throttled_periods = stats.throttled_periods;
-    s.memory_limit_bytes = stats.memory_limit_bytes;
-    s.pids_limit = stats.pids_limit;
-    return s;
+    return ToResourceSnapshot(stats);
   }
 
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
@@ -158,6 +149,19 @@ class NativeBackend : public Backend {
 };
 
 }  // namespace
+
+ResourceSnapshot ToResourceSnapshot(const CgroupStats& stats) {
+  ResourceSnapshot s;
+  s.memory_bytes = stats.peak_memory_bytes;
+  s.cpu_ms = stats.cpu_ms;
+  s.oom_kills = stats.oom_kills;
+  s.memory_events = stats.memory_events;
+  s.pids_events = stats.pids_events;
+  s.throttled_periods = stats.throttled_periods;
+  s.memory_limit_bytes = stats.memory_limit_bytes;
+  s.pids_limit = stats.pids_limit;
+  return s;
+}
 
 std::unique_ptr<Backend> MakeNativeBackend() { return std::make_unique<NativeBackend>(); }
 
