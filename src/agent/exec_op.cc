@@ -8,10 +8,12 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <chrono>
 
+#include "agent/connection.h"
 #include "core/agent_protocol.h"
 #include "native/child_plan.h"
 #include "native/outcome.h"
@@ -180,6 +182,7 @@ void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd) {
     result = box.ok() ? Supervised(conn_fd, req, *box, start) : ErrorResult(box.status().message());
   }
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  ::prctl(PR_SET_NAME, kExecDoneName, 0, 0, 0);  // no longer counted by ping's active_execs
   (void)WriteFrame(conn_fd, FrameType::kResponse, ExecResultToWire(result));
 }
 
