@@ -113,7 +113,11 @@ Status StateStore::Save(const SandboxRecord& record) {
 
 StatusOr<SandboxRecord> StateStore::Load(const std::string& id) const {
   auto text = ReadFile(SandboxDir(id) + "/sandbox.json");
-  if (!text.ok()) return NotFound("no such sandbox: " + id);
+  if (!text.ok() && text.status().code() == StatusCode::kNotFound) {
+    return NotFound("no such sandbox: " + id);
+  }
+  // Out of fds (or memory) is not "no such sandbox": a client would give up on a live one.
+  if (!text.ok()) return text.status();
   return SandboxRecordFromJson(*text);
 }
 
