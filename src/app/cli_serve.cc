@@ -7,6 +7,7 @@
 #include "app/cli.h"
 #include "app/server/dispatch.h"
 #include "app/server/http_server.h"
+#include "app/server/sandbox_creator.h"
 #include "core/http/listen_address.h"
 
 namespace agentbox {
@@ -97,6 +98,7 @@ StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
   AB_RETURN_IF_ERROR(ctx->tenants->Load());
   SandboxManager manager = ctx->Manager();
   ctx->tenants->Prune([&manager](const std::string& id) { return manager.store().Load(id).ok(); });
+  RemoveStalePolicyFiles(ctx->state_root);
   AB_ASSIGN_OR_RETURN(ctx->self_exe, SelfExe());
   ctx->mcp = MakeMcpSessions();
   return address;
