@@ -72,6 +72,10 @@ class Stats:
             self.throttled += 1
 
 
+class ServerGone(Exception):
+    """--until-server-dies: the server stopped answering; this client stops."""
+
+
 class Client:
     """One client: one keep-alive connection, reopened only after a connection error."""
 
@@ -121,6 +125,8 @@ class Client:
                 status, parsed = self.request(method, path, body)
             except Exception as e:  # reset, refused, timeout, half an answer: all errors
                 self.stats.error(f"{op}: {type(e).__name__}: {e}")
+                if self.args.until_server_dies:
+                    raise ServerGone() from e
                 return None
             if status == want:
                 self.stats.ok(op, time.monotonic() - t0)
@@ -167,6 +173,8 @@ class Client:
             while time.monotonic() < deadline:
                 self.cycle(ident, f"{ident}-{n}")
                 n += 1
+        except ServerGone:
+            pass
         finally:
             self.close()
 
@@ -346,6 +354,8 @@ def check_leaks(report, args, baseline_fds, baseline_threads, headers):
     left = [f"sandboxes/{n}" for n in os.listdir(f"{state}/sandboxes")]
     left += [f"names/{n}" for n in os.listdir(f"{state}/names")]
     left += [n for n in os.listdir(state) if n.startswith(".") or n.endswith(".tmp")]
+    if os.path.isdir(f"{state}/trash"):
+        left += [f"trash/{n}" for n in os.listdir(f"{state}/trash")]
     report.check("state dir holds no sandbox or temp file", not left, " ".join(left[:10]))
     procs = settle(lambda: processes_in(args.cgroup_parent, state, {os.getpid(), args.serve_pid}),
                    [], 5)
@@ -378,6 +388,9 @@ def main():
                     help="the token's quotas are below --clients: 429s must be seen")
     ap.add_argument("--max-sandboxes", type=int, default=0,
                     help="the token's max_sandboxes: never more may be listed at once")
+    ap.add_argument("--until-server-dies", action="store_true",
+                    help="load only (tests/faults kills the server): each client stops at its "
+                         "first transport error; no checks")
     ap.add_argument("--request-timeout", type=float, default=120)
     ap.add_argument("--retry-seconds", type=float, default=60,
                     help="how long one call may keep getting 429 before it is an error")
@@ -387,6 +400,10 @@ def main():
     baseline_fds = fd_count(args.serve_pid)
     baseline_threads = thread_count(args.serve_pid)
     print(f"serve pid {args.serve_pid}: {baseline_fds} fds, {baseline_threads} threads at start")
+    if args.until_server_dies:
+        stats = run_phase(args, args.label, args.clients, args.seconds, headers)
+        print(f"transport errors (the server died): {len(stats.errors)}")
+        return 0
     report = Report()
     stats = run_phase(args, args.label, args.clients, args.seconds, headers)
     check_phase(report, args.label, stats, args.clients, args.expect_throttled,
