@@ -108,7 +108,7 @@ case_disk_full_state_dir_create_fails_cleanly() {
   ab exec pre -- sh -c 'echo before > /workspace/mine.txt'
   expect_rc 0
   local procs_before
-  procs_before=$(pids_of_cmd agentbox-agent | wc -l)
+  procs_before=$(ours_procs | wc -l)  # (serve_cases.sh) processes in the suite's cgroups
   fill_up "$state"
   # Every level of fullness from none to a few blocks: each step of create (its directory,
   # name, workspace, sandbox.json) meets ENOSPC at one of them.
@@ -119,8 +119,8 @@ case_disk_full_state_dir_create_fails_cleanly() {
     try_create "$state" "$level"
   done
   fill_up "$state"
-  [[ $(pids_of_cmd agentbox-agent | wc -l) -le $procs_before ]] ||
-    fail "agents left by failed creates: $(pgrep -af agentbox-agent | paste -sd ';')"
+  [[ $(ours_procs | wc -l) -le $procs_before ]] ||
+    fail "processes left by failed creates: $(ours_procs | paste -sd ';')"
 
   # Through serve: a 503 with the reason, and the server goes on.
   "$AGENTBOX" serve </dev/null 2>"$CASE_DIR/serve.log" &
