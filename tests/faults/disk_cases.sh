@@ -101,9 +101,11 @@ try_create() {
 case_disk_full_state_dir_create_fails_cleanly() {
   native_only
   local state=$CASE_DIR/state
+  # Registered before the mount's own cleanup, so it runs first (on_exit keeps order): the
+  # sandboxes of the loop filesystem are removed before it is unmounted.
+  on_exit "lib_clean_state_dir $state"
   loop_fs "$state"
   export AGENTBOX_STATE_DIR=$state
-  on_exit "lib_clean_state_dir $state"
   new_box --name pre
   ab exec pre -- sh -c 'echo before > /workspace/mine.txt'
   expect_rc 0
