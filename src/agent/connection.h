@@ -17,6 +17,9 @@ struct AgentContext {
 
 // Exec handlers name themselves so a ping can tell commands from file operations.
 inline constexpr const char* kExecHandlerName = "agentbox-exec";
+// ...and rename themselves once their command is over, before the result goes out: a client
+// that removes the sandbox right after the result must not be told it is still busy.
+inline constexpr const char* kExecDoneName = "agentbox-done";
 
 void ServeConnection(int conn_fd, const AgentContext& context);
 

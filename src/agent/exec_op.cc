@@ -4,10 +4,12 @@
 #include "agent/exec_op.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <chrono>
 
+#include "agent/connection.h"
 #include "agent/exec_launcher.h"
 #include "core/agent_protocol.h"
 #include "native/outcome.h"
@@ -114,6 +116,7 @@ void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, AgentMode mod
                       : ErrorResult(box.status().message());
   }
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  ::prctl(PR_SET_NAME, kExecDoneName, 0, 0, 0);  // no longer counted by ping's active_execs
   (void)WriteFrame(conn_fd, FrameType::kResponse, ExecResultToWire(result));
 }
 

@@ -1,11 +1,13 @@
 // `agentbox serve [--listen unix:PATH | --listen tcp:HOST:PORT] [--tokens FILE]`: the HTTP API.
 #include <unistd.h>
 
+#include <charconv>
 #include <climits>
 
 #include "app/cli.h"
 #include "app/server/dispatch.h"
 #include "app/server/http_server.h"
+#include "app/server/sandbox_creator.h"
 #include "core/http/listen_address.h"
 
 namespace agentbox {
@@ -13,6 +15,7 @@ namespace {
 
 constexpr const char* kServeUsage =
     "Usage: agentbox serve [--listen unix:PATH | --listen tcp:HOST:PORT] [--tokens FILE]\n"
+    "                      [--max-connections N]\n"
     "\n"
     "Serves the HTTP JSON API (docs/api.md): /v1/sandboxes..., /mcp, /healthz, /metrics.\n"
     "\n"
@@ -22,14 +25,27 @@ constexpr const char* kServeUsage =
     "  --tokens FILE   bearer tokens and tenants: "
     "{\"tokens\":[{\"token\":\"...\",\"tenant\":\"a\",\n"
     "                  \"max_sandboxes\":10,\"max_concurrent_execs\":4}]}\n"
+    "  --max-connections N  clients served at once (default: what the fd limit allows, at\n"
+    "                  most 1024); more wait in the listen backlog, none is refused\n"
     "\n"
     "SIGTERM or SIGINT stops accepting, lets requests finish (10 s), then exits 0.\n";
 
 struct ServeArgs {
   std::string listen;
   std::string tokens;
+  int max_connections = 0;  // 0: from the fd limit
   bool help = false;
 };
+
+StatusOr<int> ParseMaxConnections(const std::string& text) {
+  int n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || end != text.data() + text.size() || n < 1 || n > 65536) {
+    return InvalidArgument("--max-connections: want a number from 1 to 65536, got \"" + text +
+                           "\"");
+  }
+  return n;
+}
 
 StatusOr<ServeArgs> ParseServeArgs(const Args& args) {
   ServeArgs out;
@@ -43,6 +59,12 @@ StatusOr<ServeArgs> ParseServeArgs(const Args& args) {
       out.listen = a.substr(9);
     } else if (a.starts_with("--tokens=")) {
       out.tokens = a.substr(9);
+    } else if (a == "--max-connections" || a.starts_with("--max-connections=")) {
+      if (a == "--max-connections" && i + 1 >= args.size()) {
+        return InvalidArgument("serve: --max-connections needs a number");
+      }
+      AB_ASSIGN_OR_RETURN(out.max_connections,
+                          ParseMaxConnections(a == "--max-connections" ? args[++i] : a.substr(18)));
     } else {
       return InvalidArgument("serve: unexpected argument \"" + a + "\" (see --help)");
     }
@@ -76,6 +98,7 @@ StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
   AB_RETURN_IF_ERROR(ctx->tenants->Load());
   SandboxManager manager = ctx->Manager();
   ctx->tenants->Prune([&manager](const std::string& id) { return manager.store().Load(id).ok(); });
+  RemoveStalePolicyFiles(ctx->state_root);
   AB_ASSIGN_OR_RETURN(ctx->self_exe, SelfExe());
   ctx->mcp = MakeMcpSessions();
   return address;
@@ -91,6 +114,7 @@ int ServeSubcommand(const Args& args) {
     return 0;
   }
   ServerContext ctx;
+  ctx.max_connections = parsed->max_connections;
   auto address = Configure(*parsed, &ctx);
   if (!address.ok()) return FailWith(address.status());
   // Before the first thread: every thread inherits the mask, and only the signalfd sees them.

@@ -36,6 +36,10 @@ Status ErrnoStatus(const std::string& what, int err) {
   StatusCode code = StatusCode::kInternal;
   if (err == ENOENT) code = StatusCode::kNotFound;
   if (err == EPERM || err == EACCES) code = StatusCode::kPermissionDenied;
+  // Out of fds, memory, disk or threads is the host's state, not a bug: HTTP 503, not 500.
+  for (int exhausted : {EMFILE, ENFILE, ENOMEM, ENOSPC, EDQUOT, EAGAIN, ENOBUFS}) {
+    if (err == exhausted) code = StatusCode::kUnavailable;
+  }
   return Status(code, what + ": " + std::strerror(err));
 }
 

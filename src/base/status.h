@@ -58,7 +58,8 @@ inline Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std
 inline Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
 
 // An errno-carrying error: "what: strerror(err)". Code is chosen from errno
-// (ENOENT -> kNotFound, EPERM/EACCES -> kPermissionDenied, else kInternal).
+// (ENOENT -> kNotFound, EPERM/EACCES -> kPermissionDenied, a resource of the host running out
+// -- EMFILE, ENFILE, ENOMEM, ENOSPC, EDQUOT, EAGAIN, ENOBUFS -- -> kUnavailable, else kInternal).
 Status ErrnoStatus(const std::string& what, int err);
 // Same, with the errno of the failed call just made.
 Status ErrnoStatus(const std::string& what);

@@ -182,6 +182,7 @@ GcReport SandboxManager::Gc() {
   for (auto& [name, backend] : backends_) {
     for (std::string& line : backend->CollectGarbage(live)) report.removed.push_back(line);
   }
+  for (std::string& path : store_.EmptyTrash()) report.removed.push_back("state " + path);
   return report;
 }
 

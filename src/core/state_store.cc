@@ -113,7 +113,11 @@ Status StateStore::Save(const SandboxRecord& record) {
 
 StatusOr<SandboxRecord> StateStore::Load(const std::string& id) const {
   auto text = ReadFile(SandboxDir(id) + "/sandbox.json");
-  if (!text.ok()) return NotFound("no such sandbox: " + id);
+  if (!text.ok() && text.status().code() == StatusCode::kNotFound) {
+    return NotFound("no such sandbox: " + id);
+  }
+  // Out of fds (or memory) is not "no such sandbox": a client would give up on a live one.
+  if (!text.ok()) return text.status();
   return SandboxRecordFromJson(*text);
 }
 
@@ -156,8 +160,25 @@ std::vector<SandboxRecord> StateStore::List(std::vector<std::string>* broken) co
 Status StateStore::Remove(const std::string& id, const std::string& name) {
   if (!IsHexId(id)) return InvalidArgument("bad sandbox id " + id);
   ReleaseName(name, id);
-  if (!RemoveTree(SandboxDir(id))) return Internal("could not remove " + SandboxDir(id));
+  // One rename takes the sandbox out of sandboxes/ whole: a removal cut short (kill -9 of the
+  // server mid-DELETE) leaves a dir in trash/ for EmptyTrash, never a sandbox dir without its
+  // record that no listing shows and nothing cleans.
+  std::string doomed = root_ + "/trash/" + id;
+  if (!MakeDir(root_ + "/trash", 0700).ok() ||
+      ::rename(SandboxDir(id).c_str(), doomed.c_str()) != 0) {
+    doomed = SandboxDir(id);  // (an earlier, cut-short removal of the same id): in place
+  }
+  if (!RemoveTree(doomed)) return Internal("could not remove " + doomed);
   return OkStatus();
+}
+
+std::vector<std::string> StateStore::EmptyTrash() {
+  std::vector<std::string> removed;
+  auto names = ListDir(root_ + "/trash");
+  for (const std::string& name : names.ok() ? *names : std::vector<std::string>{}) {
+    if (RemoveTree(root_ + "/trash/" + name)) removed.push_back(root_ + "/trash/" + name);
+  }
+  return removed;
 }
 
 }  // namespace agentbox

@@ -4,6 +4,7 @@
 //   <root>/sandboxes/<id>/agent.sock     the agent's socket (native)
 //   <root>/sandboxes/<id>/workspace/     a private workspace, when none was given
 //   <root>/names/<name> -> <id>          a symlink: names are reserved atomically
+//   <root>/trash/<id>/                   a sandbox being removed (or whose removal was cut short)
 //
 // root: $AGENTBOX_STATE_DIR, else /var/lib/agentbox for root, else $XDG_STATE_HOME/agentbox
 // (~/.local/state/agentbox). Directories are 0700: the agent's socket must stay the host's.
@@ -37,8 +38,11 @@ class StateStore {
   StatusOr<SandboxRecord> Find(const std::string& ref) const;
   // Every record that loads; ids whose directory holds no valid record go to `broken`.
   std::vector<SandboxRecord> List(std::vector<std::string>* broken = nullptr) const;
-  // Removes the sandbox's directory (its private workspace included) and its name.
+  // Removes the sandbox's directory (its private workspace included) and its name. The
+  // directory first moves to <root>/trash/ in one rename, so it is listed whole or not at all.
   Status Remove(const std::string& id, const std::string& name);
+  // Deletes what removals cut short left in <root>/trash/; the paths it removed.
+  std::vector<std::string> EmptyTrash();
 
  private:
   std::string root_;

@@ -83,12 +83,26 @@ StatusOr<CgroupHost> DetectCgroupHost(const std::string& sysfs_root = "/sys/fs/c
 // Creates the cgroup `name` (a sandbox id) under the host's agentbox parent(s).
 StatusOr<std::unique_ptr<Cgroup>> CreateCgroup(const CgroupHost& host, const std::string& name);
 
-// The existing cgroup `name`, kept (see Keep()) unless Remove() is called. kNotFound if absent.
+// The existing cgroup `name`, kept (see Keep()) unless Remove() is called. kNotFound if absent
+// (on v1: if absent from any hierarchy).
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroup(const CgroupHost& host, const std::string& name);
 
 // The cgroup that process `pid` lives in (e.g. a docker container's init), opened like
 // OpenCgroup for reading its counters; `proc_cgroup` is that process's /proc/PID/cgroup text.
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroupOf(const CgroupHost& host,
                                                const std::string& proc_cgroup);
+
+// The directories cgroup `name` has or would have: one on v2; on v1 one per hierarchy
+// (co-mounted controllers share one), whether or not each exists.
+std::vector<std::string> CgroupDirs(const CgroupHost& host, const std::string& name);
+
+// True when no directory of cgroup `name` holds a process (a missing one holds none; one that
+// cannot be read might).
+bool CgroupIsEmpty(const CgroupHost& host, const std::string& name);
+
+// Removes what is left of cgroup `name` after a removal cut short (a kill -9 between the
+// hierarchies of v1), which OpenCgroup no longer finds whole. The kernel refuses to remove a
+// cgroup that holds processes, so this never takes a live one: it then fails.
+Status RemoveCgroupRemains(const CgroupHost& host, const std::string& name);
 
 }  // namespace agentbox

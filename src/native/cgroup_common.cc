@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -160,6 +161,35 @@ std::optional<uint64_t> LimitValue(std::string_view text) {
 }  // namespace agentbox::cgroup_internal
 
 namespace agentbox {
+
+std::vector<std::string> CgroupDirs(const CgroupHost& host, const std::string& name) {
+  if (host.version == CgroupVersion::kV2) return {host.v2_parent + "/" + name};
+  std::vector<std::string> dirs;
+  for (const auto& c : host.v1_controllers) {
+    std::string dir = c.parent + "/" + name;
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  }
+  return dirs;
+}
+
+bool CgroupIsEmpty(const CgroupHost& host, const std::string& name) {
+  for (const std::string& dir : CgroupDirs(host, name)) {
+    if (!PathExists(dir)) continue;
+    auto procs = ReadFile(dir + "/cgroup.procs");
+    if (!procs.ok() || procs->find_first_not_of(" \n") != std::string::npos) return false;
+  }
+  return true;
+}
+
+Status RemoveCgroupRemains(const CgroupHost& host, const std::string& name) {
+  AB_RETURN_IF_ERROR(cgroup_internal::ValidateCgroupName(name));
+  Status result = OkStatus();
+  for (const std::string& dir : CgroupDirs(host, name)) {
+    Status st = cgroup_internal::RemoveCgroupTree(dir);
+    if (result.ok()) result = st;
+  }
+  return result;
+}
 
 CgroupStats StatsSince(const CgroupStats& now, const CgroupStats& before) {
   auto delta = [](uint64_t a, uint64_t b) { return a > b ? a - b : 0; };

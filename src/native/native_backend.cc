@@ -119,8 +119,11 @@ class NativeBackend : public Backend {
     auto host = Host();
     if (!host.ok() || record.cgroup.empty()) return host.status();
     auto cgroup = OpenCgroup(*host, record.cgroup);
-    if (!cgroup.ok())
-      return cgroup.status().code() == StatusCode::kNotFound ? OkStatus() : cgroup.status();
+    if (!cgroup.ok() && cgroup.status().code() == StatusCode::kNotFound) {
+      // Gone, or partly removed by an rm that was killed midway (v1): take what is left.
+      return RemoveCgroupRemains(*host, record.cgroup);
+    }
+    if (!cgroup.ok()) return cgroup.status();
     AB_RETURN_IF_ERROR((*cgroup)->KillAll());
     return (*cgroup)->Remove();
   }

@@ -2,10 +2,12 @@
 #include "native/native_gc.h"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 
 #include "native/cgroup.h"
 #include "native/workspace.h"
@@ -22,27 +24,32 @@ pid_t CreatorPid(const std::string& name, const std::string& prefix) {
   return static_cast<pid_t>(std::atoi(name.c_str() + prefix.size()));
 }
 
-std::string CgroupListingDir(const CgroupHost& host) {
-  if (host.version == CgroupVersion::kV2) return host.v2_parent;
-  for (const auto& c : host.v1_controllers) {
-    if (c.name == "memory") return c.parent;
-  }
-  return "";
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-bool HasProcesses(const std::string& cgroup_dir) {
-  auto procs = ReadFile(cgroup_dir + "/cgroup.procs");
-  return !procs.ok() || procs->find_first_not_of(" \n") != std::string::npos;
+// The cgroups under the agentbox parent, in any hierarchy: a removal cut short (v1) may have
+// left a cgroup in some hierarchies only.
+std::set<std::string> CgroupNames(const CgroupHost& host) {
+  std::set<std::string> names;
+  for (const std::string& parent : CgroupDirs(host, "")) {
+    auto listed = ListDir(parent);
+    for (const std::string& name : listed.ok() ? *listed : std::vector<std::string>{}) {
+      if (IsDirectory(parent + name)) names.insert(name);
+    }
+  }
+  return names;
 }
 
 // A sandbox cgroup still holding processes may belong to another state dir's live sandbox
 // (AGENTBOX_STATE_DIR differs, the cgroup parent is shared): never touch it. A dead sandbox's
 // cgroup is empty, since its PID namespace died with its agent.
-bool IsOrphanCgroup(const std::string& dir, const std::string& name,
+bool IsOrphanCgroup(const CgroupHost& host, const std::string& name,
                     const std::vector<std::string>& live_ids) {
   if (name.rfind("sb-", 0) == 0) {
     return std::find(live_ids.begin(), live_ids.end(), name.substr(3)) == live_ids.end() &&
-           !HasProcesses(dir + "/" + name);
+           CgroupIsEmpty(host, name);
   }
   pid_t creator = CreatorPid(name, "run-");
   return creator > 0 && !ProcessExists(creator);
@@ -51,14 +58,12 @@ bool IsOrphanCgroup(const std::string& dir, const std::string& name,
 void CollectCgroups(const std::vector<std::string>& live_ids, std::vector<std::string>& removed) {
   auto host = DetectCgroupHost();
   if (!host.ok()) return;
-  const std::string dir = CgroupListingDir(*host);
-  auto names = ListDir(dir);
-  if (!names.ok()) return;
-  for (const std::string& name : *names) {
-    if (!IsOrphanCgroup(dir, name, live_ids)) continue;
+  for (const std::string& name : CgroupNames(*host)) {
+    if (!IsOrphanCgroup(*host, name, live_ids)) continue;
     auto cgroup = OpenCgroup(*host, name);
-    if (!cgroup.ok()) continue;
-    if ((*cgroup)->KillAll().ok() && (*cgroup)->Remove().ok()) removed.push_back("cgroup " + name);
+    bool gone = cgroup.ok() ? (*cgroup)->KillAll().ok() && (*cgroup)->Remove().ok()
+                            : RemoveCgroupRemains(*host, name).ok();
+    if (gone) removed.push_back("cgroup " + name);
   }
 }
 

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # lib.sh: the harness of tests/conformance, tests/faults and tests/leak (persistent sandboxes).
 #
-# A suite's run.sh defines functions case_NAME, sources this file and calls `lib_main "$0" "$@"`.
+# A suite's run.sh defines functions case_NAME (itself, or in case files it sources and lists in
+# the array L_CASE_FILES), sources this file and calls `lib_main "$0" "$@"`.
 # Cases run in file order, each in its own bash process under `timeout -s KILL` (GNU timeout
 # kills the whole process group), with:
 #   CASE_DIR             a fresh host scratch dir, removed afterwards;
@@ -169,6 +170,7 @@ pids_of_cmd() { pgrep -f -- "$1" || true; }
 
 L_PASS=0
 L_FAIL=0
+[[ -v L_CASE_FILES ]] || L_CASE_FILES=()
 L_SKIP=0
 L_NA=0
 L_GLOBAL_SKIP=""
@@ -267,7 +269,9 @@ lib_main() {
   export AGENTBOX_CGROUP_PARENT=${AGENTBOX_CGROUP_PARENT:-abtest-$$}
   lib_check_host
   trap lib_remove_cgroup_parent EXIT
-  for name in $(grep -oE '^case_[A-Za-z0-9_]+\(\)' "$script" | sed 's/^case_//; s/()$//'); do
+  # Cases are defined in the suite's script and in the case files it sources (L_CASE_FILES).
+  for name in $(grep -hoE '^case_[A-Za-z0-9_]+\(\)' "$script" "${L_CASE_FILES[@]}" |
+    sed 's/^case_//; s/()$//'); do
     [[ $name =~ $filter ]] || continue
     lib_run_case "$name" "$script"
   done

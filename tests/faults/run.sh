@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/faults: what happens when a piece dies: the exec CLI, the sandbox's agent, a whole
-# `agentbox run`; and what `agentbox gc` then cleans (and must never clean).
+# `agentbox run`, `agentbox serve` under load (serve_cases.sh); a full disk under the workspace
+# or the state dir (disk_cases.sh); and what `agentbox gc` then cleans (and must never clean).
 #
 #   AGENTBOX=build/agentbox [AGENTBOX_BACKEND=native] bash tests/faults/run.sh [REGEX]
 #
@@ -256,5 +257,12 @@ case_gc_spares_other_state_dirs_running_sandbox() {
   AGENTBOX_STATE_DIR=$other ab inspect theirs
   json_assert "r['state'] == 'running'"
 }
+
+# More cases, one file per subject; lib_main finds their case_ functions through L_CASE_FILES.
+L_CASE_FILES=("$HERE/serve_cases.sh" "$HERE/disk_cases.sh")
+for f in "${L_CASE_FILES[@]}"; do
+  # shellcheck source=/dev/null
+  source "$f"
+done
 
 lib_main "$0" "$@"

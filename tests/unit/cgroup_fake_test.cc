@@ -252,6 +252,27 @@ TEST_F(CgroupV1FakeTest, FailedCreateRemovesOnlyWhatItMade) {
   EXPECT_TRUE(fs_.Exists("pids/agentbox/sb1/keep"));
 }
 
+// An rm killed between hierarchies leaves the cgroup in some of them: OpenCgroup no longer
+// finds it whole, and RemoveCgroupRemains takes the rest -- never a cgroup with processes.
+TEST_F(CgroupV1FakeTest, RemainsOfAHalfRemovedCgroupAreRemoved) {
+  host_.v1_controllers[2].parent = fs_.root() + "/cpu,cpuacct/agentbox";  // cpu
+  host_.v1_controllers[3].parent = fs_.root() + "/cpu,cpuacct/agentbox";  // cpuacct
+  EXPECT_EQ(CgroupDirs(host_, "sb1").size(), 4u) << "co-mounted hierarchies count once";
+  fs_.Put("cpu,cpuacct/agentbox/sb1/cgroup.procs");
+  fs_.Put("pids/agentbox/sb1/cgroup.procs", "42\n");
+  EXPECT_EQ(OpenCgroup(host_, "sb1").status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(CgroupIsEmpty(host_, "sb1")) << "pid 42 is in the pids hierarchy";
+  fs_.Put("pids/agentbox/sb1/cgroup.procs", "");
+  EXPECT_TRUE(CgroupIsEmpty(host_, "sb1"));
+  fs_.ClearFiles("cpu,cpuacct/agentbox/sb1");  // what a real cgroupfs does on rmdir
+  fs_.ClearFiles("pids/agentbox/sb1");
+  ASSERT_TRUE(RemoveCgroupRemains(host_, "sb1").ok());
+  EXPECT_FALSE(fs_.Exists("cpu,cpuacct/agentbox/sb1"));
+  EXPECT_FALSE(fs_.Exists("pids/agentbox/sb1"));
+  EXPECT_TRUE(RemoveCgroupRemains(host_, "sb1").ok()) << "nothing left is fine";
+  EXPECT_FALSE(RemoveCgroupRemains(host_, "../x").ok());
+}
+
 TEST(CgroupParseTest, KeyedValueAndQuota) {
   using cgroup_internal::CpuQuotaMicros;
   using cgroup_internal::KeyedValue;

@@ -71,18 +71,26 @@ TEST(ServerAuthTest, ConstantTimeEquals) {
 TEST(ServerTenantsTest, VisibilityAndQuotas) {
   TenantRegistry reg("");
   Caller a{"a", 2, 1}, b{"b", 0, 0}, anon;
-  ASSERT_TRUE(reg.Reserve(a, 0).ok());
+  auto all = [](const std::string&) { return true; };
+  ASSERT_TRUE(reg.Reserve(a, all).ok());
   ASSERT_TRUE(reg.Commit(a, "id1").ok());
   EXPECT_TRUE(reg.Visible(a, "id1"));
   EXPECT_FALSE(reg.Visible(b, "id1"));
   EXPECT_TRUE(reg.Visible(anon, "id1"));
   EXPECT_FALSE(reg.Visible(a, "cli-made"));
-  ASSERT_TRUE(reg.Reserve(a, 1).ok());  // in flight: counts against the quota
-  Status over = reg.Reserve(a, 1);
+  ASSERT_TRUE(reg.Reserve(a, all).ok());  // in flight: counts against the quota
+  Status over = reg.Reserve(a, all);
   EXPECT_EQ(HttpStatusFor(over), 429);
   reg.Cancel(a);
-  EXPECT_TRUE(reg.Reserve(a, 1).ok());
+  EXPECT_TRUE(reg.Reserve(a, all).ok());
   reg.Cancel(a);
+  // A sandbox removed behind the server's back (CLI rm, gc) frees its slot.
+  ASSERT_TRUE(reg.Reserve(a, all).ok());
+  ASSERT_TRUE(reg.Commit(a, "id2").ok());
+  EXPECT_EQ(HttpStatusFor(reg.Reserve(a, all)), 429);
+  EXPECT_TRUE(reg.Reserve(a, [](const std::string& id) { return id != "id2"; }).ok());
+  reg.Cancel(a);
+  ASSERT_TRUE(reg.Forget("id2").ok());
   ASSERT_TRUE(reg.StartExec(a).ok());
   EXPECT_EQ(HttpStatusFor(reg.StartExec(a)), 429);
   EXPECT_TRUE(reg.StartExec(b).ok());
@@ -101,7 +109,7 @@ TEST(ServerTenantsTest, JsonRoundTripAndPrune) {
   EXPECT_FALSE(TenantRegistry::ParseJson(R"({"sandboxes": {"x": 1}})").ok());
   TenantRegistry reg("");
   Caller a{"a", 0, 0};
-  ASSERT_TRUE(reg.Reserve(a, 0).ok());
+  ASSERT_TRUE(reg.Reserve(a, [](const std::string&) { return true; }).ok());
   ASSERT_TRUE(reg.Commit(a, "gone").ok());
   reg.Prune([](const std::string& id) { return id != "gone"; });
   EXPECT_FALSE(reg.Visible(a, "gone"));

@@ -131,8 +131,9 @@ void ServeConnection(ServerContext& ctx, UniqueFd fd, int wake_fd,
     }
     if (!head->has_value()) return;
     HttpRequest& req = **head;
-    // While draining, every answer says "Connection: close" so clients go elsewhere.
-    if (draining.load()) req.keep_alive = false;
+    // While draining, every answer says "Connection: close" so clients go elsewhere; at the
+    // connection limit, so the clients waiting to connect get their turn.
+    if (draining.load() || ctx.at_connection_limit.load()) req.keep_alive = false;
     if (!ServeRequest(ctx, conn, req) || draining.load()) return;
   }
 }

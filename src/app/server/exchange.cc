@@ -18,7 +18,12 @@ void Exchange::ReplyJson(int code, const nlohmann::json& body, HeaderList extra)
 }
 
 void Exchange::ReplyError(const Status& error) {
-  Reply(HttpStatusFor(error), "application/json", ErrorBody(error));
+  const int code = HttpStatusFor(error);
+  // A quota frees up as the tenant's other requests finish: say when to come back (RFC 9110
+  // §10.2.3), so a client retries rather than failing, and need not guess how soon.
+  HeaderList extra;
+  if (code == 429) extra.emplace_back("Retry-After", "1");
+  Reply(code, "application/json", ErrorBody(error), std::move(extra));
 }
 
 bool Exchange::BeginStream(int code, std::string_view content_type) {

@@ -51,6 +51,10 @@ RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& rec
   {
     // The client hanging up, or shutdown running out of grace, kills the command's tree.
     HangupWatch watch(ex.conn.fd(), ctx.abort_fd, [&cancel] { cancel.Cancel(); });
+    if (!watch.ok()) {
+      // A command nobody could cancel must not start.
+      return {Unavailable("the server is out of file descriptors or threads; retry later"), 0};
+    }
     result = ctx.Manager().Exec(record, body.request, capture, stdin_fd.get(), &cancel);
   }
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;

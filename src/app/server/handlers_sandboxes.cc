@@ -17,14 +17,6 @@ nlohmann::json Summary(const SandboxStatus& s) {
           {"workspace", s.record.workspace}};
 }
 
-size_t CountOwned(ServerContext& ctx, const Caller& caller) {
-  size_t n = 0;
-  for (const SandboxStatus& s : ctx.Manager().List()) {
-    if (ctx.tenants->Visible(caller, s.record.id)) ++n;
-  }
-  return n;
-}
-
 }  // namespace
 
 void HandleListSandboxes(ServerContext& ctx, Exchange& ex) {
@@ -74,7 +66,9 @@ void HandleCreateSandbox(ServerContext& ctx, Exchange& ex) {
   if (!body->name.empty() && ctx.Manager().store().Find(body->name).ok()) {
     return ex.ReplyError(AlreadyExists("a sandbox named \"" + body->name + "\" exists"));
   }
-  Status quota = ctx.tenants->Reserve(ex.caller, CountOwned(ctx, ex.caller));
+  const StateStore store(ctx.state_root);
+  Status quota = ctx.tenants->Reserve(
+      ex.caller, [&store](const std::string& id) { return store.Load(id).ok(); });
   if (!quota.ok()) return ex.ReplyError(quota);
   auto id = CreateSandboxInHelper(ctx.self_exe, ctx.state_root, body->policy, body->name);
   if (!id.ok()) {

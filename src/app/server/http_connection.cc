@@ -104,23 +104,29 @@ bool HttpConnection::BeginChunked(int status, const HeaderList& headers, bool ke
 
 HangupWatch::HangupWatch(int client_fd, int abort_fd, std::function<void()> on_hangup)
     : done_fd_(::eventfd(0, EFD_CLOEXEC)) {
+  if (!done_fd_.valid()) return;  // out of fds: ok() says so, the caller answers 503
   int done = done_fd_.get();
-  thread_ = std::thread([client_fd, abort_fd, done, on_hangup = std::move(on_hangup)] {
-    // POLLIN is not asked for: a pipelined next request must not look like a hangup.
-    struct pollfd fds[3] = {{client_fd, POLLRDHUP, 0}, {done, POLLIN, 0}, {abort_fd, POLLIN, 0}};
-    for (;;) {
-      int n = ::poll(fds, abort_fd >= 0 ? 3 : 2, -1);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0 || (fds[1].revents & POLLIN)) return;
-      if (fds[0].revents != 0 || (fds[2].revents & POLLIN)) {
-        on_hangup();
-        return;
+  try {
+    thread_ = std::thread([client_fd, abort_fd, done, on_hangup = std::move(on_hangup)] {
+      // POLLIN is not asked for: a pipelined next request must not look like a hangup.
+      struct pollfd fds[3] = {{client_fd, POLLRDHUP, 0}, {done, POLLIN, 0}, {abort_fd, POLLIN, 0}};
+      for (;;) {
+        int n = ::poll(fds, abort_fd >= 0 ? 3 : 2, -1);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0 || (fds[1].revents & POLLIN)) return;
+        if (fds[0].revents != 0 || (fds[2].revents & POLLIN)) {
+          on_hangup();
+          return;
+        }
       }
-    }
-  });
+    });
+  } catch (const std::system_error&) {
+    done_fd_.reset();  // out of threads: ok() says so
+  }
 }
 
 HangupWatch::~HangupWatch() {
+  if (!thread_.joinable()) return;
   uint64_t one = 1;
   if (::write(done_fd_.get(), &one, sizeof(one)) < 0) {
     // Cannot happen for an eventfd below its maximum; the join would then hang, so say so.

@@ -57,6 +57,8 @@ class HangupWatch {
  public:
   HangupWatch(int client_fd, int abort_fd, std::function<void()> on_hangup);
   ~HangupWatch();  // stops and joins the thread; on_hangup is not called after it returns
+  // False when the server is out of fds or threads: nothing watches, so run nothing.
+  bool ok() const { return thread_.joinable(); }
   HangupWatch(const HangupWatch&) = delete;
   HangupWatch& operator=(const HangupWatch&) = delete;
 

@@ -6,13 +6,16 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -86,6 +89,10 @@ class ThreadCount {
     std::lock_guard<std::mutex> lock(mutex_);
     if (--count_ == 0) cv_.notify_all();
   }
+  int Count() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return count_;
+  }
   bool WaitZero(std::chrono::seconds limit) {
     std::unique_lock<std::mutex> lock(mutex_);
     return cv_.wait_for(lock, limit, [this] { return count_ == 0; });
@@ -97,10 +104,35 @@ class ThreadCount {
   int count_ = 0;
 };
 
-void Accept(ServerContext& ctx, int listen_fd, int wake_fd, const std::atomic<bool>& draining,
+// Open fds one connection may hold at once: its socket, the agent's socket, a hangup eventfd,
+// a stdin memfd (or the create helper's two memfds and policy file).
+constexpr rlim_t kFdsPerConnection = 4;
+constexpr rlim_t kMaxConnections = 1024;
+// How long the accept loop holds off when at the connection limit or out of fds.
+constexpr int kHoldMs = 50;
+
+// Serving many clients takes many fds: the soft limit (often 1024) goes up to the hard one,
+// as Go's runtime and most servers do. Returns how many connections the fds allow.
+int RaiseFileLimitForConnections() {
+  struct rlimit lim;
+  if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return 64;
+  if (lim.rlim_cur < lim.rlim_max) {
+    lim.rlim_cur = lim.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) ::getrlimit(RLIMIT_NOFILE, &lim);
+  }
+  rlim_t spare = lim.rlim_cur > 64 ? lim.rlim_cur - 32 : lim.rlim_cur / 2;
+  return static_cast<int>(std::clamp<rlim_t>(spare / kFdsPerConnection, 4, kMaxConnections));
+}
+
+// Takes one client; false when the process is out of fds, memory or threads: the caller then
+// holds off a moment instead of polling a listener it cannot accept from (a busy loop).
+bool Accept(ServerContext& ctx, int listen_fd, int wake_fd, const std::atomic<bool>& draining,
             ThreadCount& threads) {
   UniqueFd client(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
-  if (!client.valid()) return;  // EMFILE, a reset before accept: the next poll retries
+  if (!client.valid()) {
+    // ECONNABORTED and the like concern one client only; the others still wait.
+    return errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM;
+  }
   int one = 1;
   // Small answers go out at once: Nagle would hold them for the client's delayed ACK.
   ::setsockopt(client.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -112,7 +144,9 @@ void Accept(ServerContext& ctx, int listen_fd, int wake_fd, const std::atomic<bo
     }).detach();
   } catch (const std::system_error&) {
     threads.Done();  // out of threads: this client is dropped, the server lives on
+    return false;
   }
+  return true;
 }
 
 // Stops accepting, wakes idle connections, gives requests in flight the grace period, then
@@ -150,6 +184,8 @@ Status BlockStopSignals() {
 }
 
 Status RunServer(ServerContext& ctx, const ListenAddress& address) {
+  const int fd_bound = RaiseFileLimitForConnections();
+  const int max_connections = ctx.max_connections > 0 ? ctx.max_connections : fd_bound;
   AB_ASSIGN_OR_RETURN(UniqueFd listener, address.unix_socket
                                              ? ListenUnix(address.path)
                                              : ListenTcp(address.host, address.port));
@@ -168,11 +204,21 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
               (address.unix_socket ? "unix:" + address.path
                                    : "tcp:" + address.host + ":" + std::to_string(address.port)) +
               "\n");
+  // Over the connection limit (or out of fds), new clients wait in the listen backlog: they
+  // are served late, never refused or reset.
+  bool out_of_resources = false;
   for (;;) {
-    struct pollfd fds[2] = {{listener.get(), POLLIN, 0}, {sig_fd.get(), POLLIN, 0}};
-    if (::poll(fds, 2, -1) < 0) continue;
+    const bool full = threads.Count() >= max_connections;
+    ctx.at_connection_limit = full;
+    const bool hold = out_of_resources || full;
+    struct pollfd fds[2] = {{listener.get(), static_cast<short>(hold ? 0 : POLLIN), 0},
+                            {sig_fd.get(), POLLIN, 0}};
+    if (::poll(fds, 2, hold ? kHoldMs : -1) < 0) continue;
     if (fds[1].revents & POLLIN) break;
-    if (fds[0].revents & POLLIN) Accept(ctx, listener.get(), wake_fd.get(), draining, threads);
+    out_of_resources = false;
+    if (fds[0].revents & POLLIN) {
+      out_of_resources = !Accept(ctx, listener.get(), wake_fd.get(), draining, threads);
+    }
   }
   Drain(std::move(listener), address, wake_fd.get(), abort_fd.get(), draining, threads);
   EndMcpSessions(*ctx.mcp);

@@ -18,6 +18,8 @@ Status BlockStopSignals();
 // Listens on `address` (a unix socket is made 0600, replacing a stale one), then serves until
 // SIGTERM or SIGINT: stops accepting, lets requests in flight finish for kDrainGraceSeconds,
 // cancels the commands still running, and returns. Errors only before serving starts.
+// Raises the soft fd limit to the hard one; at ctx.max_connections clients (or when out of
+// fds) it stops accepting for a moment: the others wait in the backlog, none is refused.
 Status RunServer(ServerContext& ctx, const ListenAddress& address);
 
 }  // namespace agentbox

@@ -1,9 +1,12 @@
 #include "app/server/sandbox_creator.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "app/create_helper.h"
@@ -13,12 +16,16 @@
 namespace agentbox {
 namespace {
 
+// .serve-policy-<pid of the server>-XXXXXX: the pid tells a live server's file from a dead one's.
+constexpr std::string_view kPolicyPrefix = ".serve-policy-";
+
 // The policy goes through a 0600 file in the state dir, not argv: argv is world-readable in
 // /proc, and a policy's env values may be secrets.
 class PolicyFile {
  public:
   static StatusOr<PolicyFile> Write(const std::string& dir, const std::string& text) {
-    std::string path = dir + "/.serve-policy-XXXXXX";
+    std::string path =
+        dir + "/" + std::string(kPolicyPrefix) + std::to_string(::getpid()) + "-XXXXXX";
     int fd = ::mkostemp(path.data(), O_CLOEXEC);
     if (fd < 0) return ErrnoStatus("mkstemp in " + dir);
     UniqueFd owned(fd);
@@ -42,7 +49,21 @@ class PolicyFile {
   std::string path_;
 };
 
+bool ProcessExists(pid_t pid) { return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM); }
+
 }  // namespace
+
+void RemoveStalePolicyFiles(const std::string& state_root) {
+  auto names = ListDir(state_root);
+  if (!names.ok()) return;
+  for (const std::string& name : *names) {
+    if (!name.starts_with(kPolicyPrefix)) continue;
+    // A name without a pid is from a server that predates the pid: long gone.
+    pid_t creator = static_cast<pid_t>(std::atoi(name.c_str() + kPolicyPrefix.size()));
+    if (creator == ::getpid() || ProcessExists(creator)) continue;
+    ::unlink((state_root + "/" + name).c_str());
+  }
+}
 
 StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
                                             const std::string& state_root,

@@ -18,4 +18,8 @@ StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
                                             const std::string& state_root,
                                             const nlohmann::json& policy, const std::string& name);
 
+// Removes the policy files a server killed mid-create left in `state_root` (they hold a
+// tenant's policy, env values included): those whose server (named in the file) is gone.
+void RemoveStalePolicyFiles(const std::string& state_root);
+
 }  // namespace agentbox

@@ -1,6 +1,7 @@
 // What every request handler of `agentbox serve` shares, and the Exchange a handler answers on.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -23,8 +24,12 @@ struct ServerContext {
   std::optional<TokenTable> tokens;  // nullopt: no tokens file, every caller is anonymous
   std::unique_ptr<TenantRegistry> tenants;
   ServerMetrics metrics;
-  std::string self_exe;  // this binary, run as the single-threaded `create` helper
-  int abort_fd = -1;     // readable once in-flight commands must be cancelled (shutdown)
+  std::string self_exe;     // this binary, run as the single-threaded `create` helper
+  int abort_fd = -1;        // readable once in-flight commands must be cancelled (shutdown)
+  int max_connections = 0;  // clients served at once; 0: what the fd limit allows
+  // Set while that many are connected: answers then close their connection, so clients
+  // waiting in the backlog get their turn instead of waiting for a keep-alive client to leave.
+  std::atomic<bool> at_connection_limit = false;
   std::shared_ptr<McpSessions> mcp;
 
   // A manager per request: SandboxManager caches backends without a lock, and a fresh one

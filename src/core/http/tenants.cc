@@ -53,9 +53,14 @@ bool TenantRegistry::Visible(const Caller& caller, const std::string& id) const 
   return it != owners_.end() && it->second == caller.tenant;
 }
 
-Status TenantRegistry::Reserve(const Caller& caller, size_t live) {
+Status TenantRegistry::Reserve(const Caller& caller,
+                               const std::function<bool(const std::string&)>& exists) {
   std::lock_guard<std::mutex> lock(mutex_);
   size_t& pending = creating_[caller.tenant];
+  size_t live = 0;
+  if (caller.max_sandboxes != 0) {
+    for (const auto& [id, tenant] : owners_) live += tenant == caller.tenant && exists(id);
+  }
   if (caller.max_sandboxes != 0 && live + pending >= caller.max_sandboxes) {
     return QuotaExceeded("tenant " + caller.tenant + " may have " +
                          std::to_string(caller.max_sandboxes) + " sandboxes");

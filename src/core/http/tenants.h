@@ -6,6 +6,7 @@
 // to no tenant: only the anonymous caller (no tokens file) sees it.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -30,10 +31,12 @@ class TenantRegistry {
   // True when the caller may see sandbox `id`.
   bool Visible(const Caller& caller, const std::string& id) const;
 
-  // Reserves one sandbox slot for caller: QuotaExceeded (429) when its sandboxes, counting
-  // creations in flight, already reach max_sandboxes. `live` counts the caller's sandboxes that
-  // exist now. Every successful Reserve is followed by Commit or Cancel.
-  Status Reserve(const Caller& caller, size_t live);
+  // Reserves one sandbox slot for caller: QuotaExceeded (429) when its sandboxes (its entries
+  // for which `exists` holds: a sandbox removed by the CLI or gc no longer counts), with the
+  // creations in flight, already reach max_sandboxes. Counted under the registry's lock, so
+  // that concurrent creations cannot each see room for one more. Every successful Reserve is
+  // followed by Commit or Cancel.
+  Status Reserve(const Caller& caller, const std::function<bool(const std::string&)>& exists);
   Status Commit(const Caller& caller, const std::string& id);
   void Cancel(const Caller& caller);
   // Forgets a removed sandbox.
