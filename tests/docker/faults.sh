@@ -105,4 +105,39 @@ case_dockerd_restart() {
   expect_out after "a new sandbox after the restart"
 }
 
+# Warm pools: a create of the pool's shape claims a started sandbox (named, usable, its own
+# private workspace), the pool is topped up in the background, drain empties it, and a create of
+# another shape is not served from it.
+case_warm_pool_claim_refill_drain() {
+  ab pool fill --backend docker --size 2
+  expect_rc 0
+  expect_out "started 2"
+  ab ls --json
+  json_assert "r == []" "warm sandboxes must not be listed"
+  ab create --backend docker --name claimed -e GREETING=hello
+  expect_rc 0
+  local id=$AB_OUT
+  ab exec claimed -- sh -c 'echo $GREETING; ls -A /workspace | wc -l'
+  expect_out "hello
+0" "the claimed sandbox has the create's env and an empty private workspace"
+  local i warm=0
+  for i in $(seq 100); do
+    warm=$(ls "$AGENTBOX_STATE_DIR/pool/"*/ 2>/dev/null | grep -cvE '^(config.json|lock)$')
+    ((warm == 2)) && break
+    sleep 0.2
+  done
+  ((warm == 2)) || fail "the pool was not topped up to 2 (has $warm)"
+  ab create --backend docker --memory 64M
+  expect_rc 0
+  ab inspect "$AB_OUT"
+  json_assert "r['policy']['memory'] == 64 * 1024 * 1024" "another shape must get its own sandbox"
+  ab pool drain
+  expect_rc 0
+  expect_out "removed 2"
+  ab rm -f claimed
+  expect_rc 0
+  [[ $(dapi GET "/containers/json?all=1&filters=%7B%22label%22%3A%5B%22io.agentbox.state-dir%3D${AGENTBOX_STATE_DIR//\//%2F}%22%5D%7D" | grep -o '"Id"' | wc -l) == 1 ]] ||
+    fail "drain and rm left containers behind"
+}
+
 lib_main "$0" "$@"
