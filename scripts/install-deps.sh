@@ -6,7 +6,7 @@ set -euo pipefail
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nlohmann-json3-dev libgtest-dev)
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev)
 bench_pkgs=(hyperfine bubblewrap)
-docker_pkgs=(docker.io runsc)
+docker_pkgs=(docker.io runsc socat)
 
 wanted=()
 for group in "${@:-build}"; do

@@ -1,6 +1,7 @@
 #include "docker/engine_client.h"
 
-#include <netdb.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -44,25 +45,33 @@ StatusOr<UniqueFd> Dial(const Endpoint& ep) {
     }
     return fd;
   }
-  struct addrinfo hints = {};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  struct addrinfo* found = nullptr;
-  if (int rc = ::getaddrinfo(ep.host.c_str(), ep.port.c_str(), &hints, &found); rc != 0) {
-    return Unavailable("docker: cannot resolve " + ep.display + " (" + gai_strerror(rc) + ")");
+  // agentbox is linked statically, where name lookups (NSS) are not available: an IP address,
+  // or localhost.
+  struct sockaddr_storage addr = {};
+  socklen_t len = 0;
+  std::string host = ep.host == "localhost" ? "127.0.0.1" : ep.host;
+  int port = std::atoi(ep.port.c_str());
+  auto* v4 = reinterpret_cast<struct sockaddr_in*>(&addr);
+  auto* v6 = reinterpret_cast<struct sockaddr_in6*>(&addr);
+  if (::inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(port));
+    len = sizeof(*v4);
+  } else if (::inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    len = sizeof(*v6);
+  } else {
+    return InvalidArgument("DOCKER_HOST " + ep.display +
+                           ": give the daemon's IP address (or localhost), not a host name");
   }
-  int last_errno = 0;
-  for (auto* ai = found; ai; ai = ai->ai_next) {
-    UniqueFd fd(::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol));
-    if (fd.valid() && ::connect(fd.get(), ai->ai_addr, ai->ai_addrlen) == 0) {
-      ::freeaddrinfo(found);
-      return fd;
-    }
-    last_errno = errno;
+  UniqueFd fd(::socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return ErrnoStatus("socket");
+  if (::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), len) != 0) {
+    return Unavailable("docker: cannot reach the daemon at " + ep.display + " (" +
+                       std::strerror(errno) + "); is dockerd running?");
   }
-  ::freeaddrinfo(found);
-  return Unavailable("docker: cannot reach the daemon at " + ep.display + " (" +
-                     std::strerror(last_errno) + "); is dockerd running?");
+  return fd;
 }
 
 Status SendAll(int fd, std::string_view data, std::chrono::steady_clock::time_point deadline) {
@@ -113,6 +122,11 @@ StatusOr<Endpoint> ParseEndpoint(std::string_view docker_host) {
       ep.host = ep.host.substr(1, ep.host.size() - 2);
     }
     ep.port = std::string(rest.substr(colon + 1));
+    char* end = nullptr;
+    long port = std::strtol(ep.port.c_str(), &end, 10);
+    if (*end != '\0' || port < 1 || port > 65535) {
+      return InvalidArgument("DOCKER_HOST " + ep.display + ": bad port \"" + ep.port + "\"");
+    }
     return ep;
   }
   return InvalidArgument("DOCKER_HOST " + ep.display +

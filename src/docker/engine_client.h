@@ -1,6 +1,6 @@
 // EngineClient: a Docker Engine API client over a unix socket or TCP (no docker CLI involved).
 //
-// The endpoint comes from DOCKER_HOST (unix:///path or tcp://host:port), else
+// The endpoint comes from DOCKER_HOST (unix:///path or tcp://IP:PORT, IP may be localhost), else
 // unix:///var/run/docker.sock. The API version is negotiated once, the way the docker CLI does:
 // the daemon's own version, capped at the newest we know; Debian 12's docker.io speaks 1.41,
 // current engines refuse anything below 1.44, and every field we send means the same in both.

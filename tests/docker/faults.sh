@@ -40,6 +40,19 @@ case_daemon_unreachable_is_125() {
   [[ -z $(ls "$AGENTBOX_STATE_DIR/sandboxes" 2>/dev/null) ]] || fail "a failed create left state behind"
 }
 
+# DOCKER_HOST=tcp://: the Engine API over TCP (socat stands in for a daemon listening on TCP).
+case_docker_host_tcp() {
+  command -v socat >/dev/null || skip "socat is missing (scripts/install-deps.sh docker installs it)"
+  local port=$((20000 + RANDOM % 20000))
+  socat TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:$DOCKER_SOCK &
+  for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+  DOCKER_HOST=tcp://127.0.0.1:$port ab run --backend docker -- echo via-tcp
+  expect_rc 0
+  expect_out via-tcp
+  DOCKER_HOST=tcp://docker.example:2375 ab run --backend docker -- true
+  expect_one_line_error "a host name in DOCKER_HOST"
+}
+
 case_missing_image_is_125() {
   ab create --backend docker --image agentbox-no-such-image:0
   expect_one_line_error "unknown image"

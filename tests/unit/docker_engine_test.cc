@@ -32,6 +32,8 @@ TEST(DockerEndpointTest, RejectsWhatItCannotSpeak) {
   EXPECT_FALSE(ParseEndpoint("ssh://host").ok());
   EXPECT_FALSE(ParseEndpoint("unix://relative.sock").ok());
   EXPECT_FALSE(ParseEndpoint("tcp://hostonly").ok());
+  EXPECT_FALSE(ParseEndpoint("tcp://127.0.0.1:0").ok());
+  EXPECT_FALSE(ParseEndpoint("tcp://127.0.0.1:http").ok());
   EXPECT_FALSE(ParseEndpoint("npipe:////./pipe/docker_engine").ok());
 }
 
