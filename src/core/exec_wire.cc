@@ -1,6 +1,5 @@
 #include "core/exec_wire.h"
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
@@ -70,6 +69,15 @@ Status ReadEnv(const json& j, ExecRequest& r) {
   return OkStatus();
 }
 
+// Whole milliseconds, at least 1. Callers bound timeouts (CheckTimeout); the clamp keeps the
+// conversion defined whatever arrives here (a double beyond 2^64 would be undefined behaviour).
+uint64_t TimeoutMillis(double seconds) {
+  const double ms = seconds * 1000;
+  if (!(ms >= 1)) return 1;
+  if (ms >= 18446744073709549568.0) return UINT64_MAX;  // the largest double below 2^64
+  return static_cast<uint64_t>(ms);
+}
+
 }  // namespace
 
 std::string ExecRequestToWire(const ExecRequest& r) {
@@ -77,15 +85,14 @@ std::string ExecRequestToWire(const ExecRequest& r) {
   for (const std::string& a : r.argv) argv.push_back(WireString(a));
   json env = json::array();
   for (const auto& [k, v] : r.env) env.push_back({WireString(k), WireString(v)});
-  return json{
-      {"op", "exec"},
-      {"argv", argv},
-      {"env", env},
-      {"cwd", WireString(r.cwd)},
-      {"timeout_ms", std::max<uint64_t>(1, static_cast<uint64_t>(r.timeout_seconds * 1000))},
-      {"output_limit", r.output_limit},
-      {"disk_limit", r.disk_limit},
-      {"stdin", r.pass_stdin}}
+  return json{{"op", "exec"},
+              {"argv", argv},
+              {"env", env},
+              {"cwd", WireString(r.cwd)},
+              {"timeout_ms", TimeoutMillis(r.timeout_seconds)},
+              {"output_limit", r.output_limit},
+              {"disk_limit", r.disk_limit},
+              {"stdin", r.pass_stdin}}
       .dump();
 }
 

@@ -21,6 +21,22 @@ TEST(ExecWireTest, BytesThatAreNotUtf8SurviveTheWire) {
   EXPECT_EQ(back->cwd, r.cwd);
 }
 
+// Callers bound timeouts to a week; whatever reaches the wire still converts without undefined
+// behaviour (a double beyond 2^64 cast to uint64_t).
+TEST(ExecWireTest, TimeoutsConvertToMillisecondsSafely) {
+  for (auto [seconds, ms] : {std::pair{1.5, uint64_t{1500}},
+                             {0.0001, uint64_t{1}},
+                             {1e300, UINT64_MAX},
+                             {604800.0, uint64_t{604800000}}}) {
+    ExecRequest r;
+    r.argv = {"x"};
+    r.timeout_seconds = seconds;
+    auto back = ExecRequestFromWire(ExecRequestToWire(r));
+    ASSERT_TRUE(back.ok());
+    EXPECT_DOUBLE_EQ(back->timeout_seconds, static_cast<double>(ms) / 1000) << seconds;
+  }
+}
+
 TEST(ExecWireTest, MalformedByteStringsAreRefused) {
   for (const char* argv : {R"([{"bytes":[256]}])", R"([{"bytes":[-1]}])", R"([{"bytes":"ab"}])",
                            R"([{"bytes":[1],"x":1}])", R"([{}])", R"([[104]])"}) {
