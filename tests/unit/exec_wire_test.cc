@@ -45,6 +45,29 @@ TEST(ExecWireTest, MalformedByteStringsAreRefused) {
   }
 }
 
+// A result comes from the agent, inside the sandbox: numbers out of range are refused, not
+// converted (json::get<int> of 1e300 is undefined behaviour).
+TEST(ExecWireTest, OutOfRangeResultNumbersAreRefused) {
+  const std::string rest =
+      R"("reason":"exited","duration_ms":1,"cpu_ms":1,"stdout_truncated":false,)"
+      R"("stderr_truncated":false,"limits_hit":[]})";
+  auto parse = [&](const std::string& fields) {
+    return ExecResultFromWire(R"({"ok":true,"result":{)" + fields + "," + rest + "}");
+  };
+  EXPECT_TRUE(parse(R"("exit_code":137,"signal":9,"peak_memory_bytes":1)").ok());
+  for (const char* bad : {R"("exit_code":1e300,"signal":null,"peak_memory_bytes":1)",
+                          R"("exit_code":-1,"signal":null,"peak_memory_bytes":1)",
+                          R"("exit_code":256,"signal":null,"peak_memory_bytes":1)",
+                          R"("exit_code":0,"signal":1e300,"peak_memory_bytes":1)",
+                          R"("exit_code":0,"signal":0,"peak_memory_bytes":1)",
+                          R"("exit_code":0,"signal":null,"peak_memory_bytes":-5)",
+                          R"("exit_code":0,"signal":null,"peak_memory_bytes":1e300)",
+                          R"("exit_code":"0","signal":null,"peak_memory_bytes":1)"}) {
+    auto r = parse(bad);
+    EXPECT_EQ(r.status().code(), StatusCode::kInternal) << bad;
+  }
+}
+
 TEST(ExecWireTest, AnErrorQuotingBadBytesStillSerializes) {
   ExecResult result = ErrorResult("command \"\xff\" not found");
   auto back = ExecResultFromWire(ExecResultToWire(result));
