@@ -1,7 +1,7 @@
 #include "core/exec_wire.h"
 
-#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "base/utf8.h"
 
@@ -70,6 +70,29 @@ Status ReadEnv(const json& j, ExecRequest& r) {
   return OkStatus();
 }
 
+// Whole milliseconds, at least 1. Callers bound timeouts (CheckTimeout); the clamp keeps the
+// conversion defined whatever arrives here (a double beyond 2^64 would be undefined behaviour).
+uint64_t TimeoutMillis(double seconds) {
+  const double ms = seconds * 1000;
+  if (!(ms >= 1)) return 1;
+  if (ms >= 18446744073709549568.0) return UINT64_MAX;  // the largest double below 2^64
+  return static_cast<uint64_t>(ms);
+}
+
+// r[key] as an integer in [lo, hi], checked before converting: json::get<int>() of 1e300 is
+// undefined behaviour, and a result comes from inside the sandbox. nullopt when missing, not
+// an integer or out of range.
+std::optional<int64_t> IntegerIn(const json& r, const char* key, int64_t lo, int64_t hi) {
+  auto it = r.find(key);
+  if (it == r.end() || !it->is_number_integer()) return std::nullopt;
+  if (it->is_number_unsigned() && it->get<uint64_t>() > static_cast<uint64_t>(hi)) {
+    return std::nullopt;  // too large for int64_t: converting it would wrap
+  }
+  int64_t v = it->get<int64_t>();
+  if (v < lo || v > hi) return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 std::string ExecRequestToWire(const ExecRequest& r) {
@@ -77,15 +100,14 @@ std::string ExecRequestToWire(const ExecRequest& r) {
   for (const std::string& a : r.argv) argv.push_back(WireString(a));
   json env = json::array();
   for (const auto& [k, v] : r.env) env.push_back({WireString(k), WireString(v)});
-  return json{
-      {"op", "exec"},
-      {"argv", argv},
-      {"env", env},
-      {"cwd", WireString(r.cwd)},
-      {"timeout_ms", std::max<uint64_t>(1, static_cast<uint64_t>(r.timeout_seconds * 1000))},
-      {"output_limit", r.output_limit},
-      {"disk_limit", r.disk_limit},
-      {"stdin", r.pass_stdin}}
+  return json{{"op", "exec"},
+              {"argv", argv},
+              {"env", env},
+              {"cwd", WireString(r.cwd)},
+              {"timeout_ms", TimeoutMillis(r.timeout_seconds)},
+              {"output_limit", r.output_limit},
+              {"disk_limit", r.disk_limit},
+              {"stdin", r.pass_stdin}}
       .dump();
 }
 
@@ -140,8 +162,14 @@ StatusOr<ExecResult> ExecResultFromWire(const std::string& text) {
   const json& r = j["result"];
   ExecResult out;
   try {
-    out.exit_code = r.at("exit_code").get<int>();
-    if (!r.at("signal").is_null()) out.signal = r["signal"].get<int>();
+    auto exit_code = IntegerIn(r, "exit_code", 0, 255);
+    if (!exit_code) return Internal("malformed exec result from the agent: bad exit_code");
+    out.exit_code = static_cast<int>(*exit_code);
+    if (!r.at("signal").is_null()) {
+      auto signal = IntegerIn(r, "signal", 1, 64);
+      if (!signal) return Internal("malformed exec result from the agent: bad signal");
+      out.signal = static_cast<int>(*signal);
+    }
     std::string reason = r.at("reason").get<std::string>();
     for (ExitReason e : {ExitReason::kExited, ExitReason::kSignaled, ExitReason::kTimeout,
                          ExitReason::kOom, ExitReason::kError}) {
@@ -150,6 +178,9 @@ StatusOr<ExecResult> ExecResultFromWire(const std::string& text) {
     out.error = r.value("error", "");
     out.duration_ms = r.at("duration_ms").get<double>();
     out.cpu_ms = r.at("cpu_ms").get<double>();
+    if (!r.at("peak_memory_bytes").is_number_unsigned()) {
+      return Internal("malformed exec result from the agent: bad peak_memory_bytes");
+    }
     out.peak_memory_bytes = r.at("peak_memory_bytes").get<uint64_t>();
     out.stdout_truncated = r.at("stdout_truncated").get<bool>();
     out.stderr_truncated = r.at("stderr_truncated").get<bool>();

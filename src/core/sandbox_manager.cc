@@ -23,7 +23,12 @@ int ActiveExecs(const std::string& socket) {
   auto frame = ReadFrame(conn->get());
   if (!frame.ok()) return -1;
   auto j = nlohmann::json::parse(frame->payload, nullptr, false);
-  return j.is_object() ? j.value("active_execs", -1) : -1;
+  // Checked, not j.value<int>(): a non-number would throw and a huge one convert undefined.
+  if (!j.is_object() || !j.contains("active_execs") || !j["active_execs"].is_number_unsigned() ||
+      j["active_execs"].get<uint64_t>() > 1'000'000) {
+    return -1;
+  }
+  return static_cast<int>(j["active_execs"].get<uint64_t>());
 }
 
 // Names the sandbox-level limits an exec ran into, from two readings of the box's counters.

@@ -19,7 +19,7 @@ Status ApplyExecFlag(const ParsedFlag& flag, ExecInvocation& inv) {
   std::string_view name = flag.def->long_name;
   const std::string context = "--" + std::string(name);
   if (name == "timeout") {
-    auto seconds = ParseDuration(flag.value);
+    auto seconds = ParseTimeout(flag.value);
     if (!seconds.ok()) return seconds.status().WithContext(context);
     inv.timeout_seconds = *seconds;
   } else if (name == "output-limit") {

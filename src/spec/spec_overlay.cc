@@ -9,7 +9,6 @@ namespace agentbox {
 namespace {
 
 constexpr uint64_t kNoMax = std::numeric_limits<uint64_t>::max();
-constexpr double kOneWeekSeconds = 7 * 24 * 3600;
 constexpr double kMaxCpus = 1024;
 
 constexpr SpecField kFields[] = {
@@ -137,12 +136,7 @@ Status SetCountField(std::string_view key, uint64_t count, SpecOverlay* overlay)
 
 Status SetDurationField(std::string_view key, double seconds, SpecOverlay* overlay) {
   if (key != "timeout") return Internal("not a duration key");
-  // Written as !(x > 0) so that NaN fails too.
-  if (!(seconds > 0)) return InvalidArgument("must be more than 0 seconds");
-  if (!(seconds <= kOneWeekSeconds)) {
-    return InvalidArgument("must be at most 604800 seconds (one week), got " +
-                           FormatSeconds(seconds));
-  }
+  AB_RETURN_IF_ERROR(CheckTimeout(seconds));
   overlay->timeout_seconds = seconds;
   return OkStatus();
 }

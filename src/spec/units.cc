@@ -114,6 +114,22 @@ StatusOr<double> ParseDuration(std::string_view text) {
   return seconds;
 }
 
+Status CheckTimeout(double seconds) {
+  // Written as !(x > 0) so that NaN fails too.
+  if (!(seconds > 0)) return InvalidArgument("must be more than 0 seconds");
+  if (!(seconds <= kMaxTimeoutSeconds)) {
+    return InvalidArgument("must be at most 604800 seconds (one week), got " +
+                           FormatSeconds(seconds));
+  }
+  return OkStatus();
+}
+
+StatusOr<double> ParseTimeout(std::string_view text) {
+  AB_ASSIGN_OR_RETURN(double seconds, ParseDuration(text));
+  AB_RETURN_IF_ERROR(CheckTimeout(seconds));
+  return seconds;
+}
+
 StatusOr<double> ParsePositiveDecimal(std::string_view text) {
   std::string_view number;
   std::string unit;

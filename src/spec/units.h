@@ -21,6 +21,17 @@ StatusOr<uint64_t> ParseSize(std::string_view text);
 // timeout(1). Rejects zero, negatives, NaN and infinity: a duration of none is meaningless here.
 StatusOr<double> ParseDuration(std::string_view text);
 
+// The longest timeout anything accepts (policy, flags, API, MCP): one week. Longer is no
+// different from "never" for a command, and a bound keeps every conversion to milliseconds
+// in range.
+inline constexpr double kMaxTimeoutSeconds = 7 * 24 * 3600;
+
+// OK for 0 < seconds <= kMaxTimeoutSeconds (NaN fails); the message is the reason only.
+Status CheckTimeout(double seconds);
+
+// ParseDuration, then CheckTimeout.
+StatusOr<double> ParseTimeout(std::string_view text);
+
 // "0.5", "2", "16": a positive finite decimal number (CPU shares).
 StatusOr<double> ParsePositiveDecimal(std::string_view text);
 

@@ -32,7 +32,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // run stores nothing, so its flags may hold any bytes; what create would accept must store.
     if (RequireUtf8Strings(run->flags).ok()) CheckStorable(run->flags);
   }
-  if (auto create = ParseCreateArgs(args); create.ok()) CheckStorable(create->run.flags);
+  // --help stops parsing (nothing is created), so only a create that would run must store.
+  if (auto create = ParseCreateArgs(args); create.ok() && !create->run.help) {
+    CheckStorable(create->run.flags);
+  }
   if (auto exec = ParseExecArgs(args); exec.ok() && !exec->help) {
     ExecRequest request;
     request.argv = exec->argv;

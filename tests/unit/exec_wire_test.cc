@@ -21,11 +21,50 @@ TEST(ExecWireTest, BytesThatAreNotUtf8SurviveTheWire) {
   EXPECT_EQ(back->cwd, r.cwd);
 }
 
+// Callers bound timeouts to a week; whatever reaches the wire still converts without undefined
+// behaviour (a double beyond 2^64 cast to uint64_t).
+TEST(ExecWireTest, TimeoutsConvertToMillisecondsSafely) {
+  for (auto [seconds, ms] : {std::pair{1.5, uint64_t{1500}},
+                             {0.0001, uint64_t{1}},
+                             {1e300, UINT64_MAX},
+                             {604800.0, uint64_t{604800000}}}) {
+    ExecRequest r;
+    r.argv = {"x"};
+    r.timeout_seconds = seconds;
+    auto back = ExecRequestFromWire(ExecRequestToWire(r));
+    ASSERT_TRUE(back.ok());
+    EXPECT_DOUBLE_EQ(back->timeout_seconds, static_cast<double>(ms) / 1000) << seconds;
+  }
+}
+
 TEST(ExecWireTest, MalformedByteStringsAreRefused) {
   for (const char* argv : {R"([{"bytes":[256]}])", R"([{"bytes":[-1]}])", R"([{"bytes":"ab"}])",
                            R"([{"bytes":[1],"x":1}])", R"([{}])", R"([[104]])"}) {
     auto r = ExecRequestFromWire(std::string(R"({"op":"exec","argv":)") + argv + "}");
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << argv;
+  }
+}
+
+// A result comes from the agent, inside the sandbox: numbers out of range are refused, not
+// converted (json::get<int> of 1e300 is undefined behaviour).
+TEST(ExecWireTest, OutOfRangeResultNumbersAreRefused) {
+  const std::string rest =
+      R"("reason":"exited","duration_ms":1,"cpu_ms":1,"stdout_truncated":false,)"
+      R"("stderr_truncated":false,"limits_hit":[]})";
+  auto parse = [&](const std::string& fields) {
+    return ExecResultFromWire(R"({"ok":true,"result":{)" + fields + "," + rest + "}");
+  };
+  EXPECT_TRUE(parse(R"("exit_code":137,"signal":9,"peak_memory_bytes":1)").ok());
+  for (const char* bad : {R"("exit_code":1e300,"signal":null,"peak_memory_bytes":1)",
+                          R"("exit_code":-1,"signal":null,"peak_memory_bytes":1)",
+                          R"("exit_code":256,"signal":null,"peak_memory_bytes":1)",
+                          R"("exit_code":0,"signal":1e300,"peak_memory_bytes":1)",
+                          R"("exit_code":0,"signal":0,"peak_memory_bytes":1)",
+                          R"("exit_code":0,"signal":null,"peak_memory_bytes":-5)",
+                          R"("exit_code":0,"signal":null,"peak_memory_bytes":1e300)",
+                          R"("exit_code":"0","signal":null,"peak_memory_bytes":1)"}) {
+    auto r = parse(bad);
+    EXPECT_EQ(r.status().code(), StatusCode::kInternal) << bad;
   }
 }
 

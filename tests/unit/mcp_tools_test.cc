@@ -54,7 +54,8 @@ TEST(McpToolArgsTest, ExecRejectsBadArguments) {
   for (const json& bad :
        {json::object(), json({{"argv", json::array()}}), json({{"argv", "ls"}}),
         json({{"argv", {1}}}), json({{"command", "ls"}, {"argv", {"ls"}}}),
-        json({{"command", "ls"}, {"timeout", -1}}), json({{"command", "ls"}, {"env", {{"A", 1}}}}),
+        json({{"command", "ls"}, {"timeout", -1}}), json({{"command", "ls"}, {"timeout", 1e300}}),
+        json({{"command", "ls"}, {"env", {{"A", 1}}}}),
         json({{"command", "ls"}, {"env", {{"A=B", "1"}}}}), json(5)}) {
     auto r = ParseExecToolArgs(bad);
     EXPECT_FALSE(r.ok()) << bad;

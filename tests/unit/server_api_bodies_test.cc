@@ -54,7 +54,12 @@ TEST(ServerApiBodiesTest, ExecBodyErrors) {
         R"({"argv":["x"],"env":["A=1"]})", R"({"argv":["x"],"timeout":0})",
         R"({"argv":["x"],"timeout":-1})", R"({"argv":["x"],"timeout":"soon"})",
         R"({"argv":["x"],"output_limit":"lots"})", R"({"argv":["x"],"stdin":5})",
-        R"({"argv":["x"],"stream":"xml"})", R"({"argv":["x"],"cwd":""})"}) {
+        R"({"argv":["x"],"stream":"xml"})", R"({"argv":["x"],"cwd":""})",
+        // Beyond the one-week bound or 64 bits: once converted with undefined behaviour
+        // (found by tests/fuzz/api_bodies_fuzzer).
+        R"({"argv":["x"],"timeout":8.4e24})", R"({"argv":["x"],"timeout":604801})",
+        R"({"argv":["x"],"timeout":"99999999999999999999d"})",
+        R"({"argv":["x"],"output_limit":1e30})", R"({"argv":["x"],"output_limit":0.5})"}) {
     auto body = ParseExecBody(json::parse(text), d, "");
     EXPECT_EQ(body.status().code(), StatusCode::kInvalidArgument) << text;
   }

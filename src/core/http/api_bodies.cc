@@ -42,17 +42,39 @@ Status ParseEnv(const json& v, ExecRequest* req) {
   return OkStatus();
 }
 
-// A number, or the flag syntax ("30s", "1M") as a string.
-template <typename T, typename Parse>
-Status ParseNumberOrText(const json& v, const char* key, Parse parse, T* out) {
-  StatusOr<T> value = InvalidArgument("");
-  if (v.is_number() && v.get<double>() > 0) {
-    value = static_cast<T>(v.get<double>());
+// A number of seconds, or a duration string ("30s"), within the one-week bound of every timeout.
+Status ParseTimeoutValue(const json& v, double* out) {
+  StatusOr<double> value = InvalidArgument("");
+  if (v.is_number()) {
+    double seconds = v.get<double>();
+    Status bounded = CheckTimeout(seconds);
+    value = bounded.ok() ? StatusOr<double>(seconds) : StatusOr<double>(bounded);
   } else if (v.is_string()) {
-    value = parse(v.get<std::string>());
+    value = ParseTimeout(v.get<std::string>());
   }
   if (!value.ok()) {
-    return InvalidArgument("\"" + std::string(key) + "\": expected a positive number or string");
+    return InvalidArgument(
+        "\"timeout\": expected a positive number of seconds or a duration, "
+        "at most one week");
+  }
+  *out = *value;
+  return OkStatus();
+}
+
+// A positive number of bytes (a fraction is cut to whole bytes), or a size string ("1M"). A
+// JSON number beyond 64 bits is refused: converting it would be undefined behaviour.
+Status ParseSizeValue(const json& v, uint64_t* out) {
+  StatusOr<uint64_t> value = InvalidArgument("");
+  if (v.is_number_unsigned() && v.get<uint64_t>() > 0) {
+    value = v.get<uint64_t>();
+  } else if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (d >= 1 && d < 18446744073709551616.0) value = static_cast<uint64_t>(d);
+  } else if (v.is_string()) {
+    value = ParseSize(v.get<std::string>());
+  }
+  if (!value.ok()) {
+    return InvalidArgument("\"output_limit\": expected a positive number of bytes or a size");
   }
   *out = *value;
   return OkStatus();
@@ -99,12 +121,10 @@ StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
     out.request.cwd = body["cwd"].get<std::string>();
   }
   if (body.contains("timeout")) {
-    AB_RETURN_IF_ERROR(ParseNumberOrText<double>(body["timeout"], "timeout", ParseDuration,
-                                                 &out.request.timeout_seconds));
+    AB_RETURN_IF_ERROR(ParseTimeoutValue(body["timeout"], &out.request.timeout_seconds));
   }
   if (body.contains("output_limit")) {
-    AB_RETURN_IF_ERROR(ParseNumberOrText<uint64_t>(body["output_limit"], "output_limit", ParseSize,
-                                                   &out.request.output_limit));
+    AB_RETURN_IF_ERROR(ParseSizeValue(body["output_limit"], &out.request.output_limit));
   }
   if (body.contains("stdin")) {
     if (!body["stdin"].is_string()) return InvalidArgument("\"stdin\" must be a string");

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/mcp/tool_schemas.h"
+#include "spec/units.h"
 
 namespace agentbox::mcp {
 namespace {
@@ -100,8 +101,8 @@ StatusOr<ExecToolArgs> ParseExecToolArgs(const json& arguments) {
   AB_RETURN_IF_ERROR(ParseEnv(args, &out));
   auto timeout = args.find("timeout");
   if (timeout != args.end() && !timeout->is_null()) {
-    if (!timeout->is_number() || timeout->get<double>() <= 0) {
-      return WrongType("timeout", "a positive number of seconds");
+    if (!timeout->is_number() || !CheckTimeout(timeout->get<double>()).ok()) {
+      return WrongType("timeout", "a positive number of seconds, at most 604800 (one week)");
     }
     out.timeout_seconds = timeout->get<double>();
   }

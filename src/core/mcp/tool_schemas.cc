@@ -50,7 +50,7 @@ constexpr const char* kTools = R"json([
       "command": {"type": "string", "description": "A shell command line, run with /bin/sh -c (when argv is not given)."},
       "cwd": {"type": "string", "description": "Working directory inside the sandbox (default /workspace)."},
       "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra environment variables."},
-      "timeout": {"type": "number", "exclusiveMinimum": 0, "description": "Wall-clock limit in seconds (default: the sandbox policy's, 60)."}
+      "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 604800, "description": "Wall-clock limit in seconds, at most one week (default: the sandbox policy's, 60)."}
     }
   },
   "outputSchema": null

@@ -1,0 +1,32 @@
+#include "spec/exec_args.h"
+
+#include <gtest/gtest.h>
+
+namespace agentbox {
+namespace {
+
+TEST(ParseExecArgsTest, FlagsSandboxAndCommand) {
+  auto inv = ParseExecArgs(
+      {"--json", "--timeout", "1.5", "-e", "A=1", "-w", "/tmp", "-i", "box", "--", "ls", "-l"});
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  EXPECT_TRUE(inv->json);
+  EXPECT_TRUE(inv->pass_stdin);
+  EXPECT_EQ(inv->sandbox, "box");
+  EXPECT_EQ(inv->argv, (std::vector<std::string>{"ls", "-l"}));
+  EXPECT_DOUBLE_EQ(*inv->timeout_seconds, 1.5);
+  EXPECT_EQ(*inv->cwd, "/tmp");
+}
+
+// The same one-week bound as the policy's timeout: a longer one once reached the agent wire
+// as an out-of-range double-to-integer conversion.
+TEST(ParseExecArgsTest, TimeoutIsBoundedLikeThePolicy) {
+  auto week = ParseExecArgs({"--timeout", "7d", "box", "ls"});
+  ASSERT_TRUE(week.ok()) << week.status().message();
+  for (const char* bad : {"8d", "99999999999999999999d", "0"}) {
+    auto inv = ParseExecArgs({"--timeout", bad, "box", "ls"});
+    EXPECT_EQ(inv.status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace agentbox
