@@ -62,6 +62,8 @@ check "exec NDJSON stream" '[ "$(echo "$R" | python3 -c "import json,sys; print(
 R=$(U -N -H 'Accept: text/event-stream' -d '{"argv":["echo","sse"]}' http://x/v1/sandboxes/$ID/exec)
 check "exec SSE stream" 'echo "$R" | grep -q "^event: result" && echo "$R" | grep -q "^data: {\"type\":\"stdout\",\"data\":\"sse\\\\n\"}"' "$R"
 check "exec timeout" '[ "$(U -d "{\"argv\":[\"sleep\",\"5\"],\"timeout\":0.3}" http://x/v1/sandboxes/$ID/exec | jq_ "d[\"reason\"]")" = timeout ]'
+check "verify: isolation report ok" '[ "$(U http://x/v1/sandboxes/$ID/verify | jq_ "(d[\"id\"] == \"$ID\", d[\"ok\"], len(d[\"checks\"]) > 20)")" = "(True, True, True)" ]'
+check "verify unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/nosuch/verify)" = 404 ]'
 printf 'hello\nworld\n' > "$WORK/f.txt"
 check "PUT file" '[ "$(code --unix-socket "$SOCK" -T "$WORK/f.txt" "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = 200 ]'
 check "GET file" '[ "$(U "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = "$(cat "$WORK/f.txt")" ]'
