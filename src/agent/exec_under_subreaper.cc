@@ -10,11 +10,11 @@
 // the next subreaper up, and past the handler to the agent (PID 1), which kills every child that
 // is not one of its handlers (agent_server.cc). Nothing of an exec outlives it either way.
 #include <signal.h>
-
-#include <cerrno>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include "agent/exec_launcher.h"
 #include "native/process_tree.h"

@@ -30,7 +30,8 @@ int Fill(const Args& args) {
       char* end = nullptr;
       unsigned long n = std::strtoul(args[++i].c_str(), &end, 10);
       if (args[i].empty() || *end != '\0' || n > 1000) {
-        return FailWith(InvalidArgument("--size: want a count from 0 to 1000, got \"" + args[i] + "\""));
+        return FailWith(
+            InvalidArgument("--size: want a count from 0 to 1000, got \"" + args[i] + "\""));
       }
       size = n;
     } else if (args[i] == "--key") {
@@ -47,7 +48,8 @@ int Fill(const Args& args) {
   }
   auto invocation = ParseCreateArgs(create_args);
   if (!invocation.ok()) return FailWith(invocation.status());
-  if (!invocation->name.empty()) return FailWith(InvalidArgument("pool fill: --name is not for pools"));
+  if (!invocation->name.empty())
+    return FailWith(InvalidArgument("pool fill: --name is not for pools"));
   auto spec = ResolveRunSpec(invocation->run);
   if (!spec.ok()) return FailWith(spec.status());
   auto started = manager->FillPool(*spec, size);

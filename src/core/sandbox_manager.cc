@@ -7,9 +7,9 @@
 #include "core/agent_client.h"
 #include "core/agent_exec.h"
 #include "core/agent_protocol.h"
+#include "core/warm_pool.h"
 #include "docker/docker_backend.h"
 #include "native/native_backend.h"
-#include "core/warm_pool.h"
 #include "spec/spec_json.h"
 
 namespace agentbox {

@@ -128,8 +128,7 @@ StatusOr<size_t> SandboxManager::FillPool(const SandboxSpec& spec, size_t size) 
   std::string key = PoolKey(spec);
   std::string dir = PoolDir(key);
   AB_RETURN_IF_ERROR(MakeDirs(dir, 0700));
-  AB_ASSIGN_OR_RETURN(UniqueFd lock,
-                      OpenFile(dir + "/" + kPoolLock, O_RDWR | O_CREAT, 0600));
+  AB_ASSIGN_OR_RETURN(UniqueFd lock, OpenFile(dir + "/" + kPoolLock, O_RDWR | O_CREAT, 0600));
   ::flock(lock.get(), LOCK_EX);  // one filler per pool at a time
   AB_RETURN_IF_ERROR(WriteConfig(dir, size, spec));
   size_t started = 0;

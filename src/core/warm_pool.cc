@@ -7,8 +7,8 @@ namespace agentbox {
 
 std::string PoolKey(const SandboxSpec& spec) {
   char canon[512];
-  std::snprintf(canon, sizeof(canon), "%s|%s|%s|%" PRIu64 "|%" PRIu64 "|%.6f|%" PRIu64 "|%" PRIu64
-                "|%" PRIu64,
+  std::snprintf(canon, sizeof(canon),
+                "%s|%s|%s|%" PRIu64 "|%" PRIu64 "|%.6f|%" PRIu64 "|%" PRIu64 "|%" PRIu64,
                 spec.backend.c_str(), spec.image.c_str(), spec.runtime.c_str(),
                 spec.limits.memory_bytes, spec.limits.pids, spec.limits.cpus, spec.tmp_bytes,
                 spec.shm_bytes, spec.open_files);

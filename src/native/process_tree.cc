@@ -1,10 +1,9 @@
 #include "native/process_tree.h"
 
-#include <sys/prctl.h>
-
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
