@@ -3,21 +3,10 @@
 #include <cctype>
 #include <charconv>
 
+#include "base/ascii.h"
+
 namespace agentbox::docker {
 namespace {
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 StatusOr<std::string> Dechunk(std::string_view in) {
   std::string out;
@@ -28,7 +17,7 @@ StatusOr<std::string> Dechunk(std::string_view in) {
     if (size_t semi = size_text.find(';'); semi != std::string_view::npos) {
       size_text = size_text.substr(0, semi);
     }
-    size_text = Trim(size_text);
+    size_text = TrimBlanks(size_text);
     size_t size = 0;
     auto [end, ec] =
         std::from_chars(size_text.data(), size_text.data() + size_text.size(), size, 16);
@@ -83,11 +72,11 @@ StatusOr<HttpResponse> ParseHttpResponse(std::string_view raw) {
     std::string_view line = head.substr(0, eol);
     size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
-    response.headers[Lower(Trim(line.substr(0, colon)))] =
-        std::string(Trim(line.substr(colon + 1)));
+    response.headers[AsciiLower(TrimBlanks(line.substr(0, colon)))] =
+        std::string(TrimBlanks(line.substr(colon + 1)));
   }
   auto te = response.headers.find("transfer-encoding");
-  if (te != response.headers.end() && Lower(te->second).find("chunked") != std::string::npos) {
+  if (te != response.headers.end() && AsciiLower(te->second).find("chunked") != std::string::npos) {
     AB_ASSIGN_OR_RETURN(response.body, Dechunk(rest));
     return response;
   }

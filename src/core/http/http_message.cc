@@ -4,6 +4,8 @@
 #include <cctype>
 #include <charconv>
 
+#include "base/ascii.h"
+
 namespace agentbox {
 namespace {
 
@@ -14,18 +16,6 @@ bool IsToken(std::string_view s) {
   return std::all_of(s.begin(), s.end(), [](unsigned char c) {
     return std::isalnum(c) || kTokenChars.find(static_cast<char>(c)) != std::string_view::npos;
   });
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 // A field value may hold visible ASCII, spaces, tabs and obs-text, never CR, LF or NUL.
@@ -83,9 +73,9 @@ Status ParseHeaderLine(std::string_view line, HttpRequest* req) {
   if (colon == std::string_view::npos || !IsToken(line.substr(0, colon))) {
     return InvalidArgument("malformed header line");
   }
-  std::string_view value = Trim(line.substr(colon + 1));
+  std::string_view value = TrimBlanks(line.substr(colon + 1));
   if (!IsFieldValue(value)) return InvalidArgument("malformed header value");
-  std::string name = Lower(line.substr(0, colon));
+  std::string name = AsciiLower(line.substr(0, colon));
   auto [it, inserted] = req->headers.emplace(name, std::string(value));
   if (!inserted) {
     // Two lengths are how one request hides another (request smuggling): refuse, don't pick.
@@ -99,7 +89,7 @@ Status ParseHeaderLine(std::string_view line, HttpRequest* req) {
 
 // Content-Length, Transfer-Encoding, Connection and Expect, once every header is in.
 Status ApplyFramingHeaders(HttpRequest* req) {
-  std::string te = Lower(req->Header("transfer-encoding"));
+  std::string te = AsciiLower(req->Header("transfer-encoding"));
   std::string cl = req->Header("content-length");
   if (!te.empty() && !cl.empty()) {
     return InvalidArgument("both Content-Length and Transfer-Encoding");
@@ -116,10 +106,10 @@ Status ApplyFramingHeaders(HttpRequest* req) {
     }
     req->content_length = n;
   }
-  std::string conn = Lower(req->Header("connection"));
+  std::string conn = AsciiLower(req->Header("connection"));
   if (conn.find("close") != std::string::npos) req->keep_alive = false;
   if (conn.find("keep-alive") != std::string::npos) req->keep_alive = true;
-  std::string expect = Lower(req->Header("expect"));
+  std::string expect = AsciiLower(req->Header("expect"));
   if (!expect.empty() && expect != "100-continue") {
     return InvalidArgument("unsupported expectation: " + expect);
   }
@@ -140,7 +130,7 @@ std::string HttpRequest::Query(const std::string& name) const {
 }
 
 bool HttpRequest::QueryFlag(const std::string& name) const {
-  std::string v = Lower(Query(name));
+  std::string v = AsciiLower(Query(name));
   return v == "1" || v == "true" || v == "yes";
 }
 
@@ -218,7 +208,7 @@ StatusOr<size_t> ChunkedDecoder::FeedLine(std::string_view input) {
   } else if (state_ == State::kTrailer) {
     if (line.empty()) state_ = State::kDone;
   } else {  // kSize: hex digits, then optional ";extension"
-    std::string_view hex = Trim(line.substr(0, line.find(';')));
+    std::string_view hex = TrimBlanks(line.substr(0, line.find(';')));
     uint64_t size = 0;
     auto [end, ec] = std::from_chars(hex.data(), hex.data() + hex.size(), size, 16);
     if (hex.empty() || ec != std::errc() || end != hex.data() + hex.size()) {
