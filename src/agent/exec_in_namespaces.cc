@@ -6,8 +6,10 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <string_view>
 
 #include "agent/exec_launcher.h"
@@ -79,8 +81,14 @@ class NamespaceLauncher : public ExecLauncher {
   // The init is PID 1 of the exec's namespace: the kernel takes the rest with it.
   void KillAll(SupervisedSandbox& box) override { sys::PidfdSendSignal(box.pidfd.get(), SIGKILL); }
 
-  // cpu_ms and max_rss come from the init's wait4, which covers every process it reaped.
+  // cpu_ms and max_rss come from the init's report, or its wait4 if it was killed.
   void Finish(SupervisionOutcome&) override {}
+
+  void Reap(SupervisedSandbox& box) override {
+    KillAll(box);
+    while (::waitpid(box.pid, nullptr, __WALL) < 0 && errno == EINTR) {
+    }
+  }
 };
 
 }  // namespace

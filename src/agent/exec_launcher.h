@@ -34,8 +34,12 @@ class ExecLauncher {
   virtual StatusOr<SupervisedSandbox> Start(ChildPlan& plan, ExecPipes& pipes) = 0;
   // SIGKILLs every process of the exec, its init included (timeout, disk limit, client gone).
   virtual void KillAll(SupervisedSandbox& box) = 0;
-  // After supervision: kills whatever may be left, and measures what the mode measures its way.
+  // After supervision, before the reply: when the init did not report (it was killed), kills
+  // whatever may be left of the tree and measures what the mode measures its way.
   virtual void Finish(SupervisionOutcome& outcome) = 0;
+  // After the reply: kills and reaps the init if it still runs. An init that reported has killed
+  // and reaped its tree already; its own exit (a namespace teardown) is off the client's clock.
+  virtual void Reap(SupervisedSandbox& box) = 0;
 };
 
 std::unique_ptr<ExecLauncher> MakeExecLauncher(AgentMode mode);

@@ -76,6 +76,7 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   }
   limits.kill_all = [&launcher, &box] { launcher.KillAll(box); };
   limits.cancel_fd = conn_fd;
+  limits.finish_on_report = true;
   SupervisionOutcome outcome = Supervise(box, output, limits);
   launcher.Finish(outcome);
   ExecResult result;
@@ -96,28 +97,28 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   return result;
 }
 
+void Reply(int conn_fd, ExecResult result, Clock::time_point start) {
+  result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  ::prctl(PR_SET_NAME, kExecDoneName, 0, 0, 0);  // no longer counted by ping's active_execs
+  (void)WriteFrame(conn_fd, FrameType::kResponse, ExecResultToWire(result));
+}
+
 }  // namespace
 
 void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, AgentMode mode) {
   auto start = Clock::now();
-  ExecResult result;
   UniqueFd null_fd(stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
   auto pipes = MakePipes();
-  if (!pipes.ok()) {
-    result = ErrorResult(pipes.status().message());
-  } else {
-    std::unique_ptr<ExecLauncher> launcher = MakeExecLauncher(mode);
-    PlanStorage storage;
-    ChildPlan plan;
-    FillPlan(req, *pipes, stdin_fd >= 0 ? stdin_fd : null_fd.get(), storage, plan);
-    launcher->AdjustPlan(req, plan);
-    auto box = launcher->Start(plan, *pipes);
-    result = box.ok() ? Supervised(conn_fd, req, *launcher, *box, start)
-                      : ErrorResult(box.status().message());
-  }
-  result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  ::prctl(PR_SET_NAME, kExecDoneName, 0, 0, 0);  // no longer counted by ping's active_execs
-  (void)WriteFrame(conn_fd, FrameType::kResponse, ExecResultToWire(result));
+  if (!pipes.ok()) return Reply(conn_fd, ErrorResult(pipes.status().message()), start);
+  std::unique_ptr<ExecLauncher> launcher = MakeExecLauncher(mode);
+  PlanStorage storage;
+  ChildPlan plan;
+  FillPlan(req, *pipes, stdin_fd >= 0 ? stdin_fd : null_fd.get(), storage, plan);
+  launcher->AdjustPlan(req, plan);
+  auto box = launcher->Start(plan, *pipes);
+  if (!box.ok()) return Reply(conn_fd, ErrorResult(box.status().message()), start);
+  Reply(conn_fd, Supervised(conn_fd, req, *launcher, *box, start), start);
+  launcher->Reap(*box);
 }
 
 }  // namespace agentbox

@@ -69,9 +69,11 @@ class SubreaperLauncher : public ExecLauncher {
     KillAndReapChildren();
   }
 
-  // What the init left behind if a command killed it (its orphans came to us); then the usage
-  // of everything this handler reaped: the init, and through it every process of the tree.
+  // An init that reported has killed and reaped its tree, and measured it. One a command
+  // killed left orphans, which came to us: kill them, and measure everything this handler
+  // reaped (the init, and through it every process of the tree).
   void Finish(SupervisionOutcome& outcome) override {
+    if (outcome.command_status) return;
     KillAndReapChildren();
     struct rusage usage = {};
     if (::getrusage(RUSAGE_CHILDREN, &usage) != 0) return;
@@ -79,6 +81,8 @@ class SubreaperLauncher : public ExecLauncher {
                      (usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3;
     outcome.max_rss_bytes = static_cast<uint64_t>(usage.ru_maxrss) * 1024;
   }
+
+  void Reap(SupervisedSandbox& box) override { KillAll(box); }
 };
 
 }  // namespace

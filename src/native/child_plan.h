@@ -5,6 +5,7 @@
 // CLOEXEC pipe before _exit. EOF on that pipe without a record means exec succeeded.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -63,6 +64,8 @@ struct ChildPlan {
   int stdin_fd = -1;
   int stdout_write = -1;
   int stderr_write = -1;
+
+  sigset_t spawn_saved_mask = {};  // the init's signal mask while it spawns the command
 };
 
 enum class ChildStep : int32_t {
@@ -86,11 +89,14 @@ enum class ChildStep : int32_t {
 };
 const char* ChildStepName(ChildStep step);
 
-// What the init writes on status_write when the command ends.
+// What the init writes on status_write when the command ends. By then every other process of
+// the command's tree is killed and reaped, so the report alone says the exec is over.
 struct InitReport {
   int32_t command_status;  // raw wait status of the command
   int32_t
       file_too_large;  // some process of the tree died of SIGXFSZ (RLIMIT_FSIZE, the disk limit)
+  int64_t cpu_us;      // user + system time of every process of the tree (RUSAGE_CHILDREN)
+  int64_t max_rss_kb;  // the largest of them
 };
 
 struct ChildError {
@@ -102,9 +108,10 @@ struct ChildError {
 // Runs in the cloned child (PID 1 of the new PID namespace); never returns.
 [[noreturn]] void RunChild(ChildPlan& plan);
 
-// In PID 1 of a fresh PID namespace (or, with plan.init_is_subreaper, in a subreaper): forks the
-// command (which drops privileges, installs the seccomp filter and execs) and stays behind as its
-// init, reaping orphans and writing the command's wait status to plan.status_write. Never returns.
+// In PID 1 of a fresh PID namespace (or, with plan.init_is_subreaper, in a subreaper): drops
+// privileges, installs the seccomp filter, spawns the command (which inherits both) and stays as
+// its init, reaping orphans and writing the command's wait status to plan.status_write. Never
+// returns.
 [[noreturn]] void ForkCommandAndBecomeInit(ChildPlan& plan);
 
 // Child-side: RLIMIT_NOFILE (unless 0), RLIMIT_CORE 0 (a core dump would be written to

@@ -48,7 +48,8 @@ class Loop {
   SupervisionOutcome Run() {
     auto next_disk_check = std::chrono::steady_clock::now() + kDiskCheckInterval;
     std::optional<std::chrono::steady_clock::time_point> drain_until;
-    while (pfds_[kStdout].fd >= 0 || pfds_[kStderr].fd >= 0 || pfds_[kInit].fd >= 0 ||
+    while (pfds_[kStdout].fd >= 0 || pfds_[kStderr].fd >= 0 ||
+           (pfds_[kInit].fd >= 0 && !(limits_.finish_on_report && outcome_.command_status)) ||
            AwaitingStatusWithoutPidfd()) {
       auto now = std::chrono::steady_clock::now();
       if (drain_until && now >= *drain_until) break;
@@ -142,6 +143,8 @@ class Loop {
     if (n == sizeof(report)) {
       outcome_.command_status = report.command_status;
       outcome_.file_too_large = report.file_too_large != 0;
+      outcome_.cpu_ms = static_cast<double>(report.cpu_us) / 1e3;
+      outcome_.max_rss_bytes = static_cast<uint64_t>(report.max_rss_kb) * 1024;
     } else if (n == 0 || errno != EAGAIN) {
       pfds_[kStatus].fd = -1;  // EOF: the init is gone without a report
     }

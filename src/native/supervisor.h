@@ -2,7 +2,8 @@
 //
 // Pumps stdout/stderr into the OutputCapture, watches the sandbox init (pidfd), the wall-clock
 // deadline, the disk limit and agentbox's own termination signals, and kills the sandbox when
-// a limit is hit. Returns when the sandbox init has exited and the output pipes are drained.
+// a limit is hit. Returns when the sandbox init has exited (or, with finish_on_report, has
+// reported) and the output pipes are drained.
 #pragma once
 
 #include <sys/types.h>
@@ -35,6 +36,10 @@ struct SupervisionLimits {
   std::function<void()> kill_all;
   // Readable or hung up = the client went away: kill everything (-1: none).
   int cancel_fd = -1;
+  // The init's report (InitReport: the tree is dead by then) and the output's EOF end the
+  // supervision; the init's own exit, which tears down its namespaces, is left to the caller
+  // (it must still reap the init). Otherwise the supervision also waits for that exit.
+  bool finish_on_report = false;
 };
 
 struct SupervisionOutcome {
@@ -45,7 +50,7 @@ struct SupervisionOutcome {
   bool file_too_large = false;        // a process died of SIGXFSZ (a write past the disk limit)
   std::optional<ChildError> setup_error;
   bool cancelled = false;      // the client behind cancel_fd disconnected
-  double cpu_ms = 0;           // the init and every descendant it reaped (rusage)
+  double cpu_ms = 0;           // every process of the tree (rusage; the init's too once reaped)
   uint64_t max_rss_bytes = 0;  // the largest single process (rusage)
 };
 

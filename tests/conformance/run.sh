@@ -244,6 +244,22 @@ case_timeout_kills_only_its_tree() {
   expect_out clean "a setsid'd child of the timed-out exec ran on and wrote /workspace/leak"
 }
 
+# The result of an exec comes when its tree is gone, not a moment before: the host looks once,
+# with no grace period. The marker is computed inside, so only the sleeps carry it.
+case_exec_tree_gone_when_result_arrives() {
+  new_box
+  local tag=$RANDOM$RANDOM
+  local mark="30.$((tag + 1))"
+  sh_in "$BOX" "m=30.\$(($tag + 1)); setsid sleep \$m >/dev/null 2>&1 & (sleep \$m >/dev/null 2>&1 &);
+    i=0; while [ \$i -lt 40 ] && [ \$(grep -las \"\$m\" /proc/[0-9]*/cmdline | wc -l) -lt 2 ]; do
+      sleep 0.05; i=\$((i + 1)); done; [ \$i -lt 40 ] && echo started"
+  expect_rc 0
+  expect_out started
+  local left
+  left=$(pids_of_cmd "sleep $mark")
+  [[ -z $left ]] || fail "processes of the exec were still there when its result came: $left"
+}
+
 case_many_sandboxes_at_once() {
   local n=10 i ids=()
   for i in $(seq $n); do ab_bg "c$i" create --backend "$BACKEND" ${AGENTBOX_RUNTIME:+--runtime "$AGENTBOX_RUNTIME"}; done

@@ -22,6 +22,20 @@ expect_left_behind_gone() {
   expect_no_host_procs "$mark"
 }
 
+# Gone when the result arrives, not a moment later: the host looks once, with no grace period.
+# (The init kills and reaps what is left before it reports; the result waits for that report.)
+case_cleanup_gone_when_result_arrives() {
+  local m
+  m=$(new_marker)
+  sh_in "setsid bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 & (bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 &) ; $(await_inside "$m")"
+  expect_rc 0
+  expect_out_has SPAWNED
+  local left
+  left=$(host_pids "$m")
+  [[ -z $left ]] || fail "processes of the command were still there when its result came: $left"
+  expect_no_host_procs "$m"
+}
+
 case_cleanup_background_child() {
   local m
   m=$(new_marker)
