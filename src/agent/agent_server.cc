@@ -2,7 +2,8 @@
 //
 // Accepts connections on its listening socket — inherited as fd 3 in a native sandbox (created by
 // the host in a directory only the host can open), bound by itself in a container (--listen) —
-// and forks one handler per connection, so a slow or hung request never blocks another. Only the
+// and gives each to a handler process of its own, so a slow or hung request never blocks
+// another: the warm handler forked ahead of time (agent/warm_handler.h), else a new fork. Only the
 // host may talk to it: a peer with a pid in the agent's PID namespace is inside the box, and is
 // hung up on at once. As PID 1 it reaps every orphan, and kills every child that is not one of
 // its handlers: the remains of an exec tree whose subreapers were killed (container mode).
@@ -25,6 +26,7 @@
 #include "agent/agent_socket.h"
 #include "agent/connection.h"
 #include "agent/container_setup.h"
+#include "agent/warm_handler.h"
 #include "core/agent_protocol.h"
 #include "core/exec_result.h"
 #include "core/exec_wire.h"
@@ -47,14 +49,20 @@ StatusOr<UniqueFd> SetUp(const AgentOptions& options) {
   return BindListeningSocket(options.listen_path);
 }
 
-// Kills every child of PID 1 that is not a connection handler. Its death brings a SIGCHLD, the
-// reap and another scan: the stray's own children, reparented to PID 1 by then, go next.
-void KillStrays(const std::map<pid_t, int>& handlers) {
+// Kills every child of PID 1 that is not a connection handler (warm or serving). Its death
+// brings a SIGCHLD, the reap and another scan: the stray's own children, reparented to PID 1 by
+// then, go next.
+void KillStrays(const std::map<pid_t, int>& handlers, pid_t warm_handler) {
+  struct Known {
+    const std::map<pid_t, int>* handlers;
+    pid_t warm;
+  } known = {&handlers, warm_handler};
   ForEachChild(
       [](pid_t pid, void* ctx) {
-        if (!static_cast<const std::map<pid_t, int>*>(ctx)->contains(pid)) ::kill(pid, SIGKILL);
+        auto* k = static_cast<const Known*>(ctx);
+        if (pid != k->warm && !k->handlers->contains(pid)) ::kill(pid, SIGKILL);
       },
-      const_cast<std::map<pid_t, int>*>(&handlers));
+      &known);
 }
 
 // Container mode: a handler shares uid 1000 with every command, so a command's `kill -9 -1`
@@ -96,6 +104,7 @@ class Agent {
   }
 
   [[noreturn]] void Serve() {
+    warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});
     struct pollfd pfds[2] = {{listen_fd_, POLLIN, 0}, {sig_fd_, POLLIN, 0}};
     const int timeout_ms = context_.mode == AgentMode::kContainer ? kStrayScanIntervalMs : -1;
     for (;;) {
@@ -117,6 +126,7 @@ class Agent {
     pid_t pid;
     int status = 0;
     while ((pid = ::waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
+      if (pid == warm_.pid) warm_ = {};  // killed while waiting: the next accept forks anew
       auto it = handlers_.find(pid);
       if (it == handlers_.end()) continue;
       if (it->second >= 0) {
@@ -125,7 +135,7 @@ class Agent {
       }
       handlers_.erase(it);
     }
-    KillStrays(handlers_);
+    KillStrays(handlers_, warm_.pid);
   }
 
   void Accept() {
@@ -137,8 +147,22 @@ class Agent {
       ::close(conn);
       return;
     }
-    context_.handlers.clear();
-    for (const auto& [handler, unused] : handlers_) context_.handlers.push_back(handler);
+    std::vector<pid_t> others;
+    for (const auto& [handler, unused] : handlers_) others.push_back(handler);
+    pid_t pid = -1;
+    if (warm_.ready()) {
+      pid_t warm_pid = warm_.pid;
+      if (HandOver(warm_, conn, others)) pid = warm_pid;
+      warm_ = {};  // spent, or dead (its reap is the loop's)
+    }
+    if (pid < 0) pid = ForkHandler(conn, std::move(others));
+    bool keep = pid > 0 && context_.mode == AgentMode::kContainer;
+    if (pid > 0) handlers_[pid] = keep ? conn : -1;
+    if (!keep) ::close(conn);
+    warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});  // for the next connection
+  }
+
+  pid_t ForkHandler(int conn, std::vector<pid_t> others) {
     pid_t pid = ::fork();
     if (pid == 0) {
       sigset_t chld;
@@ -147,18 +171,18 @@ class Agent {
       ::sigprocmask(SIG_UNBLOCK, &chld, nullptr);
       ::close(listen_fd_);
       ::close(sig_fd_);
+      context_.handlers = std::move(others);
       ServeConnection(conn, context_);
       ::_exit(0);
     }
-    bool keep = pid > 0 && context_.mode == AgentMode::kContainer;
-    if (pid > 0) handlers_[pid] = keep ? conn : -1;
-    if (!keep) ::close(conn);
+    return pid;
   }
 
   int listen_fd_;
   int sig_fd_;
   AgentContext context_;
   std::map<pid_t, int> handlers_;  // handler -> its connection (container mode), else -1
+  WarmHandler warm_;               // the next connection's handler, already forked
 };
 
 }  // namespace

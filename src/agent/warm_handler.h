@@ -1,0 +1,33 @@
+// A connection handler forked before its connection arrives.
+//
+// Forking the agent and the first copy-on-write faults of the child cost a millisecond or two
+// on a paravirtualized host; a warm handler pays them while the box is idle, so an accepted
+// connection only has to be handed over (its fd, by SCM_RIGHTS). The agent keeps one ready.
+#pragma once
+
+#include <sys/types.h>
+
+#include <vector>
+
+#include "agent/connection.h"
+#include "sys/unique_fd.h"
+
+namespace agentbox {
+
+struct WarmHandler {
+  pid_t pid = -1;
+  UniqueFd control;  // the agent's end of the hand-over socket
+  bool ready() const { return pid > 0 && control.valid(); }
+};
+
+// Forks a handler that waits for one connection on its control socket, then serves it as a
+// freshly forked one would (ServeConnection). fds in close_in_child (the listening socket, the
+// agent's signalfd) are closed in the child. {} when the fork fails.
+WarmHandler ForkWarmHandler(const AgentContext& context, std::vector<int> close_in_child);
+
+// Gives `conn_fd` to the waiting handler with the pids of the other handlers alive now (for
+// ping's active_execs). False if the handler is gone: then the caller serves the connection
+// another way. Either way `handler` is spent and must be replaced.
+bool HandOver(WarmHandler& handler, int conn_fd, const std::vector<pid_t>& other_handlers);
+
+}  // namespace agentbox
