@@ -105,14 +105,17 @@ class Agent {
 
   [[noreturn]] void Serve() {
     warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});
-    struct pollfd pfds[2] = {{listen_fd_, POLLIN, 0}, {sig_fd_, POLLIN, 0}};
     const int timeout_ms = context_.mode == AgentMode::kContainer ? kStrayScanIntervalMs : -1;
     for (;;) {
-      int n = ::poll(pfds, 2, timeout_ms);
+      // The warm handler's control socket turns readable when it is ready (or gone).
+      int warm_fd = warm_.ready() && !warm_.prepared ? warm_.control.get() : -1;
+      struct pollfd pfds[3] = {{listen_fd_, POLLIN, 0}, {sig_fd_, POLLIN, 0}, {warm_fd, POLLIN, 0}};
+      int n = ::poll(pfds, 3, timeout_ms);
       if (n < 0 && errno != EINTR) {
         std::fprintf(stderr, "agentbox-agent: poll: %s\n", std::strerror(errno));
         ::_exit(1);
       }
+      if (n > 0 && pfds[2].revents) AwaitWarmReady(warm_);
       if (n == 0 || pfds[1].revents) ReapAndKillStrays();
       if (n > 0 && pfds[0].revents) Accept();
     }
@@ -125,8 +128,9 @@ class Agent {
     }
     pid_t pid;
     int status = 0;
+    bool handler_done = false;
     while ((pid = ::waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
-      if (pid == warm_.pid) warm_ = {};  // killed while waiting: the next accept forks anew
+      if (pid == warm_.pid) warm_ = {};  // killed while waiting: replaced when a handler ends
       auto it = handlers_.find(pid);
       if (it == handlers_.end()) continue;
       if (it->second >= 0) {
@@ -134,7 +138,12 @@ class Agent {
         ::close(it->second);
       }
       handlers_.erase(it);
+      handler_done = true;
     }
+    // The next warm handler is forked once a request is over, not while one is served: the fork
+    // and the new handler's warm-up would take a CPU from it. A command killing warm handlers in
+    // a loop makes the box fork at most one per finished request.
+    if (handler_done && !warm_.ready()) warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});
     KillStrays(handlers_, warm_.pid);
   }
 
@@ -150,7 +159,9 @@ class Agent {
     std::vector<pid_t> others;
     for (const auto& [handler, unused] : handlers_) others.push_back(handler);
     pid_t pid = -1;
-    if (warm_.ready()) {
+    // Only a handler that is done preparing: one still starting would make the client wait
+    // for all of its start, where a fresh fork waits for less.
+    if (warm_.ready() && warm_.prepared) {
       pid_t warm_pid = warm_.pid;
       if (HandOver(warm_, conn, others)) pid = warm_pid;
       warm_ = {};  // spent, or dead (its reap is the loop's)
@@ -159,7 +170,6 @@ class Agent {
     bool keep = pid > 0 && context_.mode == AgentMode::kContainer;
     if (pid > 0) handlers_[pid] = keep ? conn : -1;
     if (!keep) ::close(conn);
-    warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});  // for the next connection
   }
 
   pid_t ForkHandler(int conn, std::vector<pid_t> others) {

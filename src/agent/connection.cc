@@ -46,7 +46,8 @@ int CountExecHandlers(const std::vector<pid_t>& handlers) {
 
 }  // namespace
 
-void ServeConnection(int conn_fd, const AgentContext& context) {
+void ServeConnection(int conn_fd, const AgentContext& context,
+                     std::unique_ptr<PreparedExec> prepared) {
   int passed_fd = -1;
   auto frame = ReadFrame(conn_fd, &passed_fd);
   UniqueFd stdin_fd(passed_fd);
@@ -68,7 +69,8 @@ void ServeConnection(int conn_fd, const AgentContext& context) {
     auto exec = ExecRequestFromWire(frame->payload);
     if (!exec.ok()) return ReplyError(conn_fd, exec.status());
     ::prctl(PR_SET_NAME, kExecHandlerName, 0, 0, 0);
-    HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1, context.mode);
+    HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1, context.mode,
+               std::move(prepared));
   } else if (IsFileOp(op)) {
     // File operations act as the sandbox user: same permission checks as its commands, and
     // files land owned by it (the fs capabilities go with fsuid 0). A container agent already

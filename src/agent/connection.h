@@ -1,11 +1,13 @@
-// One connection to the agent: read the request, dispatch, answer. Runs in a forked handler.
+// One connection to the agent: read the request, dispatch, answer. Runs in a handler process.
 #pragma once
 
 #include <sys/types.h>
 
+#include <memory>
 #include <vector>
 
 #include "agent/agent_options.h"
+#include "agent/exec_op.h"
 
 namespace agentbox {
 
@@ -21,6 +23,9 @@ inline constexpr const char* kExecHandlerName = "agentbox-exec";
 // that removes the sandbox right after the result must not be told it is still busy.
 inline constexpr const char* kExecDoneName = "agentbox-done";
 
-void ServeConnection(int conn_fd, const AgentContext& context);
+// `prepared`: the next exec's init, started ahead by a warm handler (null: none). Used if the
+// request is an exec; otherwise dropped, which ends it.
+void ServeConnection(int conn_fd, const AgentContext& context,
+                     std::unique_ptr<PreparedExec> prepared = nullptr);
 
 }  // namespace agentbox

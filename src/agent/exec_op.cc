@@ -5,13 +5,16 @@
 
 #include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 
 #include "agent/connection.h"
 #include "agent/exec_launcher.h"
 #include "core/agent_protocol.h"
+#include "native/exec_go.h"
 #include "native/outcome.h"
 #include "native/workspace.h"
 #include "policy/sandbox_env.h"
@@ -37,10 +40,9 @@ struct PlanStorage {
   std::vector<std::string> argv, env;
 };
 
-void FillPlan(const ExecRequest& req, const ExecPipes& pipes, int stdin_fd, PlanStorage& storage,
-              ChildPlan& plan) {
-  plan.uid = kSandboxUid;
-  plan.gid = kSandboxGid;
+// What the request decides: the command, its environment, directory and stdin.
+void FillRequestFields(const ExecRequest& req, int stdin_fd, PlanStorage& storage,
+                       ChildPlan& plan) {
   plan.cwd = req.cwd;
   storage.argv = req.argv;
   storage.env = BuildSandboxEnvironment(req.env);
@@ -48,12 +50,52 @@ void FillPlan(const ExecRequest& req, const ExecPipes& pipes, int stdin_fd, Plan
   plan.argv.push_back(nullptr);
   for (auto& e : storage.env) plan.envp.push_back(e.data());
   plan.envp.push_back(nullptr);
+  plan.stdin_fd = stdin_fd;
+}
+
+// What every exec shares: identity, filter, and the pipes back to this handler.
+void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
+  plan.uid = kSandboxUid;
+  plan.gid = kSandboxGid;
   plan.seccomp = &DefaultSeccompProgram();
   plan.error_write = pipes.error.write.get();
   plan.status_write = pipes.status.write.get();
-  plan.stdin_fd = stdin_fd;
   plan.stdout_write = pipes.out.write.get();
   plan.stderr_write = pipes.err.write.get();
+}
+
+struct StartedExec {
+  std::unique_ptr<ExecLauncher> launcher;
+  SupervisedSandbox box;
+};
+
+StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, AgentMode mode) {
+  AB_ASSIGN_OR_RETURN(ExecPipes pipes, MakePipes());
+  StartedExec exec{MakeExecLauncher(mode), {}};
+  PlanStorage storage;
+  ChildPlan plan;
+  FillRequestFields(req, stdin_fd, storage, plan);
+  FillCommonFields(pipes, plan);
+  exec.launcher->AdjustPlan(req, plan);
+  AB_ASSIGN_OR_RETURN(exec.box, exec.launcher->Start(plan, pipes));
+  return exec;
+}
+
+// Hands the request to a prepared init. Null when it is gone (in a container a command can
+// kill it: same uid); then it is reaped here, and the caller starts one the usual way.
+std::optional<StartedExec> GoPrepared(std::unique_ptr<PreparedExec> prepared,
+                                      const ExecRequest& req, int stdin_fd) {
+  PlanStorage storage;
+  ChildPlan plan;
+  FillRequestFields(req, stdin_fd, storage, plan);
+  prepared->launcher->AdjustPlan(req, plan);  // the per-exec file-size limit, in a container
+  bool sent = SendGo(prepared->go.get(), plan).ok();
+  prepared->go.reset();
+  if (!sent) {
+    prepared->launcher->Reap(prepared->box);
+    return std::nullopt;
+  }
+  return StartedExec{std::move(prepared->launcher), std::move(prepared->box)};
 }
 
 ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launcher,
@@ -105,20 +147,40 @@ void Reply(int conn_fd, ExecResult result, Clock::time_point start) {
 
 }  // namespace
 
-void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, AgentMode mode) {
+std::unique_ptr<PreparedExec> PrepareExec(AgentMode mode) {
+  auto pipes = MakePipes();
+  int pair[2];
+  if (!pipes.ok() || ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
+    return nullptr;
+  }
+  UniqueFd go(pair[0]), init_end(pair[1]);
+  auto prepared = std::make_unique<PreparedExec>();
+  prepared->launcher = MakeExecLauncher(mode);
+  ChildPlan plan;
+  FillCommonFields(*pipes, plan);
+  prepared->launcher->AdjustPlan(ExecRequest{}, plan);
+  plan.go_fd = init_end.get();
+  auto box = prepared->launcher->Start(plan, *pipes);
+  if (!box.ok()) return nullptr;
+  prepared->box = std::move(*box);
+  prepared->go = std::move(go);
+  return prepared;
+}
+
+void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, AgentMode mode,
+                std::unique_ptr<PreparedExec> prepared) {
   auto start = Clock::now();
   UniqueFd null_fd(stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  auto pipes = MakePipes();
-  if (!pipes.ok()) return Reply(conn_fd, ErrorResult(pipes.status().message()), start);
-  std::unique_ptr<ExecLauncher> launcher = MakeExecLauncher(mode);
-  PlanStorage storage;
-  ChildPlan plan;
-  FillPlan(req, *pipes, stdin_fd >= 0 ? stdin_fd : null_fd.get(), storage, plan);
-  launcher->AdjustPlan(req, plan);
-  auto box = launcher->Start(plan, *pipes);
-  if (!box.ok()) return Reply(conn_fd, ErrorResult(box.status().message()), start);
-  Reply(conn_fd, Supervised(conn_fd, req, *launcher, *box, start), start);
-  launcher->Reap(*box);
+  int command_stdin = stdin_fd >= 0 ? stdin_fd : null_fd.get();
+  std::optional<StartedExec> exec;
+  if (prepared) exec = GoPrepared(std::move(prepared), req, command_stdin);
+  if (!exec) {
+    auto started = StartExec(req, command_stdin, mode);
+    if (!started.ok()) return Reply(conn_fd, ErrorResult(started.status().message()), start);
+    exec = std::move(*started);
+  }
+  Reply(conn_fd, Supervised(conn_fd, req, *exec->launcher, exec->box, start), start);
+  exec->launcher->Reap(exec->box);
 }
 
 }  // namespace agentbox

@@ -1,15 +1,31 @@
 // The agent's exec: one command of the sandbox, its whole process tree killed when it ends.
 #pragma once
 
+#include <memory>
+
 #include "agent/agent_options.h"
+#include "agent/exec_launcher.h"
 #include "core/exec_wire.h"
+#include "sys/unique_fd.h"
 
 namespace agentbox {
+
+// The next exec's init, started before its request: namespaces, mounts and hardening are done
+// and it waits on `go` for the command (native/exec_go.h). Closing `go` unused ends it.
+struct PreparedExec {
+  std::unique_ptr<ExecLauncher> launcher;
+  SupervisedSandbox box;
+  UniqueFd go;
+};
+
+// Null when it cannot be started; the exec then starts its init itself.
+std::unique_ptr<PreparedExec> PrepareExec(AgentMode mode);
 
 // Runs request (stdin_fd: the client's stdin, or -1 for /dev/null), streaming kStdout/kStderr
 // frames on conn_fd and ending with the kResponse frame. The command's whole process tree is
 // killed at its timeout, when it exits, and when the client hangs up; how depends on the mode
-// (agent/exec_launcher.h).
-void HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, AgentMode mode);
+// (agent/exec_launcher.h). A prepared init is used when given and still alive.
+void HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, AgentMode mode,
+                std::unique_ptr<PreparedExec> prepared);
 
 }  // namespace agentbox

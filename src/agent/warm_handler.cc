@@ -47,10 +47,14 @@ bool ReceiveConnection(int control, int* conn_fd, std::vector<pid_t>* handlers) 
 
 [[noreturn]] void ServeHandedOver(int control, AgentContext context) {
   WarmUp();
+  // The next exec's init too: its namespaces, /proc and hardening cost more than the fork.
+  std::unique_ptr<PreparedExec> prepared = PrepareExec(context.mode);
+  const char ready = 'r';
+  if (::send(control, &ready, 1, MSG_NOSIGNAL) != 1) ::_exit(0);
   int conn = -1;
   if (!ReceiveConnection(control, &conn, &context.handlers)) ::_exit(0);  // the agent is gone
   ::close(control);
-  ServeConnection(conn, context);
+  ServeConnection(conn, context, std::move(prepared));
   ::_exit(0);
 }
 
@@ -78,6 +82,16 @@ WarmHandler ForkWarmHandler(const AgentContext& context, std::vector<int> close_
   handler.pid = pid;
   handler.control.reset(pair[0]);
   return handler;
+}
+
+void AwaitWarmReady(WarmHandler& handler) {
+  char byte;
+  ssize_t n = ::recv(handler.control.get(), &byte, 1, MSG_DONTWAIT);
+  if (n == 1) {
+    handler.prepared = true;
+  } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+    handler.control.reset();  // hung up: it died before it was ready
+  }
 }
 
 bool HandOver(WarmHandler& handler, int conn_fd, const std::vector<pid_t>& other_handlers) {

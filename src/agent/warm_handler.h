@@ -16,7 +16,8 @@ namespace agentbox {
 
 struct WarmHandler {
   pid_t pid = -1;
-  UniqueFd control;  // the agent's end of the hand-over socket
+  UniqueFd control;       // the agent's end of the hand-over socket
+  bool prepared = false;  // it said it is ready: warmed up, the next exec's init started
   bool ready() const { return pid > 0 && control.valid(); }
 };
 
@@ -24,6 +25,10 @@ struct WarmHandler {
 // freshly forked one would (ServeConnection). fds in close_in_child (the listening socket, the
 // agent's signalfd) are closed in the child. {} when the fork fails.
 WarmHandler ForkWarmHandler(const AgentContext& context, std::vector<int> close_in_child);
+
+// Reads the handler's "ready" once its control socket is readable; a hang-up instead means it
+// died, and leaves it spent (its reap is the caller's).
+void AwaitWarmReady(WarmHandler& handler);
 
 // Gives `conn_fd` to the waiting handler with the pids of the other handlers alive now (for
 // ping's active_execs). False if the handler is gone: then the caller serves the connection

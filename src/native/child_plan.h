@@ -64,6 +64,9 @@ struct ChildPlan {
   int stdin_fd = -1;
   int stdout_write = -1;
   int stderr_write = -1;
+  // A prepared exec init (native/exec_go.h): once hardened it waits here for the request's cwd,
+  // argv, envp, stdin and file-size limit, which are unset until then. -1: they are set already.
+  int go_fd = -1;
 
   sigset_t spawn_saved_mask = {};  // the init's signal mask while it spawns the command
 };

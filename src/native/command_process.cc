@@ -16,8 +16,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <initializer_list>
 
 #include "native/child_plan.h"
+#include "native/exec_go.h"
 #include "native/process_tree.h"
 #include "sys/syscalls.h"
 
@@ -56,8 +58,11 @@ bool DropPrivileges(const ChildPlan& plan) {
   if (!plan.change_identity) return CheckIdentity(plan) && ClearCapabilities();
   if (plan.can_setgroups && ::setgroups(0, nullptr) != 0) return false;
   if (::setresgid(plan.gid, plan.gid, plan.gid) != 0) return false;
+  // Capabilities are numbered 0..CAP_LAST_CAP with no gaps: the first EINVAL is past the last.
   for (int cap = 0; cap <= 63; ++cap) {
-    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) return false;
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) continue;
+    if (errno == EINVAL) break;
+    return false;
   }
   if (::setresuid(plan.uid, plan.uid, plan.uid) != 0) return false;
   return ClearCapabilities();
@@ -135,16 +140,37 @@ pid_t SpawnCommand(ChildPlan& plan) {
   return pid;
 }
 
-// Closes every fd but keep_a and keep_b (-1: none). No allocation.
-void CloseAllExcept(int keep_a, int keep_b) {
-  int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+// Closes every fd but those in `keep` (-1 entries: none). No allocation.
+void CloseAllExcept(std::initializer_list<int> keep) {
+  int sorted[8];
+  size_t n = 0;
+  for (int fd : keep) {
+    if (fd < 0 || n == sizeof(sorted) / sizeof(sorted[0])) continue;
+    size_t i = n++;
+    for (; i > 0 && sorted[i - 1] > fd; --i) sorted[i] = sorted[i - 1];
+    sorted[i] = fd;
+  }
   unsigned next = 0;
-  for (int keep : {lo, hi}) {
-    if (keep < 0) continue;
-    if (static_cast<unsigned>(keep) > next) sys::CloseRange(next, static_cast<unsigned>(keep) - 1);
-    next = static_cast<unsigned>(keep) + 1;
+  for (size_t i = 0; i < n; ++i) {
+    if (static_cast<unsigned>(sorted[i]) > next) {
+      sys::CloseRange(next, static_cast<unsigned>(sorted[i]) - 1);
+    }
+    next = static_cast<unsigned>(sorted[i]) + 1;
   }
   sys::CloseRange(next, ~0U);
+}
+
+// A prepared init, hardened already: only the fds it will use stay open while it waits (the
+// handler's sockets must not live on in it), then the request's own fields arrive. No request
+// (the handler served something else, or died): nothing to report.
+void AwaitGo(ChildPlan& plan) {
+  CloseAllExcept({plan.stdout_write, plan.stderr_write, plan.status_write, plan.error_write,
+                  plan.go_fd, plan.sync_read});
+  if (!ReceiveGo(plan)) ::_exit(0);
+  if (plan.rlimit_fsize != 0) {
+    struct rlimit fsize = {plan.rlimit_fsize, plan.rlimit_fsize};
+    if (::setrlimit(RLIMIT_FSIZE, &fsize) != 0) DieWithChildError(plan, ChildStep::kRlimits, "");
+  }
 }
 
 // PID 1 of a PID namespace: every process of it but this one. kill(-1) reaches them all: they
@@ -171,10 +197,11 @@ bool KillNamespaceAndReap() {
 // namespace (init_is_subreaper) the orphans are this subreaper's children, found in /proc.
 [[noreturn]] void RunInit(ChildPlan& plan, pid_t command) {
   int status_fd = plan.status_write;
-  CloseAllExcept(status_fd, plan.sync_read);
-  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // no /proc/1/mem for the sandboxed commands
-  plan.error_write = -1;                 // closed above: failures from here on just exit
-  ArmParentDeathSignal(plan);            // setresuid in Harden cleared it
+  CloseAllExcept({status_fd, plan.sync_read});
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);            // no /proc/1/mem for the sandboxed commands
+  ::prctl(PR_SET_NAME, "agentbox-init", 0, 0, 0);  // what `ps` shows as PID 1 of the command
+  plan.error_write = -1;                           // closed above: failures from here on just exit
+  ArmParentDeathSignal(plan);                      // setresuid in Harden cleared it
   InitReport report = {};
   for (;;) {
     int status = 0;
@@ -210,6 +237,7 @@ bool KillNamespaceAndReap() {
   // Before the spawn, so the command inherits the identity, no_new_privs and the filter: one
   // filter attached (and JIT-compiled) per command, not one for the init and one for it.
   Harden(plan);
+  if (plan.go_fd >= 0) AwaitGo(plan);
   pid_t command = SpawnCommand(plan);
   if (command < 0) DieWithChildError(plan, ChildStep::kFork, "");
   RunInit(plan, command);

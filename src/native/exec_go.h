@@ -1,0 +1,22 @@
+// The "go" of a prepared exec init.
+//
+// A warm handler (agent/warm_handler.h) starts the next exec's init before any request exists:
+// namespaces, mounts and hardening done, it blocks on a socket for the fields only a request
+// gives. SendGo (handler side) sends them; ReceiveGo (init side) fills them into its plan.
+// The init may allocate: it was cloned from a single-threaded handler, whose allocator state it
+// copied whole.
+#pragma once
+
+#include "base/status.h"
+#include "native/child_plan.h"
+
+namespace agentbox {
+
+// plan.cwd, argv, envp and rlimit_fsize, with plan.stdin_fd passed along (SCM_RIGHTS).
+Status SendGo(int go_fd, const ChildPlan& plan);
+
+// Blocks for the go on plan.go_fd, then closes it. Fills plan.cwd, argv, envp, stdin_fd and
+// rlimit_fsize; the strings live until exec. False when the handler hung up without one.
+bool ReceiveGo(ChildPlan& plan);
+
+}  // namespace agentbox
