@@ -108,7 +108,7 @@ class Agent {
     const int timeout_ms = context_.mode == AgentMode::kContainer ? kStrayScanIntervalMs : -1;
     for (;;) {
       // The warm handler's control socket turns readable when it is ready (or gone).
-      int warm_fd = warm_.ready() && !warm_.prepared ? warm_.control.get() : -1;
+      int warm_fd = warm_.alive() && !warm_.prepared ? warm_.control.get() : -1;
       struct pollfd pfds[3] = {{listen_fd_, POLLIN, 0}, {sig_fd_, POLLIN, 0}, {warm_fd, POLLIN, 0}};
       int n = ::poll(pfds, 3, timeout_ms);
       if (n < 0 && errno != EINTR) {
@@ -143,7 +143,7 @@ class Agent {
     // The next warm handler is forked once a request is over, not while one is served: the fork
     // and the new handler's warm-up would take a CPU from it. A command killing warm handlers in
     // a loop makes the box fork at most one per finished request.
-    if (handler_done && !warm_.ready()) warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});
+    if (handler_done && !warm_.alive()) warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});
     KillStrays(handlers_, warm_.pid);
   }
 
@@ -161,7 +161,7 @@ class Agent {
     pid_t pid = -1;
     // Only a handler that is done preparing: one still starting would make the client wait
     // for all of its start, where a fresh fork waits for less.
-    if (warm_.ready() && warm_.prepared) {
+    if (warm_.alive() && warm_.prepared) {
       pid_t warm_pid = warm_.pid;
       if (HandOver(warm_, conn, others)) pid = warm_pid;
       warm_ = {};  // spent, or dead (its reap is the loop's)
@@ -175,12 +175,7 @@ class Agent {
   pid_t ForkHandler(int conn, std::vector<pid_t> others) {
     pid_t pid = ::fork();
     if (pid == 0) {
-      sigset_t chld;
-      sigemptyset(&chld);
-      sigaddset(&chld, SIGCHLD);
-      ::sigprocmask(SIG_UNBLOCK, &chld, nullptr);
-      ::close(listen_fd_);
-      ::close(sig_fd_);
+      EnterHandlerProcess({listen_fd_, sig_fd_});
       context_.handlers = std::move(others);
       ServeConnection(conn, context_);
       ::_exit(0);

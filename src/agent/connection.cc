@@ -1,6 +1,7 @@
 #include "agent/connection.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/fsuid.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -45,6 +46,14 @@ int CountExecHandlers(const std::vector<pid_t>& handlers) {
 }
 
 }  // namespace
+
+void EnterHandlerProcess(std::initializer_list<int> agent_fds) {
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  ::sigprocmask(SIG_UNBLOCK, &chld, nullptr);
+  for (int fd : agent_fds) ::close(fd);
+}
 
 void ServeConnection(int conn_fd, const AgentContext& context,
                      std::unique_ptr<PreparedExec> prepared) {

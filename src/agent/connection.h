@@ -3,6 +3,7 @@
 
 #include <sys/types.h>
 
+#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -22,6 +23,10 @@ inline constexpr const char* kExecHandlerName = "agentbox-exec";
 // ...and rename themselves once their command is over, before the result goes out: a client
 // that removes the sandbox right after the result must not be told it is still busy.
 inline constexpr const char* kExecDoneName = "agentbox-done";
+
+// First thing in a newly forked handler: SIGCHLD back to normal (the agent blocks it for its
+// signalfd) and the agent's own fds (listening socket, signalfd) closed.
+void EnterHandlerProcess(std::initializer_list<int> agent_fds);
 
 // `prepared`: the next exec's init, started ahead by a warm handler (null: none). Used if the
 // request is an exec; otherwise dropped, which ends it.

@@ -64,11 +64,6 @@ void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
   plan.stderr_write = pipes.err.write.get();
 }
 
-struct StartedExec {
-  std::unique_ptr<ExecLauncher> launcher;
-  SupervisedSandbox box;
-};
-
 StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, AgentMode mode) {
   AB_ASSIGN_OR_RETURN(ExecPipes pipes, MakePipes());
   StartedExec exec{MakeExecLauncher(mode), {}};
@@ -88,14 +83,15 @@ std::optional<StartedExec> GoPrepared(std::unique_ptr<PreparedExec> prepared,
   PlanStorage storage;
   ChildPlan plan;
   FillRequestFields(req, stdin_fd, storage, plan);
-  prepared->launcher->AdjustPlan(req, plan);  // the per-exec file-size limit, in a container
+  StartedExec& started = prepared->started;
+  started.launcher->AdjustPlan(req, plan);  // the per-exec file-size limit, in a container
   bool sent = SendGo(prepared->go.get(), plan).ok();
   prepared->go.reset();
   if (!sent) {
-    prepared->launcher->Reap(prepared->box);
+    started.launcher->Reap(started.box);
     return std::nullopt;
   }
-  return StartedExec{std::move(prepared->launcher), std::move(prepared->box)};
+  return std::move(started);
 }
 
 ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launcher,
@@ -155,14 +151,15 @@ std::unique_ptr<PreparedExec> PrepareExec(AgentMode mode) {
   }
   UniqueFd go(pair[0]), init_end(pair[1]);
   auto prepared = std::make_unique<PreparedExec>();
-  prepared->launcher = MakeExecLauncher(mode);
+  StartedExec& started = prepared->started;
+  started.launcher = MakeExecLauncher(mode);
   ChildPlan plan;
   FillCommonFields(*pipes, plan);
-  prepared->launcher->AdjustPlan(ExecRequest{}, plan);
+  started.launcher->AdjustPlan(ExecRequest{}, plan);
   plan.go_fd = init_end.get();
-  auto box = prepared->launcher->Start(plan, *pipes);
+  auto box = started.launcher->Start(plan, *pipes);
   if (!box.ok()) return nullptr;
-  prepared->box = std::move(*box);
+  started.box = std::move(*box);
   prepared->go = std::move(go);
   return prepared;
 }

@@ -10,11 +10,16 @@
 
 namespace agentbox {
 
+// An exec's init, started: how to supervise and kill it.
+struct StartedExec {
+  std::unique_ptr<ExecLauncher> launcher;
+  SupervisedSandbox box;
+};
+
 // The next exec's init, started before its request: namespaces, mounts and hardening are done
 // and it waits on `go` for the command (native/exec_go.h). Closing `go` unused ends it.
 struct PreparedExec {
-  std::unique_ptr<ExecLauncher> launcher;
-  SupervisedSandbox box;
+  StartedExec started;
   UniqueFd go;
 };
 

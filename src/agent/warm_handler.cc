@@ -60,16 +60,12 @@ bool ReceiveConnection(int control, int* conn_fd, std::vector<pid_t>* handlers) 
 
 }  // namespace
 
-WarmHandler ForkWarmHandler(const AgentContext& context, std::vector<int> close_in_child) {
+WarmHandler ForkWarmHandler(const AgentContext& context, std::initializer_list<int> agent_fds) {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return {};
   pid_t pid = ::fork();
   if (pid == 0) {
-    sigset_t chld;
-    sigemptyset(&chld);
-    sigaddset(&chld, SIGCHLD);
-    ::sigprocmask(SIG_UNBLOCK, &chld, nullptr);
-    for (int fd : close_in_child) ::close(fd);
+    EnterHandlerProcess(agent_fds);
     ::close(pair[0]);
     ServeHandedOver(pair[1], context);
   }

@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <initializer_list>
 #include <vector>
 
 #include "agent/connection.h"
@@ -17,14 +18,13 @@ namespace agentbox {
 struct WarmHandler {
   pid_t pid = -1;
   UniqueFd control;       // the agent's end of the hand-over socket
-  bool prepared = false;  // it said it is ready: warmed up, the next exec's init started
-  bool ready() const { return pid > 0 && control.valid(); }
+  bool prepared = false;  // it said so: warmed up, the next exec's init started
+  bool alive() const { return pid > 0 && control.valid(); }
 };
 
 // Forks a handler that waits for one connection on its control socket, then serves it as a
-// freshly forked one would (ServeConnection). fds in close_in_child (the listening socket, the
-// agent's signalfd) are closed in the child. {} when the fork fails.
-WarmHandler ForkWarmHandler(const AgentContext& context, std::vector<int> close_in_child);
+// freshly forked one would (ServeConnection). {} when the fork fails.
+WarmHandler ForkWarmHandler(const AgentContext& context, std::initializer_list<int> agent_fds);
 
 // Reads the handler's "ready" once its control socket is readable; a hang-up instead means it
 // died, and leaves it spent (its reap is the caller's).
