@@ -143,6 +143,9 @@ check "mcp cancel: command killed, stream ended without a response" '! pgrep -xf
 curl -s --unix-socket "$SOCK" --max-time 1 -N -H 'Accept: text/event-stream' "${MH[@]}" -d '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 35.5"}}}' http://x/mcp >/dev/null
 sleep 1
 check "mcp: a client that hangs up gets its command killed" '! pgrep -xf "sleep 35.5" >/dev/null'
+PING='{"jsonrpc":"2.0","id":11,"method":"ping"}'
+check "mcp: a foreign Origin is 403 without tokens (DNS rebinding)" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -H "Origin: http://evil.example:8080" -d "$PING" http://x/mcp)" = 403 ]'
+check "mcp: a loopback Origin passes" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -H "Origin: http://localhost:6274" -d "$PING" http://x/mcp)" = 200 ]'
 check "mcp unknown session 404" '[ "$(code --unix-socket "$SOCK" -H "Mcp-Session-Id: nope" -d "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}" http://x/mcp)" = 404 ]'
 wait $QUIET
 check "mcp SSE: a silent call's stream gets keep-alive comments" 'grep -qx ": keep-alive" "$WORK/quiet_body" && tail -2 "$WORK/quiet_body" | grep -q "awake"' "$(cat "$WORK/quiet_body")"
@@ -190,6 +193,7 @@ sleep 0.5
 check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
 wait $SLOW
 check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tenants.json"'
+check "mcp over TCP with a token: any Origin" '[ "$(code "${A[@]}" -H "Origin: http://app.example" -d "$INIT" $B/mcp)" = 200 ]'
 check "tenant a deletes" '[ "$(code "${A[@]}" -X DELETE "$B/v1/sandboxes/$TA?force=1")" = 200 ]'
 stop_server
 check "SIGTERM over TCP: exit 0" '[ $? = 0 ]'
