@@ -7,6 +7,7 @@
 #include "app/cli.h"
 #include "app/server/dispatch.h"
 #include "app/server/http_server.h"
+#include "app/server/mcp_sessions.h"
 #include "app/server/sandbox_creator.h"
 #include "core/http/listen_address.h"
 
@@ -21,7 +22,8 @@ constexpr const char* kServeUsage =
     "\n"
     "Options:\n"
     "  --listen ADDR   unix:PATH (default unix:<state dir>/agentbox.sock, mode 0600) or\n"
-    "                  tcp:HOST:PORT; a non-loopback HOST needs --tokens\n"
+    "                  tcp:HOST:PORT (port 0: any free one, printed on stderr); a\n"
+    "                  non-loopback HOST needs --tokens\n"
     "  --tokens FILE   bearer tokens and tenants: "
     "{\"tokens\":[{\"token\":\"...\",\"tenant\":\"a\",\n"
     "                  \"max_sandboxes\":10,\"max_concurrent_execs\":4}]}\n"
@@ -100,7 +102,7 @@ StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
   ctx->tenants->Prune([&manager](const std::string& id) { return manager.store().Load(id).ok(); });
   RemoveStalePolicyFiles(ctx->state_root);
   AB_ASSIGN_OR_RETURN(ctx->self_exe, SelfExe());
-  ctx->mcp = MakeMcpSessions();
+  ctx->mcp = std::make_shared<McpSessions>();
   return address;
 }
 

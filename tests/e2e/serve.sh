@@ -106,9 +106,49 @@ check "mcp initialize gives a session" '[ -n "$SID" ]'
 MH=(-H "Mcp-Session-Id: $SID")
 check "mcp notification 202" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -d "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}" http://x/mcp)" = 202 ]'
 check "mcp tools/list" 'U "${MH[@]}" -d "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"}" http://x/mcp | grep -q "\"exec\""'
+# A call silent for 15 s gets a keep-alive comment on its stream (checked below, meanwhile the
+# other cases run: calls of a session run concurrently).
+U -N -H 'Accept: text/event-stream' "${MH[@]}" -d '{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 15.5; echo awake"}}}' http://x/mcp > "$WORK/quiet_body" &
+QUIET=$!
 R=$(U "${MH[@]}" -d '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo mcp-http"}}}' http://x/mcp)
 check "mcp tools/call exec" 'echo "$R" | grep -q "mcp-http"' "$R"
+# With Accept: text/event-stream the answer is an SSE stream: the call's progress notifications,
+# then its response as the last event, then the end of the stream.
+SSE_CALL='{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"exec","arguments":{"command":"echo sse-mcp; sleep 1.5"},"_meta":{"progressToken":"t1"}}}'
+U -N -D "$WORK/sse_head" -H 'Accept: application/json, text/event-stream' "${MH[@]}" -d "$SSE_CALL" http://x/mcp > "$WORK/sse_body"
+check "mcp SSE: Content-Type text/event-stream" 'grep -qi "^content-type: text/event-stream" "$WORK/sse_head"' "$(cat "$WORK/sse_head")"
+sse_events() {  # prints each event's data as "method|id", checking the framing on the way
+  python3 - "$WORK/sse_body" <<'PY'
+import json, sys
+for block in open(sys.argv[1]).read().split("\n\n"):
+    if not block.strip(): continue
+    lines = block.split("\n")
+    assert lines[0] == "event: message" and lines[1].startswith("data: ") and len(lines) == 2, block
+    m = json.loads(lines[1][6:])
+    print(m.get("method", ""), m.get("id", ""), "sse-mcp" in json.dumps(m.get("result", "")), sep="|")
+PY
+}
+check "mcp SSE: progress events, then the response last" '[ "$(sse_events | sed "\$d" | sort -u)" = "notifications/progress||False" ] && [ "$(sse_events | tail -1)" = "|5|True" ]' "$(cat "$WORK/sse_body")"
+check "mcp GET 405 with Allow" '[ "$(code --unix-socket "$SOCK" -D "$WORK/get_head" "${MH[@]}" -H "Accept: text/event-stream" http://x/mcp)" = 405 ] && grep -qi "^allow: POST, DELETE" "$WORK/get_head" && grep -q "no server-initiated SSE stream" "$WORK/body"'
+check "mcp unsupported MCP-Protocol-Version 400" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -H "MCP-Protocol-Version: 1999-01-01" -d "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}" http://x/mcp)" = 400 ]'
+check "mcp supported MCP-Protocol-Version 200" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -H "MCP-Protocol-Version: 2025-06-18" -d "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}" http://x/mcp)" = 200 ]'
+# notifications/cancelled on another connection kills the call's command; its stream then ends
+# with no response (MCP answers no cancelled request). A client that hangs up kills its call too.
+U -N -H 'Accept: text/event-stream' "${MH[@]}" -d '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 34.5"}}}' http://x/mcp > "$WORK/cancelled_body" &
+CALL=$!
+for _ in $(seq 50); do pgrep -xf "sleep 34.5" >/dev/null && break; sleep 0.1; done
+check "mcp cancel: the notification gets 202" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -d "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":8}}" http://x/mcp)" = 202 ]'
+timeout 5 tail --pid=$CALL -f /dev/null; kill $CALL 2>/dev/null
+check "mcp cancel: command killed, stream ended without a response" '! pgrep -xf "sleep 34.5" >/dev/null && ! grep -q "\"id\":8" "$WORK/cancelled_body"' "$(cat "$WORK/cancelled_body")"
+curl -s --unix-socket "$SOCK" --max-time 1 -N -H 'Accept: text/event-stream' "${MH[@]}" -d '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 35.5"}}}' http://x/mcp >/dev/null
+sleep 1
+check "mcp: a client that hangs up gets its command killed" '! pgrep -xf "sleep 35.5" >/dev/null'
+PING='{"jsonrpc":"2.0","id":11,"method":"ping"}'
+check "mcp: a foreign Origin is 403 without tokens (DNS rebinding)" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -H "Origin: http://evil.example:8080" -d "$PING" http://x/mcp)" = 403 ]'
+check "mcp: a loopback Origin passes" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -H "Origin: http://localhost:6274" -d "$PING" http://x/mcp)" = 200 ]'
 check "mcp unknown session 404" '[ "$(code --unix-socket "$SOCK" -H "Mcp-Session-Id: nope" -d "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}" http://x/mcp)" = 404 ]'
+wait $QUIET
+check "mcp SSE: a silent call's stream gets keep-alive comments" 'grep -qx ": keep-alive" "$WORK/quiet_body" && tail -2 "$WORK/quiet_body" | grep -q "awake"' "$(cat "$WORK/quiet_body")"
 N_BEFORE=$("$AGENTBOX" ls | wc -l)
 check "mcp DELETE ends the session and its sandbox" '[ "$(code --unix-socket "$SOCK" -X DELETE "${MH[@]}" http://x/mcp)" = 204 ] && [ $("$AGENTBOX" ls | wc -l) -lt $N_BEFORE ]'
 
@@ -153,6 +193,7 @@ sleep 0.5
 check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
 wait $SLOW
 check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tenants.json"'
+check "mcp over TCP with a token: any Origin" '[ "$(code "${A[@]}" -H "Origin: http://app.example" -d "$INIT" $B/mcp)" = 200 ]'
 check "tenant a deletes" '[ "$(code "${A[@]}" -X DELETE "$B/v1/sandboxes/$TA?force=1")" = 200 ]'
 stop_server
 check "SIGTERM over TCP: exit 0" '[ $? = 0 ]'

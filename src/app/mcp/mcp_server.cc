@@ -42,9 +42,10 @@ struct McpServer::Impl {
   void Unregister(const std::string& key);
 
   McpSession session;
-  std::mutex mutex;  // guards the two below
+  std::mutex mutex;  // guards the three below
   std::map<std::string, std::shared_ptr<InFlightCall>> in_flight;
   std::deque<std::string> early_cancels;
+  bool ending = false;  // CancelAll ran: every call is cancelled as it starts
 };
 
 McpServer::McpServer(McpOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
@@ -67,6 +68,12 @@ std::optional<json> McpServer::Handle(const json& message,
   } catch (const std::exception& e) {
     return mcp::MakeError(nullptr, mcp::kInternalError, std::string("Internal error: ") + e.what());
   }
+}
+
+void McpServer::CancelAll() {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->ending = true;
+  for (auto& [key, call] : impl_->in_flight) call->cancellation.Cancel();
 }
 
 std::optional<json> McpServer::Impl::HandleOne(const json& message,
@@ -131,6 +138,7 @@ std::shared_ptr<InFlightCall> McpServer::Impl::Register(const std::string& key) 
   auto call = std::make_shared<InFlightCall>();
   std::lock_guard<std::mutex> lock(mutex);
   in_flight[key] = call;
+  if (ending) call->cancellation.Cancel();
   for (auto it = early_cancels.begin(); it != early_cancels.end(); ++it) {
     if (*it != key) continue;
     early_cancels.erase(it);

@@ -1,9 +1,9 @@
 // McpServer: agentbox as an MCP server (JSON-RPC 2.0), transport-agnostic.
 //
 // `agentbox mcp` feeds it newline-delimited messages from stdin (mcp_stdio.cc); `agentbox serve`
-// feeds it the bodies of POST /mcp (Streamable HTTP). One McpServer is one MCP session: it owns
-// at most one sandbox, created lazily on the first tool call (or a named existing one from
-// options), and removed when the session ends (destructor) unless it was named.
+// feeds it the bodies of POST /mcp (Streamable HTTP, app/server/handlers_mcp.cc). One McpServer is
+// one MCP session: it owns at most one sandbox, created lazily on the first tool call (or a named
+// existing one from options), and removed when the session ends (destructor) unless it was named.
 #pragma once
 
 #include <functional>
@@ -32,6 +32,10 @@ class McpServer {
   // notifications/cancelled for it arrives and kills its command's process tree).
   std::optional<nlohmann::json> Handle(const nlohmann::json& message,
                                        const std::function<void(const nlohmann::json&)>& notify);
+
+  // The session is ending (HTTP DELETE): cancels every tool call in flight, as
+  // notifications/cancelled would, and every one that starts from now on. Thread-safe.
+  void CancelAll();
 
  private:
   struct Impl;

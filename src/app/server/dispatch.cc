@@ -53,6 +53,8 @@ Handler HandlerFor(RouteId id) {
       return HandleEditFile;
     case RouteId::kMcpPost:
       return HandleMcpPost;
+    case RouteId::kMcpGet:
+      return HandleMcpGet;
     case RouteId::kMcpDelete:
       return HandleMcpDelete;
   }

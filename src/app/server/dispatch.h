@@ -13,7 +13,4 @@ namespace agentbox {
 void ServeConnection(ServerContext& ctx, UniqueFd fd, int wake_fd,
                      const std::atomic<bool>& draining);
 
-std::shared_ptr<McpSessions> MakeMcpSessions();  // handlers_mcp.cc
-void EndMcpSessions(McpSessions& sessions);      // handlers_mcp.cc
-
 }  // namespace agentbox

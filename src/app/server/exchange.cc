@@ -26,12 +26,13 @@ void Exchange::ReplyError(const Status& error) {
   Reply(code, "application/json", ErrorBody(error), std::move(extra));
 }
 
-bool Exchange::BeginStream(int code, std::string_view content_type) {
+bool Exchange::BeginStream(int code, std::string_view content_type, HeaderList extra) {
   status = code;
   // no-cache and no buffering hints: proxies must pass every event on as it comes.
   HeaderList headers = {{"Content-Type", std::string(content_type)},
                         {"Cache-Control", "no-cache"},
                         {"X-Accel-Buffering", "no"}};
+  headers.insert(headers.end(), extra.begin(), extra.end());
   return conn.BeginChunked(code, headers, keep_alive);
 }
 

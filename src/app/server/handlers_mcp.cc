@@ -1,95 +1,183 @@
-// POST/DELETE /mcp: MCP Streamable HTTP over McpServer (app/mcp/mcp_server.h).
+// POST/GET/DELETE /mcp: the MCP Streamable HTTP transport over McpServer (app/mcp/mcp_server.h).
 //
 // A session starts with an "initialize" request without an Mcp-Session-Id header; the answer
 // carries the new id, which every later request of the session sends. One session is one
-// McpServer (and at most one sandbox of its own); DELETE ends it. Answers are plain JSON:
-// progress notifications are not streamed (see docs/api.md).
-#include <sys/random.h>
-
-#include <map>
+// McpServer (and at most one sandbox of its own); DELETE ends it.
+//
+// A POST holding a request gets, when its Accept names text/event-stream, an SSE stream: each
+// notification the server sends while handling it (progress), then its response, then the end
+// of the stream. Otherwise it gets one JSON object, and the notifications are dropped: with no
+// GET stream there is nowhere else to send them.
+//
+// A tools/call in flight ends early, its command's process tree killed, on notifications/cancelled
+// POSTed on another connection of the session, when its own client hangs up, or at shutdown. A
+// cancelled request then gets no response on its SSE stream, as over stdio.
 #include <mutex>
+#include <optional>
 
-#include "app/mcp/mcp_server.h"
+#include "app/server/mcp_sessions.h"
 #include "app/server/server_context.h"
+#include "core/http/http_status.h"
+#include "core/mcp/jsonrpc.h"
+#include "core/mcp/streamable_http.h"
 
 namespace agentbox {
+namespace {
 
-class McpSessions {
- public:
-  struct Session {
-    std::string tenant;
-    std::shared_ptr<McpServer> server;
-  };
+using nlohmann::json;
+namespace mcp = agentbox::mcp;
 
-  std::string Add(Session session) {
-    unsigned char bytes[16] = {};
-    if (::getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes)) std::abort();
-    std::string id;
-    for (unsigned char b : bytes)
-      id += "0123456789abcdef"[b >> 4], id += "0123456789abcdef"[b & 15];
-    std::lock_guard<std::mutex> lock(mutex_);
-    sessions_[id] = std::move(session);
-    return id;
-  }
-  std::shared_ptr<McpServer> Get(const std::string& id, const std::string& tenant) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = sessions_.find(id);
-    if (it == sessions_.end() || it->second.tenant != tenant) return nullptr;
-    return it->second.server;
-  }
-  bool Remove(const std::string& id, const std::string& tenant) {
-    std::shared_ptr<McpServer> doomed;  // destroyed outside the lock: it removes a sandbox
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto it = sessions_.find(id);
-    if (it == sessions_.end() || it->second.tenant != tenant) return false;
-    doomed = std::move(it->second.server);
-    sessions_.erase(it);
-    return true;
-  }
-  void Clear() {
-    std::map<std::string, Session> doomed;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      doomed.swap(sessions_);
+// The answer of a cancelled request on a plain-JSON POST. MCP sends no response for a cancelled
+// request, but an HTTP request needs some answer: a JSON-RPC error with LSP's RequestCancelled
+// code, which the client (that gave up on the id) drops.
+constexpr int kRequestCancelled = -32800;
+
+// How long a tool call's SSE stream may stay silent before it gets a keep-alive comment.
+constexpr int kKeepAliveMs = 15000;
+
+// A browser page reached through DNS rebinding is refused (see mcp::CheckOrigin).
+Status CheckOrigin(const ServerContext& ctx, const Exchange& ex) {
+  return mcp::CheckOrigin(ex.request.Header("origin"), ctx.tokens.has_value());
+}
+
+// The session a POST belongs to; its initialize makes one when it names none.
+StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex,
+                                                bool is_initialize, std::string* session_id) {
+  *session_id = ex.request.Header("mcp-session-id");
+  if (session_id->empty()) {
+    if (!is_initialize) {
+      return InvalidArgument("no Mcp-Session-Id: the first message must be an initialize request");
     }
+    auto server = std::make_shared<McpServer>(McpOptions{"", "", ctx.self_exe});
+    *session_id = ctx.mcp->Add(ex.caller.tenant, server);
+    return server;
+  }
+  auto server = ctx.mcp->Get(*session_id, ex.caller.tenant);
+  if (!server) return NotFound("no MCP session \"" + *session_id + "\"");
+  return server;
+}
+
+// What notifications/cancelled would do for each tools/call of a POST whose client is gone.
+std::function<void()> CancelCalls(std::shared_ptr<McpServer> server, std::vector<json> ids) {
+  return [server = std::move(server), ids = std::move(ids)] {
+    for (const json& id : ids) {
+      (void)server->Handle(
+          mcp::MakeNotification("notifications/cancelled",
+                                {{"requestId", id}, {"reason", "the HTTP client went away"}}),
+          {});
+    }
+  };
+}
+
+json CancelledAnswer(const json& message) {
+  json id = message.is_object() && message.contains("id") ? message["id"] : json(nullptr);
+  return mcp::MakeError(id, kRequestCancelled, "Request cancelled");
+}
+
+// The SSE stream of one POST: its messages come from the handler's thread, keep-alive comments
+// from the hangup watch's, and the two never interleave.
+class SseStream {
+ public:
+  explicit SseStream(Exchange& ex) : ex_(ex) {}
+
+  bool Begin(HeaderList headers) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    open_ = ex_.BeginStream(200, "text/event-stream", std::move(headers));
+    return open_;
+  }
+  void Send(const json& message) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (open_) ex_.StreamChunk(mcp::SseMessageEvent(message));
+  }
+  // Skipped while a message is being written: the stream is not quiet then.
+  void KeepAlive() {
+    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
+    if (lock && open_) ex_.StreamChunk(mcp::kSseKeepAlive);
+  }
+  void End() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (open_) ex_.EndStream();
   }
 
  private:
+  Exchange& ex_;
   std::mutex mutex_;
-  std::map<std::string, Session> sessions_;
+  bool open_ = false;
 };
 
-std::shared_ptr<McpSessions> MakeMcpSessions() { return std::make_shared<McpSessions>(); }
-void EndMcpSessions(McpSessions& sessions) { sessions.Clear(); }
+// Answers a POST that holds at least one request.
+void AnswerRequests(ServerContext& ctx, Exchange& ex, const std::shared_ptr<McpServer>& server,
+                    const json& message, const mcp::PostedMessages& posted, HeaderList headers) {
+  const bool stream = mcp::AcceptsEventStream(ex.request.Header("accept"));
+  SseStream sse(ex);
+  // A tool call must end when nobody waits for it any more, as a REST exec does; and its stream,
+  // silent while the command is, gets a comment now and then so that clients and proxies do not
+  // drop it as idle (undici, the fetch of Node.js, gives up after 300 s without a byte).
+  std::optional<HangupWatch> watch;
+  if (!posted.tool_call_ids.empty()) {
+    watch.emplace(ex.conn.fd(), ctx.abort_fd, CancelCalls(server, posted.tool_call_ids),
+                  stream ? std::function<void()>([&sse] { sse.KeepAlive(); }) : nullptr,
+                  kKeepAliveMs);
+    if (!watch->ok()) {
+      return ex.ReplyError(
+          Unavailable("the server is out of file descriptors or threads; retry later"));
+    }
+  }
+  if (stream && !sse.Begin(std::move(headers))) return;
+  auto send = [&sse](const json& out) { sse.Send(out); };
+  std::optional<json> answer =
+      server->Handle(message, stream ? std::function<void(const json&)>(send) : nullptr);
+  watch.reset();  // the calls are over: a hangup from now on has nothing to cancel
+  if (!stream) return ex.ReplyJson(200, answer ? *answer : CancelledAnswer(message), headers);
+  if (answer) {
+    for (const json& out : mcp::AnswerMessages(*answer)) sse.Send(out);
+  }
+  sse.End();
+}
+
+}  // namespace
 
 void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
-  auto message = nlohmann::json::parse(ex.request.body, nullptr, false);
+  if (Status origin = CheckOrigin(ctx, ex); !origin.ok()) return ex.ReplyError(origin);
+  auto message = json::parse(ex.request.body, nullptr, false);
   if (message.is_discarded()) {
     return ex.ReplyError(InvalidArgument("malformed JSON in the request body"));
   }
-  std::string session_id = ex.request.Header("mcp-session-id");
-  std::shared_ptr<McpServer> server;
-  HeaderList headers;
-  if (session_id.empty()) {
-    if (!message.is_object() || message.value("method", "") != "initialize") {
-      return ex.ReplyError(
-          InvalidArgument("no Mcp-Session-Id: the first message must be "
-                          "an initialize request"));
-    }
-    server = std::make_shared<McpServer>(McpOptions{"", "", ctx.self_exe});
-    session_id = ctx.mcp->Add({ex.caller.tenant, server});
-  } else if (!(server = ctx.mcp->Get(session_id, ex.caller.tenant))) {
-    return ex.ReplyError(NotFound("no MCP session " + session_id));
+  const mcp::PostedMessages posted = mcp::InspectPosted(message);
+  if (!posted.is_initialize) {
+    Status version = mcp::CheckProtocolVersionHeader(ex.request.Header("mcp-protocol-version"));
+    if (!version.ok()) return ex.ReplyError(version);
   }
-  headers.emplace_back("Mcp-Session-Id", session_id);
-  auto answer = server->Handle(message, [](const nlohmann::json&) {});
-  if (!answer) return ex.Reply(202, "", "", headers);
-  ex.ReplyJson(200, *answer, headers);
+  std::string session_id;
+  auto server = SessionFor(ctx, ex, posted.is_initialize, &session_id);
+  if (!server.ok()) return ex.ReplyError(server.status());
+  HeaderList headers = {{"Mcp-Session-Id", session_id}};
+  if (posted.has_request) return AnswerRequests(ctx, ex, *server, message, posted, headers);
+  // Notifications and responses are accepted without a body; what is neither (not a JSON-RPC
+  // message at all) is refused with 400 and its JSON-RPC error.
+  auto answer = (*server)->Handle(message, nullptr);
+  if (answer) return ex.ReplyJson(400, *answer, std::move(headers));
+  ex.Reply(202, "", "", std::move(headers));
+}
+
+void HandleMcpGet(ServerContext& ctx, Exchange& ex) {
+  if (Status origin = CheckOrigin(ctx, ex); !origin.ok()) return ex.ReplyError(origin);
+  // The specification lets a server without server-initiated messages answer 405 here; every
+  // message of ours belongs to a request and goes on that request's SSE stream.
+  ex.Reply(405, "application/json",
+           ErrorBody(InvalidArgument(
+               "GET /mcp: this server offers no server-initiated SSE stream; POST a request with "
+               "Accept: text/event-stream to get its notifications")),
+           {{"Allow", "POST, DELETE"}});
 }
 
 void HandleMcpDelete(ServerContext& ctx, Exchange& ex) {
+  if (Status origin = CheckOrigin(ctx, ex); !origin.ok()) return ex.ReplyError(origin);
   std::string session_id = ex.request.Header("mcp-session-id");
-  if (session_id.empty() || !ctx.mcp->Remove(session_id, ex.caller.tenant)) {
+  Status version = mcp::CheckProtocolVersionHeader(ex.request.Header("mcp-protocol-version"));
+  if (!version.ok()) return ex.ReplyError(version);
+  if (session_id.empty()) return ex.ReplyError(InvalidArgument("DELETE /mcp needs Mcp-Session-Id"));
+  if (!ctx.mcp->Remove(session_id, ex.caller.tenant)) {
     return ex.ReplyError(NotFound("no MCP session \"" + session_id + "\""));
   }
   ex.Reply(204, "", "");

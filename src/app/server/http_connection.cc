@@ -102,17 +102,24 @@ bool HttpConnection::BeginChunked(int status, const HeaderList& headers, bool ke
   return Write(ResponseHead(status, headers, std::nullopt, keep_alive));
 }
 
-HangupWatch::HangupWatch(int client_fd, int abort_fd, std::function<void()> on_hangup)
+HangupWatch::HangupWatch(int client_fd, int abort_fd, std::function<void()> on_hangup,
+                         std::function<void()> on_quiet, int quiet_ms)
     : done_fd_(::eventfd(0, EFD_CLOEXEC)) {
   if (!done_fd_.valid()) return;  // out of fds: ok() says so, the caller answers 503
   int done = done_fd_.get();
   try {
-    thread_ = std::thread([client_fd, abort_fd, done, on_hangup = std::move(on_hangup)] {
+    if (!on_quiet) quiet_ms = -1;
+    thread_ = std::thread([client_fd, abort_fd, done, on_hangup = std::move(on_hangup),
+                           on_quiet = std::move(on_quiet), quiet_ms] {
       // POLLIN is not asked for: a pipelined next request must not look like a hangup.
       struct pollfd fds[3] = {{client_fd, POLLRDHUP, 0}, {done, POLLIN, 0}, {abort_fd, POLLIN, 0}};
       for (;;) {
-        int n = ::poll(fds, abort_fd >= 0 ? 3 : 2, -1);
+        int n = ::poll(fds, abort_fd >= 0 ? 3 : 2, quiet_ms);
         if (n < 0 && errno == EINTR) continue;
+        if (n == 0) {
+          on_quiet();
+          continue;
+        }
         if (n < 0 || (fds[1].revents & POLLIN)) return;
         if (fds[0].revents != 0 || (fds[2].revents & POLLIN)) {
           on_hangup();

@@ -53,9 +53,11 @@ class HttpConnection {
 // Stops a long request's work when its client hangs up or the server aborts in-flight work: a
 // thread polls the client socket for POLLRDHUP / POLLHUP (a non-streamed exec writes nothing for
 // minutes, so a failed write cannot be the only signal) and calls on_hangup at most once.
+// With on_quiet, that thread also calls it every quiet_ms until then (a stream's keep-alive).
 class HangupWatch {
  public:
-  HangupWatch(int client_fd, int abort_fd, std::function<void()> on_hangup);
+  HangupWatch(int client_fd, int abort_fd, std::function<void()> on_hangup,
+              std::function<void()> on_quiet = nullptr, int quiet_ms = -1);
   ~HangupWatch();  // stops and joins the thread; on_hangup is not called after it returns
   // False when the server is out of fds or threads: nothing watches, so run nothing.
   bool ok() const { return thread_.joinable(); }

@@ -24,6 +24,7 @@
 
 #include "app/cli.h"
 #include "app/server/dispatch.h"
+#include "app/server/mcp_sessions.h"
 
 namespace agentbox {
 namespace {
@@ -76,6 +77,18 @@ StatusOr<UniqueFd> ListenTcp(const std::string& host, uint16_t port) {
   }
   if (::listen(fd.get(), 512) != 0) return ErrnoStatus("listen");
   return fd;
+}
+
+// The port a TCP listener got: the kernel picks one for port 0, and clients must learn which.
+uint16_t BoundPort(int fd, uint16_t asked) {
+  struct sockaddr_storage addr = {};
+  socklen_t len = sizeof(addr);
+  if (asked != 0 || ::getsockname(fd, reinterpret_cast<struct sockaddr*>(&addr), &len) != 0) {
+    return asked;
+  }
+  if (addr.ss_family == AF_INET)
+    return ntohs(reinterpret_cast<struct sockaddr_in*>(&addr)->sin_port);
+  return ntohs(reinterpret_cast<struct sockaddr_in6*>(&addr)->sin6_port);
 }
 
 // Counts connection threads, so shutdown can wait for them.
@@ -202,7 +215,8 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
   ThreadCount threads;
   WriteStderr("agentbox serve: listening on " +
               (address.unix_socket ? "unix:" + address.path
-                                   : "tcp:" + address.host + ":" + std::to_string(address.port)) +
+                                   : "tcp:" + address.host + ":" +
+                                         std::to_string(BoundPort(listener.get(), address.port))) +
               "\n");
   // Over the connection limit (or out of fds), new clients wait in the listen backlog: they
   // are served late, never refused or reset.
@@ -221,7 +235,7 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
     }
   }
   Drain(std::move(listener), address, wake_fd.get(), abort_fd.get(), draining, threads);
-  EndMcpSessions(*ctx.mcp);
+  ctx.mcp->Clear();
   WriteStderr("agentbox serve: stopped\n");
   return OkStatus();
 }

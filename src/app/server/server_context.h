@@ -17,7 +17,7 @@
 
 namespace agentbox {
 
-class McpSessions;  // handlers_mcp.cc
+class McpSessions;  // mcp_sessions.h
 
 struct ServerContext {
   std::string state_root;
@@ -49,7 +49,7 @@ struct Exchange {
   void Reply(int code, std::string_view content_type, std::string_view body, HeaderList extra = {});
   void ReplyJson(int code, const nlohmann::json& body, HeaderList extra = {});
   void ReplyError(const Status& error);
-  bool BeginStream(int code, std::string_view content_type);
+  bool BeginStream(int code, std::string_view content_type, HeaderList extra = {});
   bool StreamChunk(std::string_view data) { return conn.WriteChunk(data); }
   void EndStream();
   const std::string& Param(const std::string& name) const { return match.params.at(name); }
@@ -72,6 +72,7 @@ void HandleWriteFile(ServerContext& ctx, Exchange& ex);      // handlers_files.c
 void HandleDeleteFile(ServerContext& ctx, Exchange& ex);     // handlers_files.cc
 void HandleEditFile(ServerContext& ctx, Exchange& ex);       // handlers_files.cc
 void HandleMcpPost(ServerContext& ctx, Exchange& ex);        // handlers_mcp.cc
+void HandleMcpGet(ServerContext& ctx, Exchange& ex);         // handlers_mcp.cc
 void HandleMcpDelete(ServerContext& ctx, Exchange& ex);      // handlers_mcp.cc
 
 // Parses a JSON request body: an object, or kInvalidArgument "malformed JSON: ...".

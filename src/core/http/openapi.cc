@@ -176,10 +176,20 @@ json Responses(const Route& route) {
     ok["content"]["application/x-ndjson"]["schema"] = Ref("StreamEvent");
     ok["content"]["text/event-stream"]["schema"] = Ref("StreamEvent");
   }
+  if (route.id == RouteId::kMcpPost) {
+    ok["content"]["text/event-stream"]["schema"] = {
+        {"type", "string"},
+        {"description",
+         "SSE events `message`, each one JSON-RPC message: the request's notifications, then its "
+         "response"}};
+  }
   if (route.id == RouteId::kReadFile) {
     ok["content"]["application/json"]["schema"] = Ref("DirListing");
   }
   json responses = {{std::to_string(route.success), ok}};
+  if (route.id == RouteId::kMcpPost) {
+    responses["202"] = {{"description", "notifications and responses only: accepted, no body"}};
+  }
   std::string_view e = route.errors;
   while (!e.empty()) {
     std::string code(e.substr(0, e.find(',')));

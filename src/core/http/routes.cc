@@ -44,11 +44,16 @@ constexpr Route kRoutes[] = {
     {RouteId::kEditFile, "POST", "/v1/sandboxes/{id}/files/edit", "editFile",
      "Replace the one occurrence of old_str with new_str", true, BodyKind::kJson, "", 200, kJson,
      "EditRequest", "Written", "400,401,403,404,413,503"},
-    {RouteId::kMcpPost, "POST", "/mcp", "mcp", "MCP Streamable HTTP: one JSON-RPC message", true,
-     BodyKind::kJson, "", 200, kJson, "JsonRpc", "JsonRpc", "400,401,404,413"},
+    {RouteId::kMcpPost, "POST", "/mcp", "mcp",
+     "MCP Streamable HTTP: a JSON-RPC message (or batch); a request is answered with JSON, or "
+     "with an SSE stream of its notifications and response",
+     true, BodyKind::kJson, "", 200, kJson, "JsonRpc", "JsonRpc", "400,401,403,404,413,503"},
+    {RouteId::kMcpGet, "GET", "/mcp", "mcpStream",
+     "No server-initiated SSE stream is offered: always 405, as Streamable HTTP allows", true,
+     BodyKind::kNone, "", 405, kJson, "", "Error", "401,403"},
     {RouteId::kMcpDelete, "DELETE", "/mcp", "mcpEndSession",
      "End an MCP session (removes its sandbox)", true, BodyKind::kNone, "", 204, "", "", "",
-     "401,404"},
+     "400,401,403,404"},
 };
 
 constexpr QueryParam kQueryParams[] = {

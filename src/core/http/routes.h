@@ -32,6 +32,7 @@ enum class RouteId {
   kDeleteFile,
   kEditFile,
   kMcpPost,
+  kMcpGet,
   kMcpDelete,
 };
 

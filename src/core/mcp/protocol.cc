@@ -30,6 +30,20 @@ std::string NegotiateProtocolVersion(const json& initialize_params) {
   return kLatestProtocolVersion;
 }
 
+bool IsSupportedProtocolVersion(std::string_view version) {
+  for (const char* supported : kSupportedVersions) {
+    if (version == supported) return true;
+  }
+  return false;
+}
+
+std::string SupportedProtocolVersions() {
+  std::string out;
+  for (const char* version : kSupportedVersions)
+    out += (out.empty() ? "" : ", ") + std::string(version);
+  return out;
+}
+
 json InitializeResult(const json& initialize_params, const std::string& server_version) {
   return {{"protocolVersion", NegotiateProtocolVersion(initialize_params)},
           {"capabilities", {{"tools", json::object()}}},

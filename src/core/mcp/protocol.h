@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace agentbox::mcp {
 
@@ -13,6 +14,11 @@ inline constexpr const char* kLatestProtocolVersion = "2025-11-25";
 // The client's version when we speak it, else our latest (the client then decides whether to
 // go on, as the lifecycle section of the specification says).
 std::string NegotiateProtocolVersion(const nlohmann::json& initialize_params);
+
+// True for a version this server speaks ("2025-03-26", "2025-06-18", "2025-11-25").
+bool IsSupportedProtocolVersion(std::string_view version);
+// Those versions, newest first, comma-separated (for error messages).
+std::string SupportedProtocolVersions();
 
 // The result of `initialize`: protocolVersion, capabilities {tools:{}}, serverInfo, instructions.
 nlohmann::json InitializeResult(const nlohmann::json& initialize_params,

@@ -1,6 +1,7 @@
 // Shared set-up for the MCP end-to-end tests: the agentbox binary, a private state dir, and a
-// connected client of the official MCP TypeScript SDK.
-import { execFileSync, spawnSync } from 'node:child_process';
+// connected client of the official MCP TypeScript SDK (over stdio, or over Streamable HTTP to
+// `agentbox serve`).
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const AGENTBOX = process.env.AGENTBOX || path.resolve(here, '../../../build/agentbox');
@@ -51,6 +53,46 @@ export async function connect(stateDir, extraArgs = []) {
   const client = new Client({ name: 'agentbox-e2e', version: '1.0.0' });
   await client.connect(transport);
   return { client, transport };
+}
+
+// `agentbox serve` on a free loopback TCP port (the SDK speaks HTTP over TCP only). Resolves to
+// { url, stop }: url is the /mcp endpoint; stop() sends SIGTERM and waits for the exit status.
+export function startServe(stateDir) {
+  const child = spawn(AGENTBOX, ['serve', '--listen', 'tcp:127.0.0.1:0'], {
+    env: { ...process.env, AGENTBOX_STATE_DIR: stateDir },
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    let log = '';
+    child.stderr.on('data', (d) => {
+      log += d;
+      const m = /listening on tcp:127\.0\.0\.1:(\d+)/.exec(log);
+      if (!m || !resolve) return;
+      const url = new URL(`http://127.0.0.1:${m[1]}/mcp`);
+      const stop = () => { child.kill('SIGTERM'); return exited; };
+      resolve({ url, stop, log: () => log });
+      resolve = null;
+    });
+    exited.then((code) => reject(new Error(`agentbox serve exited ${code}: ${log}`)));
+  });
+}
+
+// A client connected over Streamable HTTP. `seen` records each answer's method and Content-Type,
+// so a test can tell a streamed answer from a plain JSON one.
+export async function connectHttp(url) {
+  const seen = [];
+  const recordingFetch = async (input, init) => {
+    const response = await fetch(input, init);
+    let method = init?.method ?? 'GET';
+    try { method = JSON.parse(init.body).method ?? method; } catch { /* GET, DELETE */ }
+    seen.push({ method, status: response.status, type: response.headers.get('content-type') });
+    return response;
+  };
+  const transport = new StreamableHTTPClientTransport(url, { fetch: recordingFetch });
+  const client = new Client({ name: 'agentbox-e2e-http', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport, seen };
 }
 
 export function text(result) {
