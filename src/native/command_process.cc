@@ -166,6 +166,7 @@ void CloseAllExcept(std::initializer_list<int> keep) {
 void AwaitGo(ChildPlan& plan) {
   CloseAllExcept({plan.stdout_write, plan.stderr_write, plan.status_write, plan.error_write,
                   plan.go_fd, plan.sync_read});
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // while it waits, too: no /proc/PID/fd or mem for others
   if (!ReceiveGo(plan)) ::_exit(0);
   if (plan.rlimit_fsize != 0) {
     struct rlimit fsize = {plan.rlimit_fsize, plan.rlimit_fsize};
