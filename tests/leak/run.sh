@@ -7,7 +7,7 @@
 #   procs    processes of host uid 3900000000/3900001000 (sandbox root/user) or with "agentbox" in
 #            their command line, that belong to this suite (their cgroup is below the suite's
 #            cgroup parent, or their environment holds this case's state dir)      -> 0 new
-#   mounts   lines of /proc/self/mountinfo                                           -> same
+#   mounts   lines of /proc/self/mountinfo, less dockerd's own (/var/lib/docker, /run/docker) -> same
 #   cgroups  sb-* / run-* dirs under every /sys/fs/cgroup/*/<parent>                  -> none
 #   fds      open fds of the test shell                                              -> same
 #   state    entries of <state>/sandboxes and <state>/names                          -> none
@@ -47,6 +47,14 @@ for p in os.listdir("/proc"):
 PYEOF
 }
 
+# host_mounts: this mount namespace's mounts (fields from the major:minor on, sorted), less the
+# Docker daemon's own (container root filesystems and netns under /var/lib/docker, /run/docker):
+# other users' containers come and go while a long run lasts, and agentbox's native sandboxes
+# mount nothing there.
+host_mounts() {
+  cut -d' ' -f3- /proc/self/mountinfo | awk '$3 !~ "^/(var/lib|run)/docker/"' | LC_ALL=C sort
+}
+
 # snapshot FILE: the counts, one "key value" per line.
 snapshot() {
   local procs
@@ -54,7 +62,7 @@ snapshot() {
   {
     echo "procs_ours $(printf '%s\n' "$procs" | grep -c ' ours ')"
     echo "procs_foreign $(printf '%s\n' "$procs" | grep -c ' foreign ')"
-    echo "mounts $(wc -l </proc/self/mountinfo)"
+    echo "mounts $(host_mounts | wc -l)"
     echo "cgroups $(cg_children | grep -cE '^(sb|run)-')"
     echo "fds $(ls /proc/$$/fd | wc -l)"
     echo "state $(ls "$AGENTBOX_STATE_DIR/sandboxes" "$AGENTBOX_STATE_DIR/names" 2>/dev/null | grep -cvE '^$|:$')"
@@ -62,7 +70,7 @@ snapshot() {
   } >"$1"
   printf '%s\n' "$procs" | grep ' ours ' >"$1.procs"
   ls -d /tmp/agentbox-ws-* 2>/dev/null | sort >"$1.ws"
-  sort /proc/self/mountinfo | cut -d' ' -f3- >"$1.mounts"
+  host_mounts >"$1.mounts"
 }
 
 val() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
@@ -76,7 +84,7 @@ compare() {
   done
   [[ $(val "$a" procs_ours) == 0 ]] || problems+=" processes left: $(head -3 "$a.procs" | paste -sd ';')"
   [[ $(val "$a" mounts) == "$(val "$b" mounts)" ]] ||
-    problems+=" mounts $(val "$b" mounts) -> $(val "$a" mounts): $(comm -13 "$b.mounts" "$a.mounts" | head -3 | paste -sd ';')"
+    problems+=" mounts $(val "$b" mounts) -> $(val "$a" mounts): $(LC_ALL=C comm -13 "$b.mounts" "$a.mounts" | head -3 | paste -sd ';')"
   [[ $(val "$a" cgroups) == 0 ]] || problems+=" cgroups left: $(cg_children | head -5 | paste -sd ' ')"
   [[ $(val "$a" fds) == "$(val "$b" fds)" ]] || problems+=" fds $(val "$b" fds) -> $(val "$a" fds)"
   [[ $(val "$a" state) == 0 ]] || problems+=" state entries left: $(ls -R "$AGENTBOX_STATE_DIR" | head -5 | paste -sd ' ')"
