@@ -17,6 +17,7 @@
 #include "app/server/mcp_sessions.h"
 #include "app/server/server_context.h"
 #include "app/server/shared_stream.h"
+#include "app/server/tenant_quota.h"
 #include "core/http/http_status.h"
 #include "core/mcp/jsonrpc.h"
 #include "core/mcp/streamable_http.h"
@@ -40,7 +41,9 @@ Status CheckOrigin(const ServerContext& ctx, const Exchange& ex) {
   return mcp::CheckOrigin(ex.request.Header("origin"), ctx.tokens.has_value());
 }
 
-// The session a POST belongs to; its initialize makes one when it names none.
+// The session a POST belongs to; its initialize makes one when it names none (429 when the
+// tenant holds all the sessions it may). Its sandbox and commands count against the tenant's
+// quotas, as REST's do.
 StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex,
                                                 bool is_initialize, std::string* session_id) {
   *session_id = ex.request.Header("mcp-session-id");
@@ -48,8 +51,10 @@ StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex
     if (!is_initialize) {
       return InvalidArgument("no Mcp-Session-Id: the first message must be an initialize request");
     }
-    auto server = std::make_shared<McpServer>(McpOptions{"", "", ctx.self_exe});
-    *session_id = ctx.mcp->Add(ex.caller.tenant, server);
+    McpOptions options{"", "", ctx.self_exe,
+                       std::make_shared<TenantQuota>(*ctx.tenants, ex.caller, ctx.state_root)};
+    auto server = std::make_shared<McpServer>(std::move(options));
+    AB_ASSIGN_OR_RETURN(*session_id, ctx.mcp->Add(ex.caller, server));
     return server;
   }
   auto server = ctx.mcp->Get(*session_id, ex.caller.tenant);
@@ -121,6 +126,12 @@ void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
   std::string session_id;
   auto server = SessionFor(ctx, ex, posted.is_initialize, &session_id);
   if (!server.ok()) return ex.ReplyError(server.status());
+  // The request's end is the session's last use: a stale session may be ended for a new one.
+  struct Touch {
+    McpSessions& sessions;
+    const std::string& id;
+    ~Touch() { sessions.Release(id); }
+  } touch{*ctx.mcp, session_id};
   HeaderList headers = {{"Mcp-Session-Id", session_id}};
   if (posted.has_request) return AnswerRequests(ctx, ex, *server, message, posted, headers);
   // Notifications and responses are accepted without a body; what is neither (not a JSON-RPC
