@@ -52,6 +52,12 @@ ID=$(U -d '{"name":"e2e1","timeout":20}' http://x/v1/sandboxes | jq_ 'd["id"]')
 check "create -> id" '[ -n "$ID" ]'
 check "create 201" '[ "$(code --unix-socket "$SOCK" -d "{}" http://x/v1/sandboxes)" = 201 ]'
 ID2=$(jq_ 'd["id"]' < "$WORK/body")
+# A stream silent for 15 s: SSE gets keep-alive comments, NDJSON (every line JSON) none; checked
+# below, while the other cases run.
+U -N -d '{"argv":["sh","-c","sleep 15.5; echo awake"],"stream":"sse"}' http://x/v1/sandboxes/$ID/exec > "$WORK/quiet_sse" &
+QUIET_SSE=$!
+U -N -d '{"argv":["sh","-c","sleep 15.5; echo awake"],"stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec > "$WORK/quiet_ndjson" &
+QUIET_NDJSON=$!
 check "list" 'U http://x/v1/sandboxes | grep -q "\"$ID\""'
 check "inspect by name" '[ "$(U http://x/v1/sandboxes/e2e1 | jq_ "d[\"id\"]")" = "$ID" ]'
 check "duplicate name 409" '[ "$(code --unix-socket "$SOCK" -d "{\"name\":\"e2e1\"}" http://x/v1/sandboxes)" = 409 ]'
@@ -98,6 +104,10 @@ check "metrics" 'echo "$M" | grep -q "^agentbox_sandboxes_live [1-9]" && echo "$
 check "openapi" 'U http://x/v1/openapi.json | jq_ "d[\"openapi\"]" | grep -q "^3"'
 check "busy sandbox refuses DELETE without force" '(U -d "{\"argv\":[\"sleep\",\"2\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); sleep 0.5; [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 400 ]'
 check "DELETE sandbox force" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$ID2?force=true")" = 200 ] && [ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/$ID2)" = 404 ]'
+
+wait $QUIET_SSE $QUIET_NDJSON
+check "exec SSE: a silent stream gets keep-alive comments" 'grep -qx ": keep-alive" "$WORK/quiet_sse" && tail -2 "$WORK/quiet_sse" | grep -q "^data: {\"type\":\"result\""' "$(cat "$WORK/quiet_sse")"
+check "exec NDJSON: no keep-alive, every line JSON" 'python3 -c "import json,sys; t=[json.loads(l)[\"type\"] for l in open(sys.argv[1])]; assert t == [\"stdout\", \"result\"], t" "$WORK/quiet_ndjson"' "$(cat "$WORK/quiet_ndjson")"
 
 # MCP over Streamable HTTP: a session, a tool call in its own sandbox, DELETE removes it.
 INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}'
@@ -171,7 +181,8 @@ check "non-loopback without tokens: exit 125" '[ $? = 125 ] && [ $(wc -l < "$WOR
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat > "$WORK/tokens.json" <<JSON
 {"tokens": [{"token": "tok-a", "tenant": "a", "max_sandboxes": 1, "max_concurrent_execs": 1},
-            {"token": "tok-b", "tenant": "b"}]}
+            {"token": "tok-b", "tenant": "b"},
+            {"token": "tok-c", "tenant": "c", "max_sandboxes": 1, "max_concurrent_execs": 1}]}
 JSON
 start_server --listen tcp:127.0.0.1:$PORT --tokens "$WORK/tokens.json"
 B=http://127.0.0.1:$PORT
@@ -194,9 +205,52 @@ check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true
 wait $SLOW
 check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tenants.json"'
 check "mcp over TCP with a token: any Origin" '[ "$(code "${A[@]}" -H "Origin: http://app.example" -d "$INIT" $B/mcp)" = 200 ]'
+
+# MCP over HTTP obeys the tenant's quotas, in the same counters as REST (tenant c: 1 and 1).
+C=(-H "Authorization: Bearer tok-c")
+mcp_init() { curl -s -D "$WORK/init_head" -o "$WORK/body" -w '%{http_code}' "${C[@]}" -d "$INIT" $B/mcp; }
+sid_of() { tr -d '\r' < "$WORK/init_head" | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}'; }
+mcp_exec() {  # SESSION ID COMMAND -> "isError|first text" of the tool result
+  curl -s "${C[@]}" -H "Mcp-Session-Id: $1" -d '{"jsonrpc":"2.0","id":'"$2"',"method":"tools/call","params":{"name":"exec","arguments":{"command":"'"$3"'"}}}' $B/mcp |
+    python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(r.get("isError", False), r["content"][0]["text"], sep="|")'
+}
+c_sandboxes() { curl -s "${C[@]}" $B/v1/sandboxes | jq_ '" ".join(s["id"] for s in d["sandboxes"])'; }
+check "tenant c creates its one sandbox over REST" '[ "$(code "${C[@]}" -d "{}" $B/v1/sandboxes)" = 201 ]'
+TC=$(jq_ 'd["id"]' < "$WORK/body")
+check "mcp quota: initialize makes no sandbox, so it is admitted" '[ "$(mcp_init)" = 200 ]'
+SC=$(sid_of)
+R=$(mcp_exec "$SC" 2 "echo no-room")
+check "mcp quota: a tool call over max_sandboxes is a tool error naming the quota" '[[ "$R" == "True|error: cannot create the session"*"quota exceeded: tenant c may have 1 sandboxes (max_sandboxes)"* ]]' "$R"
+check "mcp quota: a second session is 429 with Retry-After and a JSON reason" '[ "$(mcp_init)" = 429 ] && grep -qi "^retry-after: 1" "$WORK/init_head" && [ "$(jq_ "d[\"code\"]" < "$WORK/body")" = resource_exhausted ] && grep -q "may hold 1 MCP sessions" "$WORK/body"' "$(cat "$WORK/body")"
+check "tenant c deletes its REST sandbox" '[ "$(code "${C[@]}" -X DELETE "$B/v1/sandboxes/$TC")" = 200 ]'
+R=$(mcp_exec "$SC" 3 "echo room")
+check "mcp quota: once a slot is free the session makes its sandbox" '[[ "$R" == "False|"*room* ]]' "$R"
+MC=$(c_sandboxes)
+check "mcp quota: the session's sandbox is the tenant's (listed), REST create is 429" '[ -n "$MC" ] && [ "$(code "${C[@]}" -d "{}" $B/v1/sandboxes)" = 429 ]' "$MC"
+mcp_exec "$SC" 4 "sleep 4" > "$WORK/slow_call" &
+SLOW=$!
+sleep 0.7
+R=$(mcp_exec "$SC" 5 "echo second")
+check "mcp quota: a call over max_concurrent_execs is a tool error naming the quota" '[[ "$R" == "True|error: quota exceeded: tenant c may run 1 commands at once (max_concurrent_execs)"* ]]' "$R"
+R=$(code "${C[@]}" -d '{"argv":["true"]}' $B/v1/sandboxes/$MC/exec)
+check "mcp quota: REST exec meanwhile is 429 (one counter)" '[ "$R" = 429 ]' "$R $MC $(cat "$WORK/body")"
+wait $SLOW
+check "mcp quota: the first call ran" '[[ "$(cat "$WORK/slow_call")" == False* ]]' "$(cat "$WORK/slow_call")"
+curl -s --max-time 1 "${C[@]}" -H "Mcp-Session-Id: $SC" -d '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 36.5"}}}' $B/mcp >/dev/null
+sleep 0.5
+check "mcp quota: a cancelled call gives its exec slot back" '[ "$(code "${C[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$MC/exec)" = 200 ] && ! pgrep -xf "sleep 36.5" >/dev/null'
+check "mcp quota: DELETE ends the session" '[ "$(code "${C[@]}" -X DELETE -H "Mcp-Session-Id: $SC" $B/mcp)" = 204 ]'
+check "mcp quota: its sandbox is gone and unlisted" '[ -z "$(c_sandboxes)" ] && ! "$AGENTBOX" ls | grep -q "${MC:0:12}"'
+check "mcp quota: after DELETE a REST sandbox fits again" '[ "$(code "${C[@]}" -d "{}" $B/v1/sandboxes)" = 201 ] && [ "$(code "${C[@]}" -X DELETE "$B/v1/sandboxes/$(jq_ "d[\"id\"]" < "$WORK/body")")" = 200 ]'
+check "mcp quota: after DELETE a new session is admitted" '[ "$(mcp_init)" = 200 ]'
+SC2=$(sid_of)
+R=$(mcp_exec "$SC2" 2 "echo again")
+MC2=$(c_sandboxes)
+check "mcp quota: the new session's sandbox is recorded as the tenant's" '[[ "$R" == False* ]] && [ -n "$MC2" ] && grep -q "$MC2" "$AGENTBOX_STATE_DIR/tenants.json"' "$R"
 check "tenant a deletes" '[ "$(code "${A[@]}" -X DELETE "$B/v1/sandboxes/$TA?force=1")" = 200 ]'
 stop_server
 check "SIGTERM over TCP: exit 0" '[ $? = 0 ]'
+check "SIGTERM ends MCP sessions: their sandboxes removed and forgotten" '! grep -q "$MC2" "$AGENTBOX_STATE_DIR/tenants.json" && ! "$AGENTBOX" ls | grep -q "$MC2"'
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

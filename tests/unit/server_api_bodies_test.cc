@@ -100,6 +100,13 @@ TEST(ServerApiBodiesTest, StreamEvents) {
   EXPECT_EQ(j["result"]["reason"], "exited");
 }
 
+// SSE streams get a comment readers ignore; NDJSON none: every line must be a JSON object.
+TEST(ServerApiBodiesTest, StreamKeepAliveOnlyForSse) {
+  EXPECT_EQ(StreamKeepAlive(StreamFormat::kSse), ": keep-alive\n\n");
+  EXPECT_EQ(StreamKeepAlive(StreamFormat::kNdjson), "");
+  EXPECT_EQ(StreamKeepAlive(StreamFormat::kNone), "");
+}
+
 TEST(ServerApiBodiesTest, Utf8CarryKeepsSplitCharacters) {
   const std::string text =
       "a\xe2\x82\xac"

@@ -62,10 +62,32 @@ void ReportUntilDone(LiveOutput& live, ToolCallContext& context) {
   }
 }
 
+// Holds a slot of the session's quota for one command, released however the call ends.
+class ExecSlot {
+ public:
+  explicit ExecSlot(McpQuota* quota) : quota_(quota) {}
+  Status Take() {
+    if (!quota_) return OkStatus();
+    Status taken = quota_->StartExec();
+    if (!taken.ok()) quota_ = nullptr;
+    return taken;
+  }
+  ~ExecSlot() {
+    if (quota_) quota_->EndExec();
+  }
+  ExecSlot(const ExecSlot&) = delete;
+  ExecSlot& operator=(const ExecSlot&) = delete;
+
+ private:
+  McpQuota* quota_;
+};
+
 }  // namespace
 
 StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record,
                                 const ExecRequest& request, ToolCallContext& context) {
+  ExecSlot slot(session.quota());
+  AB_RETURN_IF_ERROR(slot.Take());
   LiveOutput live;
   OutputCapture capture(request.output_limit,
                         [&live](OutputStream s, std::string_view data) { live.Append(s, data); });

@@ -12,12 +12,15 @@
 #include <optional>
 #include <string>
 
+#include "app/mcp/mcp_quota.h"
+
 namespace agentbox {
 
 struct McpOptions {
-  std::string sandbox;          // use this existing sandbox (ID or NAME) instead of a fresh one
-  std::string policy_path;      // policy file for the lazily created sandbox ("" = defaults)
-  std::string agentbox_binary;  // used to create sandboxes in a single-threaded helper process
+  std::string sandbox;              // use this existing sandbox (ID or NAME) instead of a fresh one
+  std::string policy_path;          // policy file for the lazily created sandbox ("" = defaults)
+  std::string agentbox_binary;      // used to create sandboxes in a single-threaded helper process
+  std::shared_ptr<McpQuota> quota;  // what the sandbox and commands count against (none: nothing)
 };
 
 class McpServer {

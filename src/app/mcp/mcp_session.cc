@@ -20,7 +20,38 @@ StatusOr<std::string> CreateSandboxInHelper(const std::string& binary,
 
 McpSession::~McpSession() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (owned_ && record_ && manager_) (void)manager_->Remove(record_->id, /*force=*/true);
+  if (owned_ && record_ && manager_) RemoveOwnSandbox(record_->id);
+}
+
+void McpSession::RemoveOwnSandbox(const std::string& id) {
+  (void)manager_->Remove(id, /*force=*/true);
+  if (options_.quota) options_.quota->SandboxRemoved(id);
+}
+
+// A fresh sandbox, in a slot of the quota: a session over its tenant's max_sandboxes gets the
+// quota's reason, which the tool call reports as its error.
+StatusOr<std::string> McpSession::CreateOwnSandbox() {
+  McpQuota* quota = options_.quota.get();
+  if (quota) {
+    Status slot = quota->ReserveSandbox();
+    if (!slot.ok()) {
+      return Status(slot.code(), "cannot create the session's sandbox: " + slot.message());
+    }
+  }
+  const std::string binary =
+      options_.agentbox_binary.empty() ? "/proc/self/exe" : options_.agentbox_binary;
+  auto id = CreateSandboxInHelper(binary, options_.policy_path);
+  if (!quota) return id;
+  if (!id.ok()) {
+    quota->SandboxNotCreated();
+    return id;
+  }
+  if (Status recorded = quota->SandboxCreated(*id); !recorded.ok()) {
+    // A sandbox its tenant does not own would be invisible to it and count against nothing.
+    RemoveOwnSandbox(*id);
+    return recorded;
+  }
+  return id;
 }
 
 StatusOr<SandboxRecord> McpSession::Sandbox() {
@@ -37,17 +68,15 @@ Status McpSession::Acquire() {
   std::string ref = options_.sandbox;
   const bool create = ref.empty();
   if (create) {
-    const std::string binary =
-        options_.agentbox_binary.empty() ? "/proc/self/exe" : options_.agentbox_binary;
-    AB_ASSIGN_OR_RETURN(ref, CreateSandboxInHelper(binary, options_.policy_path));
+    AB_ASSIGN_OR_RETURN(ref, CreateOwnSandbox());
   }
   auto found = manager_->Find(ref);
   if (!found.ok()) {
-    if (create) (void)manager_->Remove(ref, /*force=*/true);
+    if (create) RemoveOwnSandbox(ref);
     return found.status();
   }
   if (found->state != SandboxState::kRunning) {
-    if (create) (void)manager_->Remove(ref, /*force=*/true);
+    if (create) RemoveOwnSandbox(ref);
     return Unavailable("sandbox " + ref + " is not running");
   }
   // Backends cache host facts lazily (the native one its cgroup layout) without a lock; one

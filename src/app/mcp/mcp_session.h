@@ -3,7 +3,8 @@
 // Made lazily on the first tool call, by running `agentbox create` as a helper process: the MCP
 // server is multithreaded, and a multithreaded process must never clone itself into a sandbox
 // (ARCHITECTURE.md); the helper is single-threaded and prints the new id. A named sandbox from
-// the options is used as it is and never removed.
+// the options is used as it is and never removed. The sandbox it creates takes a slot of the
+// options' quota (a tenant's max_sandboxes under `agentbox serve`) until it is removed.
 #pragma once
 
 #include <mutex>
@@ -31,8 +32,13 @@ class McpSession {
   // only read the manager.
   SandboxManager& manager() { return *manager_; }
 
+  // What the session's commands count against; nullptr: nothing.
+  McpQuota* quota() const { return options_.quota.get(); }
+
  private:
   Status Acquire();
+  StatusOr<std::string> CreateOwnSandbox();
+  void RemoveOwnSandbox(const std::string& id);
 
   McpOptions options_;
   std::mutex mutex_;

@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
 
 #include "app/cli_sandbox_result.h"
 #include "app/server/server_context.h"
+#include "app/server/shared_stream.h"
 #include "core/http/api_bodies.h"
 
 namespace agentbox {
@@ -37,8 +39,13 @@ struct RunOutcome {
   double seconds;
 };
 
+// How long a stream may stay silent before it gets a keep-alive (as /mcp's streams).
+constexpr int kKeepAliveMs = 15000;
+
+// `on_quiet`, when set, is called from the watch's thread every kKeepAliveMs meanwhile.
 RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
-                      const ExecBody& body, OutputCapture& capture) {
+                      const ExecBody& body, OutputCapture& capture,
+                      std::function<void()> on_quiet = nullptr) {
   UniqueFd stdin_fd;
   if (body.stdin_data) {
     auto fd = StdinFd(*body.stdin_data);
@@ -50,7 +57,9 @@ RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& rec
   StatusOr<ExecResult> result = Internal("not run");
   {
     // The client hanging up, or shutdown running out of grace, kills the command's tree.
-    HangupWatch watch(ex.conn.fd(), ctx.abort_fd, [&cancel] { cancel.Cancel(); });
+    HangupWatch watch(
+        ex.conn.fd(), ctx.abort_fd, [&cancel] { cancel.Cancel(); }, std::move(on_quiet),
+        kKeepAliveMs);
     if (!watch.ok()) {
       // A command nobody could cancel must not start.
       return {Unavailable("the server is out of file descriptors or threads; retry later"), 0};
@@ -79,29 +88,33 @@ void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record, con
 void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
                 const ExecBody& body) {
   const StreamFormat format = body.stream;
-  if (!ex.BeginStream(
-          200, format == StreamFormat::kSse ? "text/event-stream" : "application/x-ndjson")) {
+  SharedStream stream(ex);
+  if (!stream.Begin(200,
+                    format == StreamFormat::kSse ? "text/event-stream" : "application/x-ndjson")) {
     return;
   }
   Utf8Carry carry[2];
   auto emit = [&](OutputStream s, std::string_view text) {
     if (text.empty()) return;
     const char* type = s == OutputStream::kStdout ? "stdout" : "stderr";
-    // A failed write means the client left; the HangupWatch cancels the command.
-    ex.StreamChunk(StreamEvent(format, type, text));
+    stream.Send(StreamEvent(format, type, text));
   };
   OutputCapture capture(body.request.output_limit, [&](OutputStream s, std::string_view data) {
     emit(s, carry[static_cast<int>(s)].Take(data));
   });
-  RunOutcome run = RunWatched(ctx, ex, record, body, capture);
+  std::function<void()> keep_alive;
+  if (std::string_view comment = StreamKeepAlive(format); !comment.empty()) {
+    keep_alive = [&stream, comment] { stream.KeepAlive(comment); };
+  }
+  RunOutcome run = RunWatched(ctx, ex, record, body, capture, std::move(keep_alive));
   RecordOutcome(ctx, run);
   emit(OutputStream::kStdout, carry[0].Flush());
   emit(OutputStream::kStderr, carry[1].Flush());
   ExecResult r =
       run.result.ok() ? std::move(*run.result) : ErrorResult(run.result.status().message());
   TakeOutput(capture, /*json=*/false, &r);  // streamed output is not repeated in the result
-  ex.StreamChunk(StreamResultEvent(format, r));
-  ex.EndStream();
+  stream.Send(StreamResultEvent(format, r));
+  stream.End();
 }
 
 }  // namespace

@@ -12,11 +12,12 @@
 // A tools/call in flight ends early, its command's process tree killed, on notifications/cancelled
 // POSTed on another connection of the session, when its own client hangs up, or at shutdown. A
 // cancelled request then gets no response on its SSE stream, as over stdio.
-#include <mutex>
 #include <optional>
 
 #include "app/server/mcp_sessions.h"
 #include "app/server/server_context.h"
+#include "app/server/shared_stream.h"
+#include "app/server/tenant_quota.h"
 #include "core/http/http_status.h"
 #include "core/mcp/jsonrpc.h"
 #include "core/mcp/streamable_http.h"
@@ -40,7 +41,9 @@ Status CheckOrigin(const ServerContext& ctx, const Exchange& ex) {
   return mcp::CheckOrigin(ex.request.Header("origin"), ctx.tokens.has_value());
 }
 
-// The session a POST belongs to; its initialize makes one when it names none.
+// The session a POST belongs to; its initialize makes one when it names none (429 when the
+// tenant holds all the sessions it may). Its sandbox and commands count against the tenant's
+// quotas, as REST's do.
 StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex,
                                                 bool is_initialize, std::string* session_id) {
   *session_id = ex.request.Header("mcp-session-id");
@@ -48,8 +51,10 @@ StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex
     if (!is_initialize) {
       return InvalidArgument("no Mcp-Session-Id: the first message must be an initialize request");
     }
-    auto server = std::make_shared<McpServer>(McpOptions{"", "", ctx.self_exe});
-    *session_id = ctx.mcp->Add(ex.caller.tenant, server);
+    McpOptions options{"", "", ctx.self_exe,
+                       std::make_shared<TenantQuota>(*ctx.tenants, ex.caller, ctx.state_root)};
+    auto server = std::make_shared<McpServer>(std::move(options));
+    AB_ASSIGN_OR_RETURN(*session_id, ctx.mcp->Add(ex.caller, server));
     return server;
   }
   auto server = ctx.mcp->Get(*session_id, ex.caller.tenant);
@@ -74,63 +79,33 @@ json CancelledAnswer(const json& message) {
   return mcp::MakeError(id, kRequestCancelled, "Request cancelled");
 }
 
-// The SSE stream of one POST: its messages come from the handler's thread, keep-alive comments
-// from the hangup watch's, and the two never interleave.
-class SseStream {
- public:
-  explicit SseStream(Exchange& ex) : ex_(ex) {}
-
-  bool Begin(HeaderList headers) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    open_ = ex_.BeginStream(200, "text/event-stream", std::move(headers));
-    return open_;
-  }
-  void Send(const json& message) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (open_) ex_.StreamChunk(mcp::SseMessageEvent(message));
-  }
-  // Skipped while a message is being written: the stream is not quiet then.
-  void KeepAlive() {
-    std::unique_lock<std::mutex> lock(mutex_, std::try_to_lock);
-    if (lock && open_) ex_.StreamChunk(mcp::kSseKeepAlive);
-  }
-  void End() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (open_) ex_.EndStream();
-  }
-
- private:
-  Exchange& ex_;
-  std::mutex mutex_;
-  bool open_ = false;
-};
-
 // Answers a POST that holds at least one request.
 void AnswerRequests(ServerContext& ctx, Exchange& ex, const std::shared_ptr<McpServer>& server,
                     const json& message, const mcp::PostedMessages& posted, HeaderList headers) {
   const bool stream = mcp::AcceptsEventStream(ex.request.Header("accept"));
-  SseStream sse(ex);
+  SharedStream sse(ex);
   // A tool call must end when nobody waits for it any more, as a REST exec does; and its stream,
   // silent while the command is, gets a comment now and then so that clients and proxies do not
   // drop it as idle (undici, the fetch of Node.js, gives up after 300 s without a byte).
   std::optional<HangupWatch> watch;
   if (!posted.tool_call_ids.empty()) {
-    watch.emplace(ex.conn.fd(), ctx.abort_fd, CancelCalls(server, posted.tool_call_ids),
-                  stream ? std::function<void()>([&sse] { sse.KeepAlive(); }) : nullptr,
-                  kKeepAliveMs);
+    watch.emplace(
+        ex.conn.fd(), ctx.abort_fd, CancelCalls(server, posted.tool_call_ids),
+        stream ? std::function<void()>([&sse] { sse.KeepAlive(mcp::kSseKeepAlive); }) : nullptr,
+        kKeepAliveMs);
     if (!watch->ok()) {
       return ex.ReplyError(
           Unavailable("the server is out of file descriptors or threads; retry later"));
     }
   }
-  if (stream && !sse.Begin(std::move(headers))) return;
-  auto send = [&sse](const json& out) { sse.Send(out); };
+  if (stream && !sse.Begin(200, "text/event-stream", std::move(headers))) return;
+  auto send = [&sse](const json& out) { sse.Send(mcp::SseMessageEvent(out)); };
   std::optional<json> answer =
       server->Handle(message, stream ? std::function<void(const json&)>(send) : nullptr);
   watch.reset();  // the calls are over: a hangup from now on has nothing to cancel
   if (!stream) return ex.ReplyJson(200, answer ? *answer : CancelledAnswer(message), headers);
   if (answer) {
-    for (const json& out : mcp::AnswerMessages(*answer)) sse.Send(out);
+    for (const json& out : mcp::AnswerMessages(*answer)) sse.Send(mcp::SseMessageEvent(out));
   }
   sse.End();
 }
@@ -151,6 +126,12 @@ void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
   std::string session_id;
   auto server = SessionFor(ctx, ex, posted.is_initialize, &session_id);
   if (!server.ok()) return ex.ReplyError(server.status());
+  // The request's end is the session's last use: a stale session may be ended for a new one.
+  struct Touch {
+    McpSessions& sessions;
+    const std::string& id;
+    ~Touch() { sessions.Release(id); }
+  } touch{*ctx.mcp, session_id};
   HeaderList headers = {{"Mcp-Session-Id", session_id}};
   if (posted.has_request) return AnswerRequests(ctx, ex, *server, message, posted, headers);
   // Notifications and responses are accepted without a body; what is neither (not a JSON-RPC

@@ -21,10 +21,33 @@ std::string RandomSessionId() {
 
 }  // namespace
 
-std::string McpSessions::Add(const std::string& tenant, std::shared_ptr<McpServer> server) {
+std::vector<mcp::SessionUse> McpSessions::UsesLocked(const std::string& tenant) const {
+  std::vector<mcp::SessionUse> uses;
+  for (const auto& [id, session] : sessions_) {
+    if (session.tenant != tenant) continue;
+    // Get hands out copies under the lock, so a count of 1 read under it means that no
+    // request holds the session now.
+    uses.push_back({id, session.server.use_count() > 1, session.last_use});
+  }
+  return uses;
+}
+
+StatusOr<std::string> McpSessions::Add(const Caller& caller, std::shared_ptr<McpServer> server) {
   std::string id = RandomSessionId();
-  std::lock_guard<std::mutex> lock(mutex_);
-  sessions_[id] = Session{tenant, std::move(server)};
+  std::shared_ptr<McpServer> evicted;  // ended outside the lock: it may remove a sandbox
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const auto now = mcp::SessionClock::now();
+    AB_ASSIGN_OR_RETURN(std::optional<std::string> stale,
+                        mcp::AdmitSession(caller, UsesLocked(caller.tenant), now, stale_after_));
+    if (stale) {
+      auto it = sessions_.find(*stale);
+      evicted = std::move(it->second.server);
+      sessions_.erase(it);
+    }
+    sessions_[id] = Session{caller.tenant, std::move(server), now};
+  }
+  if (evicted) evicted->CancelAll();
   return id;
 }
 
@@ -32,7 +55,14 @@ std::shared_ptr<McpServer> McpSessions::Get(const std::string& id, const std::st
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = sessions_.find(id);
   if (it == sessions_.end() || it->second.tenant != tenant) return nullptr;
+  it->second.last_use = mcp::SessionClock::now();
   return it->second.server;
+}
+
+void McpSessions::Release(const std::string& id) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sessions_.find(id);
+  if (it != sessions_.end()) it->second.last_use = mcp::SessionClock::now();
 }
 
 bool McpSessions::Remove(const std::string& id, const std::string& tenant) {

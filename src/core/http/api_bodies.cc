@@ -166,6 +166,10 @@ std::string StreamResultEvent(StreamFormat format, const ExecResult& result) {
   return Frame(format, "result", "\"result\":" + ExecResultToJson(result));
 }
 
+std::string_view StreamKeepAlive(StreamFormat format) {
+  return format == StreamFormat::kSse ? ": keep-alive\n\n" : "";
+}
+
 std::string Utf8Carry::Take(std::string_view chunk) {
   std::string text = std::exchange(pending_, {});
   text.append(chunk);

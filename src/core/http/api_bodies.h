@@ -41,6 +41,11 @@ StatusOr<CreateBody> ParseCreateBody(const nlohmann::json& body, bool host_paths
 std::string StreamEvent(StreamFormat format, std::string_view type, std::string_view data);
 // The final event: {"type":"result","result":{...CONTRACT §1...}}.
 std::string StreamResultEvent(StreamFormat format, const ExecResult& result);
+// What a stream sends now and then while the command prints nothing, so that clients and
+// proxies with idle timeouts keep it (Node's fetch drops a body after 300 s without a byte):
+// an SSE comment, which readers ignore. Nothing ("") for NDJSON, every line of which must be a
+// JSON object: an empty line or a new event type would break readers of that contract.
+std::string_view StreamKeepAlive(StreamFormat format);
 
 // Holds back an incomplete UTF-8 sequence at the end of a chunk until the next one, so a
 // character split across two reads is not turned into two U+FFFD.

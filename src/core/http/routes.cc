@@ -47,7 +47,7 @@ constexpr Route kRoutes[] = {
     {RouteId::kMcpPost, "POST", "/mcp", "mcp",
      "MCP Streamable HTTP: a JSON-RPC message (or batch); a request is answered with JSON, or "
      "with an SSE stream of its notifications and response",
-     true, BodyKind::kJson, "", 200, kJson, "JsonRpc", "JsonRpc", "400,401,403,404,413,503"},
+     true, BodyKind::kJson, "", 200, kJson, "JsonRpc", "JsonRpc", "400,401,403,404,413,429,503"},
     {RouteId::kMcpGet, "GET", "/mcp", "mcpStream",
      "No server-initiated SSE stream is offered: always 405, as Streamable HTTP allows", true,
      BodyKind::kNone, "", 405, kJson, "", "Error", "401,403"},

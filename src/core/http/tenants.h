@@ -2,8 +2,10 @@
 //
 // The server records the tenant of every sandbox it creates in <state dir>/tenants.json
 // ({"sandboxes": {"<id>": "<tenant>"}}), written atomically after each change, so ownership
-// survives a restart. A sandbox not in the map (made by the CLI, or by an MCP session) belongs
-// to no tenant: only the anonymous caller (no tokens file) sees it.
+// survives a restart. The sandbox of an MCP session over HTTP is its tenant's too (counted,
+// listed), from its creation to the session's end. A sandbox not in the map (made by the CLI,
+// or by `agentbox mcp` over stdio) belongs to no tenant: only the anonymous caller (no tokens
+// file) sees it.
 #pragma once
 
 #include <functional>

@@ -1,0 +1,30 @@
+#include "core/mcp/session_cap.h"
+
+#include "core/http/http_status.h"
+
+namespace agentbox::mcp {
+
+uint32_t MaxSessions(const Caller& caller) { return caller.max_sandboxes; }
+
+StatusOr<std::optional<std::string>> AdmitSession(const Caller& caller,
+                                                  const std::vector<SessionUse>& sessions,
+                                                  SessionClock::time_point now,
+                                                  SessionClock::duration stale_after) {
+  const uint32_t cap = MaxSessions(caller);
+  if (cap == 0 || sessions.size() < cap) return std::optional<std::string>();
+  const SessionUse* stalest = nullptr;
+  for (const SessionUse& s : sessions) {
+    if (s.busy || now - s.last_use < stale_after) continue;
+    if (!stalest || s.last_use < stalest->last_use) stalest = &s;
+  }
+  // Over the cap (the tenant's quota may have shrunk since) one stale session is still only one
+  // slot: the new session is admitted only if that brings the count under the cap.
+  if (stalest && sessions.size() - 1 < cap) return std::optional<std::string>(stalest->id);
+  const auto minutes = std::chrono::duration_cast<std::chrono::minutes>(stale_after).count();
+  return QuotaExceeded("tenant " + caller.tenant + " may hold " + std::to_string(cap) +
+                       " MCP sessions at once (one per sandbox of max_sandboxes); end one with "
+                       "DELETE /mcp, or wait until one has been idle for " +
+                       std::to_string(minutes) + " minutes");
+}
+
+}  // namespace agentbox::mcp
