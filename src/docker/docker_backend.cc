@@ -16,6 +16,7 @@
 #include "docker/container_config.h"
 #include "docker/engine_client.h"
 #include "docker/images.h"
+#include "docker/runtimes.h"
 #include "native/cgroup.h"
 #include "native/native_backend.h"
 #include "native/workspace.h"
@@ -75,6 +76,13 @@ class DockerBackend : public Backend {
     AB_ASSIGN_OR_RETURN(Workspace ws,
                         PrepareWorkspace(record.spec.workspace, record.state_dir + "/workspace",
                                          SandboxHostIds{kSandboxUid, kSandboxGid}));
+    if (ws.idmapped_tree.valid()) {
+      AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
+      if (gvisor) {
+        return docker::GvisorWorkspaceOwnerError(ws.host_path, ws.owner_uid, ws.owner_gid,
+                                                 kSandboxUid, kSandboxGid);
+      }
+    }
     record.workspace = ws.host_path;
     record.workspace_temporary = ws.temporary;
     std::string bind_source = ws.host_path;
