@@ -157,6 +157,34 @@ class DockerBackend : public Backend {
     return ToResourceSnapshot(stats);
   }
 
+  // Docker records an OOM kill of the container (under gVisor: of the Sentry, so of the box).
+  // The connection drops as the box is killed, before dockerd has seen it stop: wait for that.
+  std::optional<ExecResult> ExplainDeath(const SandboxRecord& record) override {
+    auto client = Client();
+    if (!client.ok()) return std::nullopt;
+    const std::string path = "/containers/" + docker::ContainerName(record.id) + "/json";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    for (;;) {
+      auto r = (*client)->Call("GET", path);
+      if (!r.ok() || r->status != 200) return std::nullopt;
+      auto j = nlohmann::json::parse(r->body, nullptr, false);
+      const nlohmann::json* state =
+          j.is_object() && j.contains("State") && j["State"].is_object() ? &j["State"] : nullptr;
+      if (state == nullptr) return std::nullopt;
+      if (!state->value("Running", false)) {
+        if (!state->value("OOMKilled", false)) return std::nullopt;
+        ExecResult result;
+        result.exit_code = 128 + 9;
+        result.signal = 9;
+        result.reason = ExitReason::kOom;
+        result.AddLimitHit(kLimitMemory);
+        return result;
+      }
+      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
     std::vector<std::string> removed;
     auto is_live = [&](const std::string& id) {
