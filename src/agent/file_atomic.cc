@@ -4,7 +4,6 @@
 #include <linux/openat2.h>
 #include <sys/random.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,14 +29,8 @@ std::string TempName() {
 // One component, O_EXCL and RESOLVE_NO_SYMLINKS: the temp file is always a new regular file in
 // parent_fd, whatever the sandbox put there.
 int CreateExclusive(int parent_fd, const std::string& name) {
-  struct open_how how = {};
-  how.flags = O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC;
-  how.mode = 0600;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  long fd;
-  do fd = ::syscall(SYS_openat2, parent_fd, name.c_str(), &how, sizeof(how));
-  while (fd < 0 && (errno == EINTR || errno == EAGAIN));
-  return static_cast<int>(fd);
+  return OpenAt2Beneath(parent_fd, name, O_WRONLY | O_CREAT | O_EXCL, 0600,
+                        RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 }
 
 }  // namespace

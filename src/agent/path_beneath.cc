@@ -6,9 +6,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <vector>
+
+#include "agent/beneath_walk.h"
 
 namespace agentbox {
 namespace {
@@ -19,21 +22,32 @@ constexpr std::string_view kWorkspace = "/workspace";
 // (EXDEV); RESOLVE_NO_MAGICLINKS refuses /proc/<pid>/fd-style links, which jump anywhere.
 constexpr uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 
-// Returns the new fd or -1 with errno. No fallback to openat(): on a kernel without openat2
-// (< 5.6) every file operation fails closed with ENOSYS.
-int RawOpenBeneath(int dirfd, const std::string& rel, uint64_t flags, uint64_t mode,
-                   uint64_t resolve) {
+int RawOpenat2(int dirfd, const std::string& rel, uint64_t flags, uint64_t mode, uint64_t resolve) {
   struct open_how how = {};
   how.flags = flags | O_CLOEXEC;
   how.mode = mode;
   how.resolve = resolve;
-  for (int attempt = 0;; ++attempt) {
-    long fd = ::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof(how));
-    if (fd >= 0) return static_cast<int>(fd);
-    // EAGAIN: a concurrent rename or mount raced with the `..` check; the kernel asks us to
-    // retry rather than risk a wrong answer.
-    if ((errno != EAGAIN && errno != EINTR) || attempt >= 16) return -1;
+  return static_cast<int>(::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof(how)));
+}
+
+// Which resolver this process uses: decided by the first openat2 call, or forced by a test.
+std::atomic<BeneathResolver> g_resolver{BeneathResolver::kAuto};
+
+// One lookup: openat2, or the walk once openat2 said ENOSYS (it never comes back in a process).
+int OpenOnce(int dirfd, const std::string& rel, uint64_t flags, uint64_t mode, uint64_t resolve) {
+  BeneathResolver resolver = g_resolver.load(std::memory_order_relaxed);
+  if (resolver != BeneathResolver::kWalk) {
+    int fd = RawOpenat2(dirfd, rel, flags, mode, resolve);
+    bool missing = fd < 0 && errno == ENOSYS;
+    if (!missing || resolver == BeneathResolver::kOpenat2) {
+      if (resolver == BeneathResolver::kAuto) {
+        g_resolver.store(BeneathResolver::kOpenat2, std::memory_order_relaxed);
+      }
+      return fd;  // the store leaves errno alone
+    }
+    g_resolver.store(BeneathResolver::kWalk, std::memory_order_relaxed);
   }
+  return WalkBeneath(dirfd, rel, flags, mode, resolve);
 }
 
 std::vector<std::string> SplitComponents(const std::string& rel) {
@@ -70,6 +84,23 @@ StatusOr<std::pair<std::string, std::string>> SplitParent(const WorkspacePath& p
 
 }  // namespace
 
+int OpenAt2Beneath(int dirfd, const std::string& rel, uint64_t flags, uint64_t mode,
+                   uint64_t resolve) {
+  for (int attempt = 0;; ++attempt) {
+    int fd = OpenOnce(dirfd, rel, flags, mode, resolve);
+    if (fd >= 0) return fd;
+    // EAGAIN: a concurrent rename or mount raced with the `..` check; both resolvers ask us to
+    // retry rather than risk a wrong answer.
+    if ((errno != EAGAIN && errno != EINTR) || attempt >= 16) return -1;
+  }
+}
+
+void SetBeneathResolverForTesting(BeneathResolver resolver) {
+  g_resolver.store(resolver, std::memory_order_relaxed);
+}
+
+BeneathResolver CurrentBeneathResolver() { return g_resolver.load(std::memory_order_relaxed); }
+
 std::string WorkspacePath::Absolute() const {
   return rel == "." ? std::string(kWorkspace) : std::string(kWorkspace) + "/" + rel;
 }
@@ -99,14 +130,14 @@ bool HasEntryName(const WorkspacePath& path) {
 
 StatusOr<UniqueFd> OpenBeneath(int workspace_fd, const WorkspacePath& path, uint64_t flags,
                                uint64_t mode, uint64_t extra_resolve) {
-  int fd = RawOpenBeneath(workspace_fd, path.rel, flags, mode, kResolve | extra_resolve);
+  int fd = OpenAt2Beneath(workspace_fd, path.rel, flags, mode, kResolve | extra_resolve);
   if (fd < 0) return PathError(path, "open", errno);
   return UniqueFd(fd);
 }
 
 StatusOr<ParentDir> OpenParentBeneath(int workspace_fd, const WorkspacePath& path) {
   AB_ASSIGN_OR_RETURN(auto split, SplitParent(path));
-  int fd = RawOpenBeneath(workspace_fd, split.first, O_PATH | O_DIRECTORY, 0, kResolve);
+  int fd = OpenAt2Beneath(workspace_fd, split.first, O_PATH | O_DIRECTORY, 0, kResolve);
   if (fd < 0) return PathError(path, "open parent directory of", errno);
   return ParentDir{UniqueFd(fd), split.second};
 }
@@ -120,19 +151,19 @@ StatusOr<ParentDir> MakeParentsBeneath(int workspace_fd, const WorkspacePath& pa
 StatusOr<UniqueFd> MakeDirsBeneath(int workspace_fd, const std::string& rel_dir,
                                    const WorkspacePath& for_errors) {
   constexpr uint64_t kDirFlags = O_PATH | O_DIRECTORY;
-  UniqueFd current(RawOpenBeneath(workspace_fd, ".", kDirFlags, 0, kResolve));
+  UniqueFd current(OpenAt2Beneath(workspace_fd, ".", kDirFlags, 0, kResolve));
   if (!current.valid()) return PathError(for_errors, "open /workspace for", errno);
   std::vector<std::string> parts = SplitComponents(rel_dir);
   for (size_t i = 0; i < parts.size(); ++i) {
     // Each prefix is resolved from /workspace again, so a symlink swapped in meanwhile is still
     // judged by RESOLVE_BENEATH; mkdirat() only ever gets one component and a checked parent.
     std::string prefix = JoinComponents(parts, i + 1);
-    int fd = RawOpenBeneath(workspace_fd, prefix, kDirFlags, 0, kResolve);
+    int fd = OpenAt2Beneath(workspace_fd, prefix, kDirFlags, 0, kResolve);
     if (fd < 0 && errno == ENOENT) {
       if (::mkdirat(current.get(), parts[i].c_str(), 0755) != 0 && errno != EEXIST) {
         return PathError(for_errors, "mkdir", errno);
       }
-      fd = RawOpenBeneath(workspace_fd, prefix, kDirFlags, 0, kResolve);
+      fd = OpenAt2Beneath(workspace_fd, prefix, kDirFlags, 0, kResolve);
     }
     if (fd < 0) return PathError(for_errors, "open directory", errno);
     current.reset(fd);

@@ -1,10 +1,11 @@
 // Resolving protocol paths strictly beneath /workspace (runs in the agent, inside the sandbox).
 //
-// Why the kernel and not string checks: a path checked as a string and opened later can be
-// swapped for a symlink in between by the very processes we contain (CVE-2018-15664, the
-// `docker cp` symlink-exchange race). So the only lexical step here is stripping the
-// "/workspace" prefix; every lookup goes through openat2(2) with RESOLVE_BENEATH, relative to
-// an fd of /workspace, and operations on a final component use the *at() call on an fd of its
+// Why fds and not string checks: a path checked as a string and opened later can be swapped for
+// a symlink in between by the very processes we contain (CVE-2018-15664, the `docker cp`
+// symlink-exchange race). So the only lexical step here is stripping the "/workspace" prefix;
+// every lookup goes through openat2(2) with RESOLVE_BENEATH (or, where the kernel lacks it, a
+// walk that opens one component at a time from a held fd: agent/beneath_walk.h), relative to an
+// fd of /workspace, and operations on a final component use the *at() call on an fd of its
 // parent, never a path string from the root.
 #pragma once
 
@@ -16,6 +17,20 @@
 #include "sys/unique_fd.h"
 
 namespace agentbox {
+
+// The resolver behind every function here: the kernel's openat2(2), or where the kernel answers
+// it with ENOSYS (Linux < 5.6; gVisor's runsc of 2022, under --runtime runsc) the same
+// resolution done in user space by WalkBeneath (agent/beneath_walk.h). kAuto decides on the first
+// call and keeps the answer for the process; tests force one.
+enum class BeneathResolver { kAuto, kOpenat2, kWalk };
+void SetBeneathResolverForTesting(BeneathResolver resolver);
+BeneathResolver CurrentBeneathResolver();
+
+// openat2(dirfd, rel, {flags | O_CLOEXEC, mode, resolve}) by the resolver above; resolve must
+// hold RESOLVE_BENEATH. EAGAIN (a rename raced with a `..`) and EINTR are retried. Returns the
+// fd, or -1 with errno.
+int OpenAt2Beneath(int dirfd, const std::string& rel, uint64_t flags, uint64_t mode,
+                   uint64_t resolve);
 
 // A protocol path mapped to /workspace.
 struct WorkspacePath {
@@ -30,8 +45,8 @@ struct WorkspacePath {
 // empty path, a NUL byte (kInvalidArgument) and any other absolute path (kPermissionDenied).
 StatusOr<WorkspacePath> ParseWorkspacePath(std::string_view path);
 
-// openat2(workspace_fd, path.rel, flags, mode) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS |
-// extra_resolve; O_CLOEXEC is always added. Errors are mapped by PathError().
+// OpenAt2Beneath(workspace_fd, path.rel, flags, mode) with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS
+// | extra_resolve; O_CLOEXEC is always added. Errors are mapped by PathError().
 StatusOr<UniqueFd> OpenBeneath(int workspace_fd, const WorkspacePath& path, uint64_t flags,
                                uint64_t mode = 0, uint64_t extra_resolve = 0);
 

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
+#include "core/exec_result.h"
 #include "core/sandbox_record.h"
 
 namespace agentbox {
@@ -43,6 +45,14 @@ class Backend {
   // containers). Idempotent: a dead or half-made box is fine. Never touches the workspace.
   virtual Status Destroy(const SandboxRecord& record) = 0;
   virtual StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) = 0;
+  // Called when the agent's connection was lost during an exec: the command's result if the
+  // whole box died under it and the backend can tell why (under gVisor the memory limit covers
+  // the Sentry too, so an OOM kill takes the sandbox with it); nullopt otherwise, also when the
+  // box is still alive.
+  virtual std::optional<ExecResult> ExplainDeath(const SandboxRecord& record) {
+    (void)record;
+    return std::nullopt;
+  }
   // Removes what crashed runs and sandboxes left behind (cgroups, containers, private temp
   // workspaces) that belong to none of live_ids. Returns what it removed, one line each.
   virtual std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) = 0;

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 
 #include "core/agent_client.h"
@@ -144,8 +145,21 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
     return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
   }
   auto before = backend->Snapshot(record);
-  AB_ASSIGN_OR_RETURN(ExecResult result,
-                      AgentExec(record.agent_socket, request, output, stdin_fd, cancellation));
+  const auto started = std::chrono::steady_clock::now();
+  auto executed = AgentExec(record.agent_socket, request, output, stdin_fd, cancellation);
+  if (!executed.ok()) {
+    bool cancelled = cancellation != nullptr && cancellation->cancelled();
+    if (executed.status().code() == StatusCode::kUnavailable && !cancelled) {
+      if (auto died = backend->ExplainDeath(record)) {
+        died->duration_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
+                .count();
+        return *died;
+      }
+    }
+    return executed.status();
+  }
+  ExecResult result = std::move(executed).value();
   auto after = backend->Snapshot(record);
   if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
   return result;

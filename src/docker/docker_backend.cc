@@ -16,6 +16,7 @@
 #include "docker/container_config.h"
 #include "docker/engine_client.h"
 #include "docker/images.h"
+#include "docker/runtimes.h"
 #include "native/cgroup.h"
 #include "native/native_backend.h"
 #include "native/workspace.h"
@@ -75,6 +76,13 @@ class DockerBackend : public Backend {
     AB_ASSIGN_OR_RETURN(Workspace ws,
                         PrepareWorkspace(record.spec.workspace, record.state_dir + "/workspace",
                                          SandboxHostIds{kSandboxUid, kSandboxGid}));
+    if (ws.idmapped_tree.valid()) {
+      AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
+      if (gvisor) {
+        return docker::GvisorWorkspaceOwnerError(ws.host_path, ws.owner_uid, ws.owner_gid,
+                                                 kSandboxUid, kSandboxGid);
+      }
+    }
     record.workspace = ws.host_path;
     record.workspace_temporary = ws.temporary;
     std::string bind_source = ws.host_path;
@@ -147,6 +155,34 @@ class DockerBackend : public Backend {
     AB_ASSIGN_OR_RETURN(auto cgroup, OpenCgroupOf(host, proc_cgroup));
     AB_ASSIGN_OR_RETURN(CgroupStats stats, cgroup->ReadStats());
     return ToResourceSnapshot(stats);
+  }
+
+  // Docker records an OOM kill of the container (under gVisor: of the Sentry, so of the box).
+  // The connection drops as the box is killed, before dockerd has seen it stop: wait for that.
+  std::optional<ExecResult> ExplainDeath(const SandboxRecord& record) override {
+    auto client = Client();
+    if (!client.ok()) return std::nullopt;
+    const std::string path = "/containers/" + docker::ContainerName(record.id) + "/json";
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    for (;;) {
+      auto r = (*client)->Call("GET", path);
+      if (!r.ok() || r->status != 200) return std::nullopt;
+      auto j = nlohmann::json::parse(r->body, nullptr, false);
+      const nlohmann::json* state =
+          j.is_object() && j.contains("State") && j["State"].is_object() ? &j["State"] : nullptr;
+      if (state == nullptr) return std::nullopt;
+      if (!state->value("Running", false)) {
+        if (!state->value("OOMKilled", false)) return std::nullopt;
+        ExecResult result;
+        result.exit_code = 128 + 9;
+        result.signal = 9;
+        result.reason = ExitReason::kOom;
+        result.AddLimitHit(kLimitMemory);
+        return result;
+      }
+      if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
   }
 
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # tests/docker/runsc.sh: the docker backend under gVisor (--runtime runsc), on what Debian 12's
 # runsc (2022) supports: commands, exit statuses, timeouts that kill the whole tree, the empty
-# network, the seccomp filter and no capabilities. Not covered there, and refused or failing:
-# the file API and `cp` (that runsc has no openat2) and idmapped workspaces (a --workspace not
-# owned by uid 1000). Run by tests/docker/run_suite.sh runsc.
+# network, the seccomp filter and no capabilities; the file API and `cp`, which resolve paths
+# with the agent's user-space walk there (runsc has no openat2), escapes refused as with
+# openat2; and the refusal, at create, of a --workspace not owned by 1000:1000 (runsc cannot
+# use the idmapped mount another owner needs). Run by tests/docker/run_suite.sh runsc; the
+# security suite runs under runsc too (run_suite.sh security with AGENTBOX_RUNTIME=runsc).
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=tests/conformance/lib.sh
@@ -51,6 +53,137 @@ case_runsc_no_network_no_caps_filter() {
   expect_out_has "CapEff:	0000000000000000"
   expect_out_has "Seccomp:	2"
   [[ $AB_OUT != *eth* ]] || fail "a network interface besides lo: $AB_OUT"
+}
+
+case_runsc_cp_file_and_directory() {
+  new_box --runtime runsc
+  echo "hello cp" >"$CASE_DIR/f.txt"
+  ab cp "$CASE_DIR/f.txt" "$BOX:f.txt"
+  expect_rc 0 "cp in"
+  ab exec "$BOX" -- cat /workspace/f.txt
+  expect_out "hello cp"
+  head -c 300000 /dev/urandom >"$CASE_DIR/bin"
+  ab exec "$BOX" -- mkdir -p /workspace/sub
+  ab cp "$CASE_DIR/bin" "$BOX:/workspace/sub/bin"
+  expect_rc 0 "cp in of binary content"
+  ab cp "$BOX:sub/bin" "$CASE_DIR/bin.back"
+  expect_rc 0 "cp out"
+  cmp -s "$CASE_DIR/bin" "$CASE_DIR/bin.back" || fail "binary content changed on the round trip"
+  mkdir -p "$CASE_DIR/tree/a/b"
+  echo one >"$CASE_DIR/tree/a/1.txt"
+  echo two >"$CASE_DIR/tree/a/b/2.txt"
+  ab cp "$CASE_DIR/tree" "$BOX:tree"
+  expect_rc 0 "cp in of a directory"
+  ab exec "$BOX" -- sh -c 'echo added >/workspace/tree/a/added.txt'
+  ab cp "$BOX:tree" "$CASE_DIR/back"
+  expect_rc 0 "cp out of a directory"
+  echo added >"$CASE_DIR/tree/a/added.txt"
+  diff -r "$CASE_DIR/tree" "$CASE_DIR/back" >/dev/null || fail "the tree came back different"
+}
+
+# The sandbox plants the links; under runsc the walk, not openat2, must refuse each way out.
+case_runsc_cp_escapes_refused() {
+  new_box --runtime runsc
+  ab exec "$BOX" -- sh -c 'mkdir -p /workspace/d && ln -s /etc/passwd /workspace/pw &&
+    ln -s /etc /workspace/etcdir && ln -s .. /workspace/up && ln -s ../.. /workspace/d/back &&
+    ln -s ../d /workspace/d/loop && ln -s x /workspace/self && ln -s self /workspace/x'
+  expect_rc 0
+  local src
+  for src in pw etcdir/passwd up/etc/passwd d/back/etc/passwd ../etc/passwd /etc/passwd \
+    /workspace/../etc/passwd x; do
+    ab cp "$BOX:$src" "$CASE_DIR/out"
+    expect_one_line_error "cp out of $src"
+    [[ ! -e $CASE_DIR/out ]] || fail "cp out of $src wrote $(head -c 80 "$CASE_DIR/out")"
+  done
+  ab cp "$BOX:up/etc/passwd" "$CASE_DIR/out"
+  expect_err_has "outside /workspace"
+  echo evil >"$CASE_DIR/e"
+  for dst in up/evil etcdir/evil d/back/evil ../evil; do
+    ab cp "$CASE_DIR/e" "$BOX:$dst"
+    expect_one_line_error "cp in to $dst"
+  done
+  ab exec "$BOX" -- sh -c 'ls / /etc | grep -c "^evil$"; true'
+  expect_out 0 "a refused cp in wrote outside /workspace"
+}
+
+# start_serve: `agentbox serve` on a unix socket of this case (killed when the case ends).
+start_serve() {
+  SOCK=$CASE_DIR/serve.sock
+  "$AGENTBOX" serve --listen "unix:$SOCK" 2>"$CASE_DIR/serve.log" &
+  for _ in $(seq 100); do
+    grep -q "listening on" "$CASE_DIR/serve.log" 2>/dev/null && return 0
+    sleep 0.05
+  done
+  fail "agentbox serve did not start: $(head -c 300 "$CASE_DIR/serve.log")"
+}
+
+# http METHOD PATH [CURL-ARG...]: one request; HTTP_CODE and HTTP_BODY.
+http() {
+  local method=$1 path=$2
+  shift 2
+  HTTP_CODE=$(curl -s -o "$CASE_DIR/body" -w '%{http_code}' --unix-socket "$SOCK" -X "$method" \
+    "$@" "http://x/v1/sandboxes/$BOX/$path")
+  HTTP_BODY=$(cat "$CASE_DIR/body")
+}
+
+expect_http() {
+  [[ $HTTP_CODE == "$1" ]] || fail "${2:-request}: HTTP $HTTP_CODE, want $1: ${HTTP_BODY:0:200}"
+}
+
+# The file API (write, read, list, edit, remove) through `agentbox serve`, escapes refused.
+case_runsc_file_api() {
+  new_box --runtime runsc
+  start_serve
+  printf 'hello world\n' >"$CASE_DIR/f.txt"
+  http PUT "files?path=dir/f.txt&parents=false" -T "$CASE_DIR/f.txt"
+  expect_http 404 "write into a missing directory with parents=false"
+  http PUT "files?path=dir/f.txt" -T "$CASE_DIR/f.txt"
+  expect_http 200 "write (making dir/)"
+  http GET "files?path=dir/f.txt"
+  expect_http 200 "read"
+  [[ $HTTP_BODY == "hello world" ]] || fail "read back '$HTTP_BODY'"
+  http GET "files?path=/workspace/dir&list=1"
+  expect_http 200 "list"
+  [[ $HTTP_BODY == *'"name":"f.txt"'* ]] || fail "list lacks f.txt: $HTTP_BODY"
+  http POST "files/edit" -d '{"path":"dir/f.txt","old_str":"world","new_str":"there"}'
+  expect_http 200 "edit"
+  ab exec "$BOX" -- cat /workspace/dir/f.txt
+  expect_out "hello there" "the edit inside the box"
+  http DELETE "files?path=dir/f.txt"
+  expect_http 200 "remove"
+  http GET "files?path=dir/f.txt"
+  expect_http 404 "read after remove"
+  ab exec "$BOX" -- sh -c 'ln -s /etc/passwd /workspace/pw; ln -s ../.. /workspace/dir/up'
+  local path
+  for path in pw dir/up/etc/passwd ../../etc/passwd /etc/passwd; do
+    http GET "files?path=$path"
+    [[ $HTTP_CODE == 400 || $HTTP_CODE == 403 ]] || fail "read of $path: HTTP $HTTP_CODE, want 403/400"
+    [[ $HTTP_BODY != *root:* ]] || fail "read of $path gave /etc/passwd"
+  done
+  http PUT "files?path=dir/up/evil" -T "$CASE_DIR/f.txt"
+  expect_http 403 "write through a link that leads out"
+  http POST "files/edit" -d '{"path":"pw","old_str":"root","new_str":"evil"}'
+  [[ $HTTP_CODE == 400 || $HTTP_CODE == 403 ]] || fail "edit through a link: HTTP $HTTP_CODE"
+}
+
+# A --workspace gVisor cannot map is refused at create in one line, saying what owner it needs;
+# one owned by 1000:1000 works, and what the box writes there is 1000:1000's on the host.
+case_runsc_workspace_owner() {
+  local ws=$CASE_DIR/ws
+  mkdir -p "$ws"
+  chown 4242:4242 "$ws"
+  ab run "${RUNSC[@]}" --workspace "$ws" -- sh -c 'echo x >/workspace/f'
+  expect_one_line_error "a workspace owned by 4242:4242"
+  expect_err_has "must be owned by 1000:1000"
+  ab create "${RUNSC[@]}" --workspace "$ws"
+  expect_one_line_error "create with a workspace owned by 4242:4242"
+  [[ -z $(ls -A "$ws") ]] || fail "the refused workspace was written: $(ls -A "$ws")"
+  [[ $(stat -c %u:%g "$ws") == 4242:4242 ]] || fail "the workspace's owner changed"
+  chown 1000:1000 "$ws"
+  ab run "${RUNSC[@]}" --workspace "$ws" -- sh -c 'echo x >/workspace/f && mkdir /workspace/d'
+  expect_rc 0
+  [[ $(stat -c %u:%g "$ws/f") == 1000:1000 && $(stat -c %u:%g "$ws/d") == 1000:1000 ]] ||
+    fail "files made inside belong to $(stat -c %u:%g "$ws/f") on the host"
 }
 
 lib_main "$0" "$@"

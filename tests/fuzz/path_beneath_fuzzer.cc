@@ -2,13 +2,21 @@
 // beneath /workspace. Here the workspace is a temp dir holding the links an attacker would plant
 // (.. chains, absolute links, a self loop, links into the parent dir), and the property is the
 // one the file API promises: every fd handed out names the workspace or something beneath it,
-// never the secret file beside it. The first byte picks the operation; the rest is the path.
+// never the secret file beside it. Lookups also run through the user-space walk that stands in
+// for openat2 where the kernel lacks it (gVisor), which must answer exactly as openat2 does (same
+// errno, or an fd naming the same file); the other operations take turns with each resolver.
+// The first byte picks the operation (and the resolver); the rest is the path.
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
+#include "agent/beneath_walk.h"
 #include "agent/path_beneath.h"
 #include "fuzz_util.h"
 
@@ -78,6 +86,35 @@ void CheckBeneath(int fd, const std::string& dir, const std::string& given) {
              "path \"" + given + "\" resolved to " + where + ", outside " + dir);
 }
 
+// Where fd points (or the errno), for comparing the two resolvers; closes fd.
+std::string Outcome(int fd, int err) {
+  if (fd < 0) return std::string("errno ") + std::to_string(err);
+  char buf[4096];
+  ssize_t n = ::readlink(("/proc/self/fd/" + std::to_string(fd)).c_str(), buf, sizeof(buf) - 1);
+  ::close(fd);
+  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "?";
+}
+
+// The same lookup by the kernel's openat2 and by the walk: the same answer, always beneath.
+void CompareResolvers(Fixture& fx, const WorkspacePath& path, uint64_t flags) {
+  constexpr uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
+  struct open_how how = {};
+  how.flags = flags | O_CLOEXEC;
+  how.resolve = kResolve;
+  errno = 0;
+  int kernel_fd =
+      static_cast<int>(::syscall(SYS_openat2, fx.ws_fd.get(), path.rel.c_str(), &how, sizeof(how)));
+  int kernel_err = errno;
+  if (kernel_fd < 0 && kernel_err == ENOSYS) return;  // nothing to compare with here
+  errno = 0;
+  int walk_fd = WalkBeneath(fx.ws_fd.get(), path.rel, flags, 0, kResolve);
+  int walk_err = errno;
+  if (walk_fd >= 0) CheckBeneath(walk_fd, fx.ws, path.given);
+  std::string kernel = Outcome(kernel_fd, kernel_err), walk = Outcome(walk_fd, walk_err);
+  FUZZ_CHECK(kernel == walk,
+             "path \"" + path.given + "\": openat2 gave " + kernel + ", the walk gave " + walk);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -92,6 +129,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FUZZ_CHECK(path.Absolute().rfind("/workspace", 0) == 0, path.Absolute());
   (void)HasEntryName(path);
   (void)PathError(path, "open", EXDEV);
+  SetBeneathResolverForTesting((op / 5) % 2 == 0 ? BeneathResolver::kOpenat2
+                                                 : BeneathResolver::kWalk);
   switch (op % 5) {
     case 0:
     case 1: {
@@ -99,6 +138,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (auto fd = OpenBeneath(fx.ws_fd.get(), path, flags); fd.ok()) {
         CheckBeneath(fd->get(), fx.ws, path.given);
       }
+      CompareResolvers(fx, path, flags);
+      CompareResolvers(fx, path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
       break;
     }
     case 2:

@@ -17,6 +17,15 @@ set -u
 
 # The backend every `box` call uses: AGENTBOX_BACKEND (native, docker), native by default.
 readonly AB_BACKEND=${AGENTBOX_BACKEND:-native}
+# The docker backend's OCI runtime: AGENTBOX_RUNTIME (e.g. runsc, gVisor), dockerd's default if
+# empty. Under runsc every workspace is made owned by 1000:1000, the only owner gVisor can use.
+readonly AB_RUNTIME=${AGENTBOX_RUNTIME:-}
+# The options that pick the sandbox kind, for every create/run a case makes.
+AB_KIND=(--backend "$AB_BACKEND")
+[[ -n $AB_RUNTIME ]] && AB_KIND+=(--runtime "$AB_RUNTIME")
+readonly AB_KIND
+# What the N/A lines and the summary call this target: "native", "docker", "docker (runsc)".
+readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}
 readonly H_CASE_TIMEOUT=${H_CASE_TIMEOUT:-40}   # seconds for one case, however it hangs
 readonly H_CALL_TIMEOUT=${H_CALL_TIMEOUT:-30}   # seconds for one agentbox call
 if [[ -x /usr/bin/python3 ]]; then PY=/usr/bin/python3; else PY=python3; fi
@@ -50,18 +59,37 @@ ab() {
 }
 
 # box [RUN-OPTION...] -- COMMAND...: `agentbox run` in this case's workspace.
-box() { ab run --backend "$AB_BACKEND" --workspace "$WS" "$@"; }
+box() { ab run "${AB_KIND[@]}" --workspace "$WS" "$@"; }
 
 # boxj [RUN-OPTION...] -- COMMAND...: the same with --json; AB_OUT is the result object.
-boxj() { ab run --backend "$AB_BACKEND" --json --workspace "$WS" "$@"; }
+boxj() { ab run "${AB_KIND[@]}" --json --workspace "$WS" "$@"; }
+
+# new_box [CREATE-OPTION...]: a persistent sandbox on this case's workspace, removed when the
+# case ends; its id goes to BOX.
+new_box() {
+  ab create "${AB_KIND[@]}" --workspace "$WS" "$@"
+  [[ $AB_RC == 0 && $AB_OUT =~ ^[A-Za-z0-9_.-]+$ ]] || fail "create $* exited $AB_RC: $AB_ERR"
+  BOX=$AB_OUT
+  on_exit "timeout -s KILL $H_CALL_TIMEOUT \"\$AGENTBOX\" rm -f '$BOX' >/dev/null 2>&1"
+}
+
+# not_applicable REASON: ends the case as N/A (exit 78): it cannot apply to this target.
+not_applicable() {
+  printf '__NA__ %s\n' "$1"
+  exit 78
+}
 
 # only_on BACKEND REASON: the case checks something only BACKEND has (e.g. a host-side view of
 # the native backend's own namespaces); on another backend it is reported as N/A, not run.
 only_on() {
   [[ $AB_BACKEND == "$1" ]] && return 0
-  printf '__NA__ %s\n' "$2"
-  exit 78
+  not_applicable "$2"
 }
+
+# on_gvisor: true when the sandboxes run under gVisor (docker --runtime runsc). There the box's
+# processes are not host processes (the Sentry runs them), so host-side process checks see
+# nothing and the cases look inside the box instead.
+on_gvisor() { [[ $AB_RUNTIME == runsc ]]; }
 
 # sh_in SCRIPT: the common case, a shell script in the default sandbox (plain output).
 sh_in() { box -- sh -c "$1"; }
@@ -153,6 +181,15 @@ expect_no_host_procs() {
   fail "processes survived the sandbox: $(pgrep -af -- "^$1" | head -5 | tr '\n' ';')"
 }
 
+# expect_no_box_procs MARKER: within ~1 s no process with MARKER may remain in the sandbox $BOX,
+# looked for by a new exec there (under gVisor the box's processes are not host processes).
+expect_no_box_procs() {
+  local seen="grep -qas '^$1' /proc/[0-9]*/cmdline"
+  ab exec "$BOX" -- sh -c "i=0; while [ \$i -lt 20 ] && $seen; do sleep 0.05; i=\$((i+1)); done; $seen && echo LEFT_BEHIND; echo LOOKED"
+  expect_out_has LOOKED "could not look inside the sandbox"
+  expect_out_lacks LEFT_BEHIND "processes survived the command inside the sandbox"
+}
+
 # wait_host_pid MARKER: waits (<= 5 s) for a host process with MARKER; prints its pid.
 wait_host_pid() {
   local i pid
@@ -177,6 +214,8 @@ harness_case_child() {
   WS=$CASE_DIR/ws
   mkdir -p "$WS"
   install -m 0755 "$ABPROBE" "$WS/abprobe"
+  # gVisor cannot use the idmapped mount another owner needs (agentbox refuses it at create).
+  if on_gvisor; then chown 1000:1000 "$WS"; fi
   trap harness_run_on_exit EXIT
   "case_$1"
 }
@@ -209,7 +248,7 @@ harness_run_case() {
   reason=$(grep -E '^__(FAIL|SKIP|NA)__ ' "$CASE_DIR/case.log" | tail -1 | cut -d' ' -f2-)
   case $rc in
     0) harness_report "$name" pass "" ;;
-    78) echo "N/A  $name on $AB_BACKEND: $reason"; H_NA=$((H_NA + 1)) ;;
+    78) echo "N/A  $name on $AB_TARGET: $reason"; H_NA=$((H_NA + 1)) ;;
     77) harness_report "$name" skip "${reason:-no reason given}" ;;
     137) harness_report "$name" fail "case killed after ${H_CASE_TIMEOUT}s (hung?)" ;;
     *) harness_report "$name" fail "${reason:-case returned $rc}" ;;
@@ -249,7 +288,7 @@ harness_main() {
     [[ $name =~ $filter ]] || continue
     harness_run_case "$name" "$script"
   done
-  echo "backend: $AB_BACKEND ($H_NA case(s) not applicable to it)"
+  echo "backend: $AB_TARGET ($H_NA case(s) not applicable to it)"
   if ((H_SKIP > 0)); then
     echo "$H_PASS passed, $H_FAIL failed, $H_SKIP skipped"
   else

@@ -17,6 +17,7 @@
 #include <linux/bpf.h>
 #include <linux/perf_event.h>
 #include <linux/reboot.h>
+#include <linux/if_tun.h>
 #include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -39,6 +41,7 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <arpa/inet.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <time.h>
 #include <unistd.h>
@@ -531,18 +534,33 @@ static int cmd_fds(int argc, char** argv) {
   return 0;
 }
 
+// caps: the credential lines of /proc/self/status. gVisor's /proc has no CapAmb or NoNewPrivs
+// line; those are then asked of the kernel itself (prctl), in the same format.
 static int cmd_caps(int argc, char** argv) {
   (void)argc; (void)argv;
   FILE* f = fopen("/proc/self/status", "re");
   if (!f) return setup_failed("/proc/self/status");
   char line[256];
+  int saw_ambient = 0, saw_nnp = 0;
   while (fgets(line, sizeof line, f)) {
     if (strncmp(line, "Cap", 3) == 0 || strncmp(line, "NoNewPrivs", 10) == 0 ||
         strncmp(line, "Seccomp:", 8) == 0 || strncmp(line, "Uid:", 4) == 0 ||
         strncmp(line, "Gid:", 4) == 0)
       fputs(line, stdout);
+    saw_ambient |= strncmp(line, "CapAmb:", 7) == 0;
+    saw_nnp |= strncmp(line, "NoNewPrivs:", 11) == 0;
   }
   fclose(f);
+  if (!saw_ambient) {
+    unsigned long long ambient = 0;
+    for (int cap = 0; cap < 64; cap++) {
+      int set = prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0);
+      if (set < 0) break;  // EINVAL: past the last capability this kernel knows
+      if (set > 0) ambient |= 1ull << cap;
+    }
+    printf("CapAmb:\t%016llx\n", ambient);
+  }
+  if (!saw_nnp) printf("NoNewPrivs:\t%d\n", prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
   return 0;
 }
 
@@ -646,6 +664,19 @@ static int cmd_connect_tcp(int argc, char** argv) {
   return connect_bounded(fd, (struct sockaddr*)&addr, sizeof addr, "connect tcp");
 }
 
+// tunsetiff: makes a TUN interface through /dev/net/tun, which needs CAP_NET_ADMIN. gVisor puts
+// its own /dev/net/tun in every box; this shows it gives nothing.
+static int cmd_tunsetiff(int argc, char** argv) {
+  (void)argc; (void)argv;
+  int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+  if (fd < 0) return fail("open /dev/net/tun");
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  ifr.ifr_flags = IFF_TUN | IFF_NO_PI;
+  strncpy(ifr.ifr_name, "abtun0", IFNAMSIZ - 1);
+  return report(ioctl(fd, TUNSETIFF, &ifr), "TUNSETIFF");
+}
+
 // loopback: a TCP listener on 127.0.0.1 and a connection to it: the sandbox's own loopback works.
 static int cmd_loopback(int argc, char** argv) {
   (void)argc;
@@ -738,7 +769,7 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"caps", cmd_caps}, {"fork", cmd_fork}, {"alloc", cmd_alloc}, {"socket", cmd_socket},
     {"connect-unix", cmd_connect_unix}, {"connect-abstract", cmd_connect_abstract},
     {"connect-tcp", cmd_connect_tcp}, {"agent-ping", cmd_agent_ping},
-    {"loopback", cmd_loopback}, {"thread", cmd_thread},
+    {"loopback", cmd_loopback}, {"tunsetiff", cmd_tunsetiff}, {"thread", cmd_thread},
 };
 
 int main(int argc, char** argv) {

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <thread>
 
+#include "agent/path_beneath.h"
 #include "core/agent_files.h"
 #include "core/agent_protocol.h"
 #include "sys/unique_fd.h"
@@ -21,9 +22,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class FileOpsTest : public ::testing::Test {
+// Every case runs with the kernel's openat2 and again with the walk that stands in for it where
+// openat2 is missing (gVisor's runsc), so the file API is proven with both on this host.
+class FileOpsTest : public ::testing::TestWithParam<BeneathResolver> {
  protected:
   void SetUp() override {
+    SetBeneathResolverForTesting(GetParam());
     char tmpl[] = "/tmp/agentbox-fileops-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     root_ = tmpl;
@@ -38,6 +42,7 @@ class FileOpsTest : public ::testing::Test {
     ASSERT_TRUE(ws_fd_.valid());
   }
   void TearDown() override {
+    SetBeneathResolverForTesting(BeneathResolver::kAuto);
     fs::remove_all(root_);
     // Only exists if SymlinkToEtcIsRefused failed: do not leave the host's /etc written.
     std::error_code ignored;
@@ -122,7 +127,7 @@ std::string BinaryBlob(size_t size) {
   return data;
 }
 
-TEST_F(FileOpsTest, IsFileOp) {
+TEST_P(FileOpsTest, IsFileOp) {
   for (const char* op :
        {"read_file", "write_file", "list_dir", "stat", "mkdir", "remove", "str_replace"}) {
     EXPECT_TRUE(IsFileOp(op)) << op;
@@ -131,7 +136,7 @@ TEST_F(FileOpsTest, IsFileOp) {
   EXPECT_FALSE(IsFileOp("ping"));
 }
 
-TEST_F(FileOpsTest, WriteReadRoundTripSpansFrames) {
+TEST_P(FileOpsTest, WriteReadRoundTripSpansFrames) {
   std::string data = BinaryBlob(3 * kMaxFramePayload + 17);
   ASSERT_TRUE(Write("/workspace/big.bin", data).ok());
   EXPECT_EQ(HostRead(ws_ / "big.bin"), data);
@@ -143,7 +148,7 @@ TEST_F(FileOpsTest, WriteReadRoundTripSpansFrames) {
   EXPECT_EQ(*Read("empty"), "");
 }
 
-TEST_F(FileOpsTest, WriteCreatesParentsOnlyWhenAsked) {
+TEST_P(FileOpsTest, WriteCreatesParentsOnlyWhenAsked) {
   auto missing = Write("a/b/c.txt", "x");
   EXPECT_EQ(missing.code(), StatusCode::kNotFound) << missing.message();
   ASSERT_TRUE(Write("a/b/c.txt", "x", 0600, /*parents=*/true).ok());
@@ -151,7 +156,7 @@ TEST_F(FileOpsTest, WriteCreatesParentsOnlyWhenAsked) {
   EXPECT_EQ(fs::status(ws_ / "a/b/c.txt").permissions(), fs::perms(0600));
 }
 
-TEST_F(FileOpsTest, OverwriteReplacesAtomicallyAndLeavesNoTempFile) {
+TEST_P(FileOpsTest, OverwriteReplacesAtomicallyAndLeavesNoTempFile) {
   ASSERT_TRUE(Write("f.txt", "old content").ok());
   struct stat before;
   ASSERT_EQ(::stat((ws_ / "f.txt").c_str(), &before), 0);
@@ -165,7 +170,7 @@ TEST_F(FileOpsTest, OverwriteReplacesAtomicallyAndLeavesNoTempFile) {
   EXPECT_EQ(WorkspaceNames(ws_), (std::vector<std::string>{"dir", "f.txt"}));
 }
 
-TEST_F(FileOpsTest, WriteKeepsExistingModeWhenNoneRequested) {
+TEST_P(FileOpsTest, WriteKeepsExistingModeWhenNoneRequested) {
   HostWrite(ws_ / "run.sh", "#!/bin/sh\n");
   fs::permissions(ws_ / "run.sh", fs::perms(0755));
   auto response = Serve([&](int fd) {
@@ -179,7 +184,7 @@ TEST_F(FileOpsTest, WriteKeepsExistingModeWhenNoneRequested) {
   EXPECT_EQ(fs::status(ws_ / "run.sh").permissions(), fs::perms(0755));
 }
 
-TEST_F(FileOpsTest, WriteRefusesSetuidAndSetgid) {
+TEST_P(FileOpsTest, WriteRefusesSetuidAndSetgid) {
   for (uint32_t mode : {04755u, 02755u}) {
     Status st = Write("suid", "x", mode);
     EXPECT_EQ(st.code(), StatusCode::kPermissionDenied) << st.message();
@@ -188,7 +193,7 @@ TEST_F(FileOpsTest, WriteRefusesSetuidAndSetgid) {
   EXPECT_TRUE(WorkspaceNames(ws_).empty());
 }
 
-TEST_F(FileOpsTest, WriteOverSymlinkReplacesTheLink) {
+TEST_P(FileOpsTest, WriteOverSymlinkReplacesTheLink) {
   fs::create_symlink(outside_ / "secret", ws_ / "abs_link");
   HostWrite(ws_ / "target.txt", "target");
   fs::create_symlink("target.txt", ws_ / "rel_link");
@@ -201,7 +206,7 @@ TEST_F(FileOpsTest, WriteOverSymlinkReplacesTheLink) {
   EXPECT_EQ(HostRead(ws_ / "rel_link"), "mine too");
 }
 
-TEST_F(FileOpsTest, ReadRefusesTooLargeNonRegularAndMissing) {
+TEST_P(FileOpsTest, ReadRefusesTooLargeNonRegularAndMissing) {
   { std::ofstream big(ws_ / "big"); }
   fs::resize_file(ws_ / "big", 20u << 20);
   auto large = Read("big", 1u << 20);
@@ -215,7 +220,7 @@ TEST_F(FileOpsTest, ReadRefusesTooLargeNonRegularAndMissing) {
   EXPECT_EQ(Read("nope").status().code(), StatusCode::kNotFound);
 }
 
-TEST_F(FileOpsTest, ListDirSortedWithTypes) {
+TEST_P(FileOpsTest, ListDirSortedWithTypes) {
   HostWrite(ws_ / "b.txt", "12345");
   fs::create_directories(ws_ / "a_dir");
   fs::create_symlink("/etc", ws_ / "c_link");
@@ -233,7 +238,7 @@ TEST_F(FileOpsTest, ListDirSortedWithTypes) {
   EXPECT_EQ(List("b.txt").status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST_F(FileOpsTest, StatDescribesEntriesWithoutFollowing) {
+TEST_P(FileOpsTest, StatDescribesEntriesWithoutFollowing) {
   HostWrite(ws_ / "f", "abc");
   fs::permissions(ws_ / "f", fs::perms(0640));
   fs::create_symlink("/etc/passwd", ws_ / "link");
@@ -247,7 +252,7 @@ TEST_F(FileOpsTest, StatDescribesEntriesWithoutFollowing) {
   EXPECT_EQ(Stat("missing").status().code(), StatusCode::kNotFound);
 }
 
-TEST_F(FileOpsTest, Mkdir) {
+TEST_P(FileOpsTest, Mkdir) {
   ASSERT_TRUE(Mkdir("d").ok());
   EXPECT_TRUE(fs::is_directory(ws_ / "d"));
   EXPECT_EQ(Mkdir("d").code(), StatusCode::kAlreadyExists);
@@ -258,7 +263,7 @@ TEST_F(FileOpsTest, Mkdir) {
   EXPECT_EQ(Mkdir("/workspace").code(), StatusCode::kInvalidArgument);
 }
 
-TEST_F(FileOpsTest, RemoveFilesAndDirectories) {
+TEST_P(FileOpsTest, RemoveFilesAndDirectories) {
   HostWrite(ws_ / "f", "x");
   ASSERT_TRUE(Remove("f").ok());
   EXPECT_FALSE(fs::exists(ws_ / "f"));
@@ -274,7 +279,7 @@ TEST_F(FileOpsTest, RemoveFilesAndDirectories) {
   EXPECT_EQ(Remove("gone").code(), StatusCode::kNotFound);
 }
 
-TEST_F(FileOpsTest, RemoveRefusesWorkspaceItself) {
+TEST_P(FileOpsTest, RemoveRefusesWorkspaceItself) {
   HostWrite(ws_ / "keep", "x");
   for (const char* p : {"/workspace", "/workspace/", ".", "sub/.."}) {
     EXPECT_EQ(Remove(p, true).code(), StatusCode::kInvalidArgument) << p;
@@ -282,7 +287,7 @@ TEST_F(FileOpsTest, RemoveRefusesWorkspaceItself) {
   EXPECT_TRUE(fs::exists(ws_ / "keep"));
 }
 
-TEST_F(FileOpsTest, RemoveSymlinkRemovesTheLinkNotTheTarget) {
+TEST_P(FileOpsTest, RemoveSymlinkRemovesTheLinkNotTheTarget) {
   fs::create_symlink(outside_ / "secret", ws_ / "file_link");
   fs::create_symlink(outside_, ws_ / "dir_link");
   ASSERT_TRUE(Remove("file_link").ok());
@@ -292,7 +297,7 @@ TEST_F(FileOpsTest, RemoveSymlinkRemovesTheLinkNotTheTarget) {
   EXPECT_EQ(HostRead(outside_ / "secret"), "top secret");
 }
 
-TEST_F(FileOpsTest, StrReplaceOnceKeepsMode) {
+TEST_P(FileOpsTest, StrReplaceOnceKeepsMode) {
   HostWrite(ws_ / "x.py", "def f():\n    return 1\n");
   fs::permissions(ws_ / "x.py", fs::perms(0750));
   ASSERT_TRUE(Replace("x.py", "return 1", "return 2").ok());
@@ -301,7 +306,7 @@ TEST_F(FileOpsTest, StrReplaceOnceKeepsMode) {
   EXPECT_EQ(WorkspaceNames(ws_), (std::vector<std::string>{"x.py"}));
 }
 
-TEST_F(FileOpsTest, StrReplaceZeroOccurrences) {
+TEST_P(FileOpsTest, StrReplaceZeroOccurrences) {
   HostWrite(ws_ / "x.txt", "hello\n");
   Status st = Replace("/workspace/x.txt", "nope", "yes");
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
@@ -312,7 +317,7 @@ TEST_F(FileOpsTest, StrReplaceZeroOccurrences) {
   EXPECT_EQ(HostRead(ws_ / "x.txt"), "hello\n");
 }
 
-TEST_F(FileOpsTest, StrReplaceMultipleOccurrences) {
+TEST_P(FileOpsTest, StrReplaceMultipleOccurrences) {
   std::string text = "a\nb\nfoo\nc\nd\ne\nfoo and foo\n";
   HostWrite(ws_ / "x.txt", text);
   Status st = Replace("x.txt", "foo", "bar");
@@ -323,14 +328,14 @@ TEST_F(FileOpsTest, StrReplaceMultipleOccurrences) {
   EXPECT_EQ(HostRead(ws_ / "x.txt"), text);
 }
 
-TEST_F(FileOpsTest, StrReplaceRefusesSymlinkAndOutside) {
+TEST_P(FileOpsTest, StrReplaceRefusesSymlinkAndOutside) {
   fs::create_symlink(outside_ / "secret", ws_ / "link");
   EXPECT_EQ(Replace("link", "top", "no").code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Replace("../outside/secret", "top", "no").code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(HostRead(outside_ / "secret"), "top secret");
 }
 
-TEST_F(FileOpsTest, EscapingPathsAreRefused) {
+TEST_P(FileOpsTest, EscapingPathsAreRefused) {
   fs::create_directories(ws_ / "a");
   for (const char* p :
        {"../x", "/etc/passwd", "/workspace/../../etc/passwd", "a/../../x", "../outside/secret"}) {
@@ -348,7 +353,7 @@ TEST_F(FileOpsTest, EscapingPathsAreRefused) {
   EXPECT_EQ(HostRead(outside_ / "secret"), "top secret");
 }
 
-TEST_F(FileOpsTest, SymlinkToEtcIsRefused) {
+TEST_P(FileOpsTest, SymlinkToEtcIsRefused) {
   fs::create_symlink("/etc", ws_ / "etc");
   EXPECT_EQ(Read("etc/passwd").status().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(Write("etc/agentbox-pwned", "x").code(), StatusCode::kPermissionDenied);
@@ -358,7 +363,7 @@ TEST_F(FileOpsTest, SymlinkToEtcIsRefused) {
   EXPECT_FALSE(fs::exists("/etc/agentbox-pwned"));
 }
 
-TEST_F(FileOpsTest, SymlinkUpTwoLevelsIsRefused) {
+TEST_P(FileOpsTest, SymlinkUpTwoLevelsIsRefused) {
   fs::create_symlink("../..", ws_ / "up");
   fs::create_symlink("../outside", ws_ / "sib");
   EXPECT_EQ(List("up").status().code(), StatusCode::kPermissionDenied);
@@ -369,7 +374,7 @@ TEST_F(FileOpsTest, SymlinkUpTwoLevelsIsRefused) {
   EXPECT_EQ(WorkspaceNames(outside_), (std::vector<std::string>{"secret"}));
 }
 
-TEST_F(FileOpsTest, RelativeSymlinkInsideIsAllowed) {
+TEST_P(FileOpsTest, RelativeSymlinkInsideIsAllowed) {
   fs::create_directories(ws_ / "dir");
   HostWrite(ws_ / "dir/f", "inside");
   fs::create_symlink("dir/f", ws_ / "ln");
@@ -383,7 +388,7 @@ TEST_F(FileOpsTest, RelativeSymlinkInsideIsAllowed) {
   EXPECT_EQ(HostRead(ws_ / "dir/new"), "via link");
 }
 
-TEST_F(FileOpsTest, MalformedRequestsAnswerInvalidArgument) {
+TEST_P(FileOpsTest, MalformedRequestsAnswerInvalidArgument) {
   for (const nlohmann::json& request :
        {nlohmann::json{{"op", "read_file"}, {"path", 5}},
         nlohmann::json{{"op", "read_file"}, {"path", "x"}, {"max_bytes", -1}},
@@ -396,6 +401,12 @@ TEST_F(FileOpsTest, MalformedRequestsAnswerInvalidArgument) {
     EXPECT_EQ(response.value("code", ""), "invalid_argument") << request.dump();
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Resolvers, FileOpsTest,
+                         ::testing::Values(BeneathResolver::kOpenat2, BeneathResolver::kWalk),
+                         [](const auto& param_info) {
+                           return param_info.param == BeneathResolver::kWalk ? "Walk" : "Openat2";
+                         });
 
 }  // namespace
 }  // namespace agentbox

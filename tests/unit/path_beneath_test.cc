@@ -57,9 +57,12 @@ TEST(PathBeneathTest, AbsoluteAndEntryName) {
   EXPECT_TRUE(HasEntryName(*ParseWorkspacePath("a/b/")));
 }
 
-class PathBeneathFsTest : public ::testing::Test {
+// Every filesystem case runs twice: with the kernel's openat2, and with the walk that stands in
+// for it where openat2 is missing (gVisor), forced here so it is proven on this host too.
+class PathBeneathFsTest : public ::testing::TestWithParam<BeneathResolver> {
  protected:
   void SetUp() override {
+    SetBeneathResolverForTesting(GetParam());
     char tmpl[] = "/tmp/agentbox-beneath-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     root_ = tmpl;
@@ -74,6 +77,7 @@ class PathBeneathFsTest : public ::testing::Test {
   void TearDown() override {
     ::close(ws_fd_);
     fs::remove_all(root_);
+    SetBeneathResolverForTesting(BeneathResolver::kAuto);
   }
   WorkspacePath Path(const std::string& p) { return *ParseWorkspacePath(p); }
 
@@ -81,7 +85,7 @@ class PathBeneathFsTest : public ::testing::Test {
   int ws_fd_ = -1;
 };
 
-TEST_F(PathBeneathFsTest, KernelRefusesEscapesAsOutsideWorkspace) {
+TEST_P(PathBeneathFsTest, KernelRefusesEscapesAsOutsideWorkspace) {
   for (const char* p :
        {"..", "../outside", "abs_out", "rel_out", "sub/../../outside", "/workspace/../../etc"}) {
     auto fd = OpenBeneath(ws_fd_, Path(p), O_PATH);
@@ -91,14 +95,14 @@ TEST_F(PathBeneathFsTest, KernelRefusesEscapesAsOutsideWorkspace) {
   }
 }
 
-TEST_F(PathBeneathFsTest, OpensInsideIncludingRelativeSymlinks) {
+TEST_P(PathBeneathFsTest, OpensInsideIncludingRelativeSymlinks) {
   EXPECT_TRUE(OpenBeneath(ws_fd_, Path("sub"), O_PATH | O_DIRECTORY).ok());
   EXPECT_TRUE(OpenBeneath(ws_fd_, Path("rel_in"), O_PATH | O_DIRECTORY).ok());
   EXPECT_TRUE(OpenBeneath(ws_fd_, Path("sub/../sub"), O_PATH | O_DIRECTORY).ok());
   EXPECT_EQ(OpenBeneath(ws_fd_, Path("missing"), O_PATH).status().code(), StatusCode::kNotFound);
 }
 
-TEST_F(PathBeneathFsTest, ParentRefusesWorkspaceItselfAndDotDot) {
+TEST_P(PathBeneathFsTest, ParentRefusesWorkspaceItselfAndDotDot) {
   for (const char* p : {"/workspace", ".", "sub/..", "sub/."}) {
     EXPECT_EQ(OpenParentBeneath(ws_fd_, Path(p)).status().code(), StatusCode::kInvalidArgument)
         << p;
@@ -108,7 +112,7 @@ TEST_F(PathBeneathFsTest, ParentRefusesWorkspaceItselfAndDotDot) {
   EXPECT_EQ(parent->name, "file");
 }
 
-TEST_F(PathBeneathFsTest, MakeDirsCreatesNestedButNeverOutside) {
+TEST_P(PathBeneathFsTest, MakeDirsCreatesNestedButNeverOutside) {
   auto made = MakeDirsBeneath(ws_fd_, "a/b/c", Path("a/b/c"));
   ASSERT_TRUE(made.ok()) << made.status().message();
   EXPECT_TRUE(fs::is_directory(root_ / "ws" / "a" / "b" / "c"));
@@ -122,6 +126,12 @@ TEST_F(PathBeneathFsTest, MakeDirsCreatesNestedButNeverOutside) {
   EXPECT_FALSE(fs::exists(root_ / "outside" / "new"));
   EXPECT_FALSE(fs::exists(root_ / "new"));
 }
+
+INSTANTIATE_TEST_SUITE_P(Resolvers, PathBeneathFsTest,
+                         ::testing::Values(BeneathResolver::kOpenat2, BeneathResolver::kWalk),
+                         [](const auto& param_info) {
+                           return param_info.param == BeneathResolver::kWalk ? "Walk" : "Openat2";
+                         });
 
 TEST(PathBeneathErrorTest, MapsErrnoToCodes) {
   WorkspacePath p{"x", "x"};

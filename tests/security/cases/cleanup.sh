@@ -13,13 +13,37 @@ await_inside() {
   printf 'grep -qas "^%s" /proc/[0-9]*/cmdline && echo SPAWNED' "$1"
 }
 
-# expect_left_behind_gone SCRIPT-MAKING-MARKED-PROCESS: runs it, the command exits 0, nothing stays.
+# in_target [OPTION...] -- COMMAND...: runs a command where its leftovers can be looked for:
+# `agentbox run`, whose leftovers would be host processes; under gVisor, where the box's
+# processes are never host processes, `agentbox exec` in a persistent sandbox (made on first
+# use), whose leftovers the next exec looks for inside (expect_gone).
+in_target() {
+  if ! on_gvisor; then
+    box "$@"
+    return
+  fi
+  [[ -n ${BOX:-} ]] || new_box
+  local -a opts=()
+  while [[ $1 != -- ]]; do
+    opts+=("$1")
+    shift
+  done
+  ab exec "${opts[@]}" "$BOX" "$@"
+}
+
+# expect_gone MARKER: no process with MARKER survives, where in_target can see it.
+expect_gone() {
+  if on_gvisor; then expect_no_box_procs "$1"; else expect_no_host_procs "$1"; fi
+}
+
+# expect_left_behind_gone MARKER SCRIPT-MAKING-MARKED-PROCESS: runs it, the command exits 0,
+# nothing stays.
 expect_left_behind_gone() {
   local mark=$1 spawn=$2
-  sh_in "$spawn $(await_inside "$mark")"
+  in_target -- sh -c "$spawn $(await_inside "$mark")"
   expect_rc 0
   expect_out_has SPAWNED
-  expect_no_host_procs "$mark"
+  expect_gone "$mark"
 }
 
 # Gone when the result arrives, not a moment later: the host looks once, with no grace period.
@@ -62,11 +86,14 @@ case_cleanup_ignores_sigterm() {
   expect_left_behind_gone "$m" "bash -c \"trap '' TERM HUP INT; exec -a $m sleep 30\" >/dev/null 2>&1 &"
 }
 
-# A stopped process ignores everything but SIGKILL/SIGCONT.
+# A stopped process ignores everything but SIGKILL/SIGCONT. Under gVisor it gets a session of its
+# own: gVisor sends SIGHUP to the whole command when a process of its (orphaned) group stops,
+# where Linux does so only when a group becomes orphaned, and the command would die of it.
 case_cleanup_stopped_process() {
-  local m
+  local m own_session=""
   m=$(new_marker)
-  expect_left_behind_gone "$m" "bash -c 'exec -a $m bash -c \"kill -STOP \\\$\\\$; sleep 30\"' >/dev/null 2>&1 &"
+  on_gvisor && own_session="setsid "
+  expect_left_behind_gone "$m" "${own_session}bash -c 'exec -a $m bash -c \"kill -STOP \\\$\\\$; sleep 30\"' >/dev/null 2>&1 &"
 }
 
 case_cleanup_nohup() {
@@ -79,23 +106,24 @@ case_cleanup_nohup() {
 case_cleanup_at_timeout() {
   local m
   m=$(new_marker)
-  boxj --timeout 1 -- sh -c "setsid bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 & bash -c \"trap '' TERM; exec -a $m sleep 30\""
+  in_target --json --timeout 1 -- sh -c "setsid bash -c 'exec -a $m sleep 30' >/dev/null 2>&1 & bash -c \"trap '' TERM; exec -a $m sleep 30\""
   expect_rc 124
   json_assert 'r["reason"] == "timeout" and r["exit_code"] == 124 and "timeout" in r["limits_hit"]'
-  expect_no_host_procs "$m"
+  expect_gone "$m"
 }
 
 # A background child that keeps stdout open must not make agentbox wait for it.
 case_cleanup_background_holding_stdout() {
   local m start elapsed
   m=$(new_marker)
+  on_gvisor && new_box  # made before the clock starts
   start=$(date +%s%N)
-  sh_in "bash -c 'exec -a $m sleep 100' & echo started"
+  in_target -- sh -c "bash -c 'exec -a $m sleep 100' & echo started"
   elapsed=$((($(date +%s%N) - start) / 1000000))
   expect_rc 0
   expect_out_has started
   ((elapsed < 5000)) || fail "agentbox took ${elapsed} ms: it waited for the background child"
-  expect_no_host_procs "$m"
+  expect_gone "$m"
 }
 
 # kill -9 -1 inside reaches only the sandbox's own processes: host processes of root and of

@@ -38,9 +38,10 @@ case_cred_seccomp_filter_mode() {
 
 # On the host, a sandboxed process is never uid 0 and holds no capabilities.
 case_cred_host_uid_not_root() {
+  if on_gvisor; then expect_gvisor_host_side_unprivileged; return; fi
   local mark pid uid capeff
   mark=$(new_marker)
-  ab run --workspace "$WS" --timeout 10 -- bash -c "exec -a $mark sleep 30" &
+  ab run "${AB_KIND[@]}" --workspace "$WS" --timeout 10 -- bash -c "exec -a $mark sleep 30" &
   pid=$(wait_host_pid "$mark") || fail "marked process never appeared on the host"
   uid=$(ps -o uid= -p "$pid" | tr -d ' ')
   capeff=$(awk '/^CapEff:/ {print $2}' "/proc/$pid/status")
@@ -50,6 +51,31 @@ case_cred_host_uid_not_root() {
   wait
   [[ -n $uid && $uid != 0 && $euid != 0 ]] || fail "sandboxed process runs as host uid $uid (euid $euid)"
   [[ $capeff == 0000000000000000 ]] || fail "sandboxed process holds host capabilities CapEff=$capeff"
+}
+
+# Under gVisor the box's processes are not host processes: a marked one never shows up on the
+# host, which sees only the Sentry that runs them. The Sentry (the pid `inspect` reports) must be
+# unprivileged there: not uid 0, its capabilities only in a user namespace of its own, under
+# seccomp and no_new_privs.
+expect_gvisor_host_side_unprivileged() {
+  local mark pid status
+  mark=$(new_marker)
+  new_box
+  timeout 10 "$AGENTBOX" exec "$BOX" -- sh -c "exec -a $mark sleep 30" >/dev/null 2>&1 &
+  ab exec "$BOX" -- sh -c "$(printf 'i=0; while [ $i -lt 40 ] && ! grep -qas "^%s" /proc/[0-9]*/cmdline; do sleep 0.05; i=$((i+1)); done; grep -qas "^%s" /proc/[0-9]*/cmdline && echo SPAWNED' "$mark" "$mark")"
+  expect_out_has SPAWNED "the marked process never ran in the box"
+  [[ -z $(host_pids "$mark") ]] || fail "under gVisor a box process is a host process: $(host_pids "$mark")"
+  ab inspect "$BOX"
+  pid=$(json_get pid)
+  [[ $pid =~ ^[0-9]+$ && -r /proc/$pid/status ]] || fail "no host process for the sandbox: pid '$pid'"
+  [[ $(tr '\0' ' ' <"/proc/$pid/cmdline") == runsc-sandbox* ]] || fail "pid $pid is not gVisor's Sentry"
+  status=$(cat "/proc/$pid/status")
+  awk '/^Uid:/ {for (i = 2; i <= 5; i++) if ($i == 0) exit 1}' <<<"$status" ||
+    fail "the Sentry runs as host uid 0: $(grep ^Uid: <<<"$status")"
+  [[ $(readlink "/proc/$pid/ns/user") != "$(readlink /proc/self/ns/user)" ]] ||
+    fail "the Sentry holds its capabilities in the host's user namespace"
+  grep -q '^NoNewPrivs:[[:space:]]*1$' <<<"$status" || fail "the Sentry lacks no_new_privs"
+  grep -q '^Seccomp:[[:space:]]*2$' <<<"$status" || fail "the Sentry runs without a seccomp filter"
 }
 
 # expect_workspace_owner UID:GID: files made inside belong, on the host, to the workspace's owner.
@@ -63,14 +89,28 @@ expect_workspace_owner() {
   done
 }
 
+# gvisor_refuses_workspace UID:GID: under gVisor a workspace of any owner but 1000:1000 would
+# need the idmapped mount runsc cannot use; agentbox must refuse it at create (exit 125, nothing
+# run). That is checked, and the ownership case is then N/A there.
+gvisor_refuses_workspace() {
+  on_gvisor || return 0
+  sh_in 'echo x >/workspace/file'
+  expect_rc 125 "gVisor cannot map a workspace owned by $1: create must refuse it"
+  expect_err_has "must be owned by 1000:1000"
+  [[ ! -e $WS/file ]] || fail "the command ran in a workspace owned by $1"
+  not_applicable "runsc cannot use the idmapped mount a workspace owned by $1 needs; agentbox refuses it at create (checked: exit 125)"
+}
+
 case_cred_workspace_owner_root() {
   chown 0:0 "$WS"
+  gvisor_refuses_workspace 0:0
   expect_workspace_owner 0:0
 }
 
 case_cred_workspace_owner_4242() {
   chown 4242:4242 "$WS"
   chown 4242:4242 "$WS/abprobe"
+  gvisor_refuses_workspace 4242:4242
   expect_workspace_owner 4242:4242
 }
 
@@ -80,6 +120,7 @@ case_cred_workspace_owner_4242_private_parent() {
   chmod 0700 "$CASE_DIR"
   chown 4242:4242 "$WS"
   chown 4242:4242 "$WS/abprobe"
+  gvisor_refuses_workspace 4242:4242
   expect_workspace_owner 4242:4242
 }
 
