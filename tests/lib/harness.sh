@@ -233,6 +233,17 @@ harness_report() {
   esac
 }
 
+# harness_sweep_state_dir DIR NAME: removes every sandbox left in the state dir DIR (a killed
+# `agentbox run`, a failed `rm`), saying so, then DIR itself.
+harness_sweep_state_dir() {
+  local dir=$1 id
+  for id in $(ls "$dir/sandboxes" 2>/dev/null); do
+    echo "note: $2 left sandbox $id behind; removed"
+    AGENTBOX_STATE_DIR=$dir timeout -s KILL 30 "$AGENTBOX" rm -f "$id" >/dev/null 2>&1
+  done
+  rm -rf "$dir"
+}
+
 harness_run_case() {
   local name=$1 script=$2 rc reason
   if [[ -n $H_GLOBAL_SKIP ]]; then
@@ -243,8 +254,16 @@ harness_run_case() {
   # Traversable like a user's ordinary dir; cases about private (0700) parents make their own.
   chmod 0755 "$CASE_DIR"
   export CASE_DIR
+  # Under gVisor every case's sandboxes live in a state dir of its own, swept when the case ends
+  # however it ends: a leftover there is a whole gVisor kernel left running.
+  local state_dir=""
+  if on_gvisor; then
+    state_dir=$(mktemp -d /tmp/abs.XXXXXX)
+    export AGENTBOX_STATE_DIR=$state_dir
+  fi
   timeout -s KILL "$H_CASE_TIMEOUT" bash "$script" --one "$name" >"$CASE_DIR/case.log" 2>&1 </dev/null
   rc=$?
+  [[ -z $state_dir ]] || harness_sweep_state_dir "$state_dir" "$name"
   reason=$(grep -E '^__(FAIL|SKIP|NA)__ ' "$CASE_DIR/case.log" | tail -1 | cut -d' ' -f2-)
   case $rc in
     0) harness_report "$name" pass "" ;;
