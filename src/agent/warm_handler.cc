@@ -6,9 +6,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "core/exec_wire.h"
+#include "sys/fd_passing.h"
 
 namespace agentbox {
 namespace {
@@ -27,19 +27,8 @@ void WarmUp() {
 
 bool ReceiveConnection(int control, int* conn_fd, std::vector<pid_t>* handlers) {
   std::vector<pid_t> pids(kMaxListedHandlers);
-  char cmsg_buf[CMSG_SPACE(sizeof(int))] = {};
-  struct iovec iov = {pids.data(), pids.size() * sizeof(pid_t)};
-  struct msghdr msg = {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = cmsg_buf;
-  msg.msg_controllen = sizeof(cmsg_buf);
-  ssize_t n;
-  do n = ::recvmsg(control, &msg, MSG_CMSG_CLOEXEC);
-  while (n < 0 && errno == EINTR);
-  struct cmsghdr* cmsg = n >= 0 ? CMSG_FIRSTHDR(&msg) : nullptr;
-  if (!cmsg || cmsg->cmsg_level != SOL_SOCKET || cmsg->cmsg_type != SCM_RIGHTS) return false;
-  std::memcpy(conn_fd, CMSG_DATA(cmsg), sizeof(int));
+  ssize_t n = sys::ReceiveWithFd(control, pids.data(), pids.size() * sizeof(pid_t), conn_fd);
+  if (n < 0 || *conn_fd < 0) return false;
   pids.resize(static_cast<size_t>(n) / sizeof(pid_t));
   *handlers = std::move(pids);
   return true;
@@ -95,24 +84,11 @@ bool HandOver(WarmHandler& handler, int conn_fd, const std::vector<pid_t>& other
   // An empty payload would read as "no message" on some kernels' SEQPACKET: send one pid at
   // least (our own pid 1 is never an exec handler, so it counts for nothing).
   const pid_t none = 1;
-  struct iovec iov = {count ? const_cast<pid_t*>(other_handlers.data()) : const_cast<pid_t*>(&none),
-                      (count ? count : 1) * sizeof(pid_t)};
-  char cmsg_buf[CMSG_SPACE(sizeof(int))] = {};
-  struct msghdr msg = {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = cmsg_buf;
-  msg.msg_controllen = sizeof(cmsg_buf);
-  struct cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(cmsg), &conn_fd, sizeof(int));
-  ssize_t n;
-  do n = ::sendmsg(handler.control.get(), &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
+  const pid_t* pids = count ? other_handlers.data() : &none;
+  size_t size = (count ? count : 1) * sizeof(pid_t);
+  ssize_t n = sys::SendWithFd(handler.control.get(), pids, size, conn_fd);
   handler.control.reset();
-  return n == static_cast<ssize_t>(iov.iov_len);
+  return n == static_cast<ssize_t>(size);
 }
 
 }  // namespace agentbox

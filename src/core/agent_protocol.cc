@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "sys/fd_passing.h"
+
 namespace agentbox {
 namespace {
 
@@ -21,22 +23,7 @@ Status WriteAll(int fd, const char* data, size_t size) {
 }
 
 Status SendWithFd(int fd, const char* data, size_t size, int pass_fd) {
-  struct iovec iov = {const_cast<char*>(data), 1};
-  char control[CMSG_SPACE(sizeof(int))] = {};
-  struct msghdr msg = {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
-  struct cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(cmsg), &pass_fd, sizeof(int));
-  ssize_t n;
-  do n = ::sendmsg(fd, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  if (n != 1) return ErrnoStatus("agent connection sendmsg");
+  if (sys::SendWithFd(fd, data, 1, pass_fd) != 1) return ErrnoStatus("agent connection sendmsg");
   return WriteAll(fd, data + 1, size - 1);
 }
 
@@ -44,28 +31,17 @@ Status SendWithFd(int fd, const char* data, size_t size, int pass_fd) {
 Status ReadAll(int fd, char* data, size_t size, int* received_fd, bool* eof_at_start) {
   size_t got = 0;
   while (got < size) {
-    char control[CMSG_SPACE(sizeof(int))] = {};
-    struct iovec iov = {data + got, size - got};
-    struct msghdr msg = {};
-    msg.msg_iov = &iov;
-    msg.msg_iovlen = 1;
+    ssize_t n;
     if (got == 0 && received_fd) {
-      msg.msg_control = control;
-      msg.msg_controllen = sizeof(control);
+      n = sys::ReceiveWithFd(fd, data, size, received_fd);
+    } else {
+      do n = ::recv(fd, data + got, size - got, 0);
+      while (n < 0 && errno == EINTR);
     }
-    ssize_t n = ::recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
-    if (n < 0 && errno == EINTR) continue;
     if (n < 0) return ErrnoStatus("agent connection read");
     if (n == 0) {
       if (got == 0 && eof_at_start) *eof_at_start = true;
       return InvalidArgument("agent connection closed mid-frame");
-    }
-    if (got == 0 && received_fd) {
-      for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-          std::memcpy(received_fd, CMSG_DATA(c), sizeof(int));
-        }
-      }
     }
     got += static_cast<size_t>(n);
   }

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <string>
 
+#include "sys/fd_passing.h"
+
 namespace agentbox {
 namespace {
 
@@ -67,24 +69,12 @@ bool NextCount(char** pos, char* end, uint64_t* value) {
 Status SendGo(int go_fd, const ChildPlan& plan) {
   std::string payload = Encode(plan);
   uint64_t size = payload.size();
-  struct iovec iov = {&size, sizeof(size)};
-  char control[CMSG_SPACE(sizeof(int))] = {};
-  struct msghdr msg = {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
-  struct cmsghdr* cmsg = CMSG_FIRSTHDR(&msg);
-  cmsg->cmsg_level = SOL_SOCKET;
-  cmsg->cmsg_type = SCM_RIGHTS;
-  cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(cmsg), &plan.stdin_fd, sizeof(int));
-  ssize_t n;
-  do n = ::sendmsg(go_fd, &msg, MSG_NOSIGNAL);
-  while (n < 0 && errno == EINTR);
-  if (n != static_cast<ssize_t>(sizeof(size))) return ErrnoStatus("send the exec to its init");
+  if (sys::SendWithFd(go_fd, &size, sizeof(size), plan.stdin_fd) !=
+      static_cast<ssize_t>(sizeof(size))) {
+    return ErrnoStatus("send the exec to its init");
+  }
   for (size_t off = 0; off < payload.size();) {
-    n = ::send(go_fd, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
+    ssize_t n = ::send(go_fd, payload.data() + off, payload.size() - off, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return ErrnoStatus("send the exec to its init");
     off += static_cast<size_t>(n);
@@ -95,19 +85,10 @@ Status SendGo(int go_fd, const ChildPlan& plan) {
 bool ReceiveGo(ChildPlan& plan) {
   static std::string payload;  // argv and envp point into it until exec
   uint64_t size = 0;
-  struct iovec iov = {&size, sizeof(size)};
-  char control[CMSG_SPACE(sizeof(int))] = {};
-  struct msghdr msg = {};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = control;
-  msg.msg_controllen = sizeof(control);
-  ssize_t n;
-  do n = ::recvmsg(plan.go_fd, &msg, MSG_CMSG_CLOEXEC | MSG_WAITALL);
-  while (n < 0 && errno == EINTR);
-  struct cmsghdr* cmsg = n == sizeof(size) ? CMSG_FIRSTHDR(&msg) : nullptr;
-  if (!cmsg || cmsg->cmsg_type != SCM_RIGHTS || size > kMaxGoBytes) return false;
-  std::memcpy(&plan.stdin_fd, CMSG_DATA(cmsg), sizeof(int));
+  ssize_t n = sys::ReceiveWithFd(plan.go_fd, &size, sizeof(size), &plan.stdin_fd, MSG_WAITALL);
+  if (n != static_cast<ssize_t>(sizeof(size)) || plan.stdin_fd < 0 || size > kMaxGoBytes) {
+    return false;
+  }
   payload.resize(size);
   if (!ReadExactly(plan.go_fd, payload.data(), payload.size())) return false;
   ::close(plan.go_fd);
