@@ -38,8 +38,11 @@ case_ns_pid_sees_only_sandbox() {
   local npids nps
   npids=$(echo "$AB_OUT" | head -1 | wc -w)
   nps=$(echo "$AB_OUT" | sed -n 2p)
-  ((npids <= 8)) || fail "$npids pids in /proc: host processes visible?"
-  ((nps <= 8)) || fail "ps -e shows $nps processes: host processes visible?"
+  # A host shows hundreds. A container box (one PID namespace for all its execs) holds the agent,
+  # its warm handler and the exec init that one prepared, this exec's handler and init, and the
+  # pipeline: up to about ten.
+  ((npids <= 16)) || fail "$npids pids in /proc: host processes visible?"
+  ((nps <= 16)) || fail "ps -e shows $nps processes: host processes visible?"
 }
 
 # A host SysV shared memory segment must be invisible (IPC namespace).
