@@ -106,32 +106,27 @@ class Archiver {
     if (path.size() > 100) pax += PaxRecord("path", path);
     if (link.size() > 100) pax += PaxRecord("linkpath", link);
     if (!pax.empty()) {
-      Header x;
-      PutString(x.bytes, 100, "PaxHeader");
-      PutOctal(x.bytes + 100, 8, 0644);
-      PutOctal(x.bytes + 108, 8, 0);
-      PutOctal(x.bytes + 116, 8, 0);
-      PutOctal(x.bytes + 124, 12, pax.size());
-      PutOctal(x.bytes + 136, 12, 0);
-      x.bytes[156] = 'x';
-      std::memcpy(x.bytes + 257,
-                  "ustar\0"
-                  "00",
-                  8);
-      Checksum(x);
-      out_.append(x.bytes, kBlock);
+      AppendHeader("PaxHeader", 0644, 0, 0, pax.size(), 0, 'x', "");
       out_.append(pax);
       Pad(out_);
     }
+    AppendHeader(path.substr(0, 100), st.st_mode & 07777, st.st_uid, st.st_gid, size,
+                 static_cast<uint64_t>(std::max<time_t>(st.st_mtime, 0)), type,
+                 link.substr(0, 100));
+  }
+
+  // One ustar header block; names longer than 100 bytes went into a pax header before it.
+  void AppendHeader(const std::string& name, uint64_t mode, uint64_t uid, uint64_t gid,
+                    uint64_t size, uint64_t mtime, char type, const std::string& link) {
     Header h;
-    PutString(h.bytes, 100, path.substr(0, 100));
-    PutOctal(h.bytes + 100, 8, st.st_mode & 07777);
-    PutOctal(h.bytes + 108, 8, st.st_uid);
-    PutOctal(h.bytes + 116, 8, st.st_gid);
+    PutString(h.bytes, 100, name);
+    PutOctal(h.bytes + 100, 8, mode);
+    PutOctal(h.bytes + 108, 8, uid);
+    PutOctal(h.bytes + 116, 8, gid);
     PutOctal(h.bytes + 124, 12, size);
-    PutOctal(h.bytes + 136, 12, static_cast<uint64_t>(std::max<time_t>(st.st_mtime, 0)));
+    PutOctal(h.bytes + 136, 12, mtime);
     h.bytes[156] = type;
-    PutString(h.bytes + 157, 100, link.substr(0, 100));
+    PutString(h.bytes + 157, 100, link);
     std::memcpy(h.bytes + 257,
                 "ustar\0"
                 "00",
