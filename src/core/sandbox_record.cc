@@ -22,6 +22,7 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"init_pid", r.init_pid},
             {"init_start_time", r.init_start_time},
             {"cgroup", r.cgroup},
+            {"cgroup_location", r.cgroup_location},
             {"container_id", r.container_id},
             {"pool_key", r.pool_key}};
   return j.dump(2) + "\n";
@@ -43,6 +44,9 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.init_pid = j.at("init_pid").get<pid_t>();
     r.init_start_time = j.at("init_start_time").get<uint64_t>();
     r.cgroup = j.at("cgroup").get<std::string>();
+    if (j.contains("cgroup_location")) {
+      r.cgroup_location = j.at("cgroup_location").get<std::map<std::string, std::string>>();
+    }
     r.container_id = j.value("container_id", "");
     r.pool_key = j.value("pool_key", "");
   } catch (const json::exception& e) {

@@ -4,6 +4,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "base/status.h"
@@ -26,6 +27,10 @@ struct SandboxRecord {
   pid_t init_pid = 0;
   uint64_t init_start_time = 0;  // /proc/PID/stat field 22: tells a reused pid apart
   std::string cgroup;
+
+  // Both: the directories of the cgroup holding the sandbox (native/cgroup.h CgroupLocation),
+  // resolved at create; empty in records written before agentbox kept it.
+  std::map<std::string, std::string> cgroup_location;
 
   // docker: the container.
   std::string container_id;

@@ -149,11 +149,10 @@ class DockerBackend : public Backend {
   }
 
   StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
-    AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
-    AB_ASSIGN_OR_RETURN(std::string proc_cgroup,
-                        ReadFile("/proc/" + std::to_string(record.init_pid) + "/cgroup"));
-    AB_ASSIGN_OR_RETURN(auto cgroup, OpenCgroupOf(host, proc_cgroup));
-    AB_ASSIGN_OR_RETURN(CgroupStats stats, cgroup->ReadStats());
+    auto cgroup = record.cgroup_location.empty() ? OpenContainerCgroup(record.init_pid)
+                                                 : OpenCgroupAt(record.cgroup_location);
+    if (!cgroup.ok()) return cgroup.status();
+    AB_ASSIGN_OR_RETURN(CgroupStats stats, (*cgroup)->ReadStats());
     return ToResourceSnapshot(stats);
   }
 
@@ -236,6 +235,14 @@ class DockerBackend : public Backend {
     return &*client_;
   }
 
+  // The container's cgroup, found from where its init lives.
+  StatusOr<std::unique_ptr<Cgroup>> OpenContainerCgroup(pid_t init_pid) {
+    AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
+    AB_ASSIGN_OR_RETURN(std::string proc_cgroup,
+                        ReadFile("/proc/" + std::to_string(init_pid) + "/cgroup"));
+    return OpenCgroupOf(host, proc_cgroup);
+  }
+
   StatusOr<CgroupHost> Host() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!host_) host_ = DetectCgroupHost();
@@ -273,6 +280,9 @@ class DockerBackend : public Backend {
         }
         record.init_pid = state.value("Pid", 0);
         record.init_start_time = ProcessStartTime(record.init_pid);
+        if (auto cgroup = OpenContainerCgroup(record.init_pid); cgroup.ok()) {
+          record.cgroup_location = (*cgroup)->Location();
+        }
       } else if (!IsAlive(record)) {
         std::string log = ContainerLog(client, name);
         return Unavailable("docker: the sandbox's agent exited at start" +

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,13 @@ struct CgroupHost {
   };
   std::vector<V1Controller> v1_controllers;
 };
+
+// Where one cgroup's files are: controller name -> directory on v1 (co-mounted controllers share
+// a directory), kUnifiedHierarchy -> directory on v2. A sandbox's is resolved when it is created
+// and kept in its record: reading its counters (twice per exec) then needs no detection of the
+// host's layout, and finds the same directories whichever cgroup the reading process lives in.
+using CgroupLocation = std::map<std::string, std::string>;
+inline constexpr const char* kUnifiedHierarchy = "unified";
 
 // What a cgroup saw, read after (or during) the command.
 struct CgroupStats {
@@ -73,6 +81,7 @@ class Cgroup {
   virtual void Keep() = 0;
   // v2: an O_DIRECTORY fd of the cgroup for clone3(CLONE_INTO_CGROUP); -1 on v1.
   virtual int DirFd() const { return -1; }
+  virtual CgroupLocation Location() const = 0;
 };
 
 // Detects the host's cgroup layout under sysfs_root (default "/sys/fs/cgroup"), using
@@ -91,6 +100,10 @@ StatusOr<std::unique_ptr<Cgroup>> OpenCgroup(const CgroupHost& host, const std::
 // OpenCgroup for reading its counters; `proc_cgroup` is that process's /proc/PID/cgroup text.
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroupOf(const CgroupHost& host,
                                                const std::string& proc_cgroup);
+
+// The cgroup at `location` (see Location()), opened for reading its counters and kept like
+// OpenCgroup's. Reads fail later, not here, if the directories are gone.
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupAt(const CgroupLocation& location);
 
 // The directories cgroup `name` has or would have: one on v2; on v1 one per hierarchy
 // (co-mounted controllers share one), whether or not each exists.

@@ -37,12 +37,22 @@ bool SwapEnabled(std::string_view proc_swaps) {
   return false;
 }
 
+// Plain string_view scanning, no streams: an exec reads these counters twice, and a stream's
+// locale machinery costs more than the reading.
 std::optional<uint64_t> KeyedValue(std::string_view text, std::string_view key) {
-  std::istringstream in{std::string(text)};
-  for (std::string line; std::getline(in, line);) {
-    std::istringstream fields(line);
-    std::string k, v;
-    if (!(fields >> k >> v) || k != key) continue;
+  constexpr std::string_view kBlank = " \t";
+  while (!text.empty()) {
+    size_t eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
+    size_t k_begin = line.find_first_not_of(kBlank);
+    if (k_begin == std::string_view::npos) continue;
+    size_t k_end = std::min(line.find_first_of(kBlank, k_begin), line.size());
+    if (line.substr(k_begin, k_end - k_begin) != key) continue;
+    size_t v_begin = line.find_first_not_of(kBlank, k_end);
+    if (v_begin == std::string_view::npos) continue;
+    size_t v_end = std::min(line.find_first_of(kBlank, v_begin), line.size());
+    std::string_view v = line.substr(v_begin, v_end - v_begin);
     uint64_t value = 0;
     auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
     if (ec != std::errc() || ptr != v.data() + v.size()) return std::nullopt;

@@ -86,6 +86,9 @@ StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const CgroupHost& host, const std
                                                CgroupFiles& files);
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2(const CgroupHost& host, const std::string& name,
                                                CgroupFiles& files);
+// The cgroups at known directories (Cgroup::Location()), kept: for reading their counters.
+std::unique_ptr<Cgroup> OpenCgroupV1At(CgroupLocation dirs, CgroupFiles& files);
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2At(const std::string& dir, CgroupFiles& files);
 StatusOr<std::unique_ptr<Cgroup>> CreateCgroupV2(const CgroupHost& host, const std::string& name,
                                                  CgroupFiles& files);
 

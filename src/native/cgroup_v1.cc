@@ -73,6 +73,8 @@ class CgroupV1 final : public Cgroup {
 
   void Keep() override { removed_ = true; }
 
+  CgroupLocation Location() const override { return dirs_; }
+
   Status Remove() override {
     for (const auto& dir : UniqueDirs()) AB_RETURN_IF_ERROR(RemoveCgroupTree(dir));
     removed_ = true;
@@ -179,14 +181,18 @@ StatusOr<std::unique_ptr<Cgroup>> CreateCgroupV1(const CgroupHost& host, const s
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV1(const CgroupHost& host, const std::string& name,
                                                CgroupFiles& files) {
   AB_RETURN_IF_ERROR(ValidateCgroupName(name));
-  std::map<std::string, std::string> dirs;
+  CgroupLocation dirs;
   for (const auto& c : host.v1_controllers) {
     dirs[c.name] = c.parent + "/" + name;
     if (::access(dirs[c.name].c_str(), F_OK) != 0) return ErrnoStatus("cgroup " + dirs[c.name]);
   }
+  return OpenCgroupV1At(std::move(dirs), files);
+}
+
+std::unique_ptr<Cgroup> OpenCgroupV1At(CgroupLocation dirs, CgroupFiles& files) {
   auto cgroup = std::make_unique<CgroupV1>(std::move(dirs), files);
   cgroup->Keep();
-  return std::unique_ptr<Cgroup>(std::move(cgroup));
+  return cgroup;
 }
 
 }  // namespace agentbox::cgroup_internal

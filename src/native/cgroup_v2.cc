@@ -116,6 +116,8 @@ class CgroupV2 final : public Cgroup {
 
   int DirFd() const override { return fd_.get(); }
 
+  CgroupLocation Location() const override { return {{kUnifiedHierarchy, dir_}}; }
+
  private:
   Status Write(const std::string& file, const std::string& value) {
     return files_.Write(dir_ + "/" + file, value);
@@ -173,7 +175,10 @@ StatusOr<std::unique_ptr<Cgroup>> CreateCgroupV2(const CgroupHost& host, const s
 StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2(const CgroupHost& host, const std::string& name,
                                                CgroupFiles& files) {
   AB_RETURN_IF_ERROR(ValidateCgroupName(name));
-  const std::string dir = host.v2_parent + "/" + name;
+  return OpenCgroupV2At(host.v2_parent + "/" + name, files);
+}
+
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupV2At(const std::string& dir, CgroupFiles& files) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoStatus("cgroup " + dir, errno);
   auto cgroup = std::make_unique<CgroupV2>(dir, UniqueFd(fd), files);
@@ -189,6 +194,14 @@ StatusOr<std::unique_ptr<Cgroup>> OpenCgroup(const CgroupHost& host, const std::
   auto& files = cgroup_internal::RealCgroupFiles();
   return host.version == CgroupVersion::kV2 ? cgroup_internal::OpenCgroupV2(host, name, files)
                                             : cgroup_internal::OpenCgroupV1(host, name, files);
+}
+
+StatusOr<std::unique_ptr<Cgroup>> OpenCgroupAt(const CgroupLocation& location) {
+  auto& files = cgroup_internal::RealCgroupFiles();
+  if (location.empty()) return InvalidArgument("no cgroup location");
+  auto unified = location.find(kUnifiedHierarchy);
+  if (unified != location.end()) return cgroup_internal::OpenCgroupV2At(unified->second, files);
+  return cgroup_internal::OpenCgroupV1At(location, files);
 }
 
 StatusOr<std::unique_ptr<Cgroup>> CreateCgroup(const CgroupHost& host, const std::string& name) {

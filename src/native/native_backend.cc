@@ -98,6 +98,7 @@ class NativeBackend : public Backend {
     }
     record.init_pid = launched.init_pid;
     record.init_start_time = ProcessStartTime(launched.init_pid);
+    record.cgroup_location = cgroup->Location();
     cgroup->Keep();
     return OkStatus();
   }
@@ -129,9 +130,10 @@ class NativeBackend : public Backend {
   }
 
   StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
-    AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
-    AB_ASSIGN_OR_RETURN(auto cgroup, OpenCgroup(host, record.cgroup));
-    AB_ASSIGN_OR_RETURN(CgroupStats stats, cgroup->ReadStats());
+    auto cgroup = record.cgroup_location.empty() ? OpenCgroupByName(record.cgroup)
+                                                 : OpenCgroupAt(record.cgroup_location);
+    if (!cgroup.ok()) return cgroup.status();
+    AB_ASSIGN_OR_RETURN(CgroupStats stats, (*cgroup)->ReadStats());
     return ToResourceSnapshot(stats);
   }
 
@@ -140,7 +142,12 @@ class NativeBackend : public Backend {
   }
 
  private:
-  // Detected once per process: an exec reads the cgroup twice.
+  StatusOr<std::unique_ptr<Cgroup>> OpenCgroupByName(const std::string& name) {
+    AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
+    return OpenCgroup(host, name);
+  }
+
+  // Detected once per process.
   StatusOr<CgroupHost> Host() {
     std::lock_guard<std::mutex> lock(host_mutex_);  // servers exec from many threads
     if (!host_) host_ = DetectCgroupHost();

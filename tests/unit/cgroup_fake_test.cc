@@ -127,6 +127,23 @@ TEST_F(CgroupV2FakeTest, ReadStatsReadsTheLimitsBack) {
   EXPECT_EQ(stats->pids_limit, 16u);
 }
 
+TEST_F(CgroupV2FakeTest, LocationReopensTheSameCgroup) {
+  auto cg = CreateCgroupV2(host_, "sb1", files_);
+  ASSERT_TRUE(cg.ok());
+  CgroupLocation location = (*cg)->Location();
+  EXPECT_EQ(location, (CgroupLocation{{kUnifiedHierarchy, fs_.root() + "/agentbox/sb1"}}));
+  fs_.Put("agentbox/sb1/memory.peak", "8192\n");
+  auto reopened = OpenCgroupAt(location);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().message();
+  auto stats = (*reopened)->ReadStats();
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->peak_memory_bytes, 8192u);
+  reopened->reset();
+  EXPECT_TRUE(fs_.Exists("agentbox/sb1"));
+  EXPECT_EQ(OpenCgroupAt({}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(OpenCgroupAt({{kUnifiedHierarchy, fs_.root() + "/agentbox/gone"}}).ok());
+}
+
 TEST_F(CgroupV2FakeTest, KillAllOnEmptyCgroupAndRemove) {
   auto cg = CreateCgroupV2(host_, "sb1", files_);
   ASSERT_TRUE(cg.ok());
@@ -244,6 +261,27 @@ TEST_F(CgroupV1FakeTest, ReadStats) {
   EXPECT_EQ(stats->pids_limit, 256u);
 }
 
+// A sandbox record keeps Location(); OpenCgroupAt reads the same counters from it, with no
+// detection of the host's layout.
+TEST_F(CgroupV1FakeTest, LocationReopensTheSameCgroup) {
+  auto cg = CreateCgroupV1(host_, "sb1", files_);
+  ASSERT_TRUE(cg.ok()) << cg.status().message();
+  CgroupLocation location = (*cg)->Location();
+  EXPECT_EQ(location.size(), 5u);
+  EXPECT_EQ(location["memory"], fs_.root() + "/memory/agentbox/sb1");
+  EXPECT_EQ(location["pids"], fs_.root() + "/pids/agentbox/sb1");
+  fs_.Put("memory/agentbox/sb1/memory.max_usage_in_bytes", "4096\n");
+  fs_.Put("pids/agentbox/sb1/pids.events", "max 5\n");
+  auto reopened = OpenCgroupAt(location);
+  ASSERT_TRUE(reopened.ok()) << reopened.status().message();
+  auto stats = (*reopened)->ReadStats();
+  ASSERT_TRUE(stats.ok()) << stats.status().message();
+  EXPECT_EQ(stats->peak_memory_bytes, 4096u);
+  EXPECT_EQ(stats->pids_events, 5u);
+  reopened->reset();  // kept: closing it removes nothing
+  EXPECT_TRUE(fs_.Exists("memory/agentbox/sb1"));
+}
+
 TEST_F(CgroupV1FakeTest, FailedCreateRemovesOnlyWhatItMade) {
   fs_.Put("pids/agentbox/sb1/keep");  // someone else's cgroup of the same name
   auto cg = CreateCgroupV1(host_, "sb1", files_);
@@ -280,6 +318,11 @@ TEST(CgroupParseTest, KeyedValueAndQuota) {
   EXPECT_EQ(KeyedValue("oom 1\noom_kill 4\n", "oom_kill"), 4u);
   EXPECT_EQ(KeyedValue("oom_kill 4\n", "oom"), std::nullopt);
   EXPECT_EQ(KeyedValue("max x\n", "max"), std::nullopt);
+  EXPECT_EQ(KeyedValue("nr_periods 9\nnr_throttled 2", "nr_throttled"), 2u);  // no last newline
+  EXPECT_EQ(KeyedValue("  max\t7  extra\n", "max"), 7u);
+  EXPECT_EQ(KeyedValue("max\n\nmax 5\n", "max"), 5u);  // a key without a value is skipped
+  EXPECT_EQ(KeyedValue("", "max"), std::nullopt);
+  EXPECT_EQ(KeyedValue("maxx 1\n", "max"), std::nullopt);
   EXPECT_EQ(CpuQuotaMicros(1), 100000u);
   EXPECT_EQ(CpuQuotaMicros(0.25), 25000u);
   EXPECT_EQ(CpuQuotaMicros(0.001), 1000u);

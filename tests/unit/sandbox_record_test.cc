@@ -1,0 +1,54 @@
+// The sandbox record (sandbox.json) round-trips, and records written before a field existed load.
+#include <gtest/gtest.h>
+
+#include "core/sandbox_record.h"
+
+namespace agentbox {
+namespace {
+
+SandboxRecord SampleRecord() {
+  SandboxRecord r;
+  r.id = "0123456789ab";
+  r.name = "box";
+  r.backend = "docker";
+  r.created_at = "2026-11-30T03:00:00Z";
+  r.workspace = "/tmp/ws";
+  r.state_dir = "/tmp/state/sandboxes/0123456789ab";
+  r.agent_socket = r.state_dir + "/run/agent.sock";
+  r.init_pid = 4242;
+  r.init_start_time = 99;
+  r.cgroup_location = {{"memory", "/sys/fs/cgroup/memory/docker/c"},
+                       {"pids", "/sys/fs/cgroup/pids/docker/c"}};
+  r.container_id = "c";
+  return r;
+}
+
+TEST(SandboxRecordTest, RoundTripsTheCgroupLocation) {
+  auto back = SandboxRecordFromJson(SandboxRecordToJson(SampleRecord()));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->cgroup_location, SampleRecord().cgroup_location);
+  EXPECT_EQ(back->init_pid, 4242);
+  EXPECT_EQ(back->container_id, "c");
+}
+
+TEST(SandboxRecordTest, ARecordWithoutCgroupLocationLoadsWithNone) {
+  std::string json = SandboxRecordToJson(SampleRecord());
+  size_t at = json.find("\"cgroup_location\"");
+  ASSERT_NE(at, std::string::npos);
+  size_t end = json.find('}', at);
+  json.erase(at, end + 2 - at);  // the member, its closing brace and the comma after it
+  auto back = SandboxRecordFromJson(json);
+  ASSERT_TRUE(back.ok()) << back.status().message() << "\n" << json;
+  EXPECT_TRUE(back->cgroup_location.empty());
+}
+
+TEST(SandboxRecordTest, AMalformedCgroupLocationIsACorruptRecord) {
+  std::string json = SandboxRecordToJson(SampleRecord());
+  size_t at = json.find("\"/sys/fs/cgroup/memory/docker/c\"");
+  ASSERT_NE(at, std::string::npos);
+  json.replace(at, std::string("\"/sys/fs/cgroup/memory/docker/c\"").size(), "7");
+  EXPECT_FALSE(SandboxRecordFromJson(json).ok());
+}
+
+}  // namespace
+}  // namespace agentbox
