@@ -69,6 +69,7 @@ struct ChildPlan {
   int go_fd = -1;
 
   sigset_t spawn_saved_mask = {};  // the init's signal mask while it spawns the command
+  sigset_t caught_signals = {};    // the init's handled signals: the command resets them
 };
 
 enum class ChildStep : int32_t {

@@ -109,18 +109,26 @@ void Harden(const ChildPlan& plan) {
 // The command's stack until it execs: it shares the init's memory (SpawnCommand).
 alignas(64) char command_stack[128 * 1024];
 
-int CommandMain(void* plan) {
-  // Signals the init catches must not run its handlers on this stack: back to their defaults
-  // (exec does the same), then the init's mask, blocked in SpawnCommand, is restored.
+// The signals this process has handlers for (not ignored, not default). Found before the spawn
+// (a prepared init: while it waits), so the command's side does not ask for all 64.
+void FindCaughtSignals(ChildPlan& plan) {
+  sigemptyset(&plan.caught_signals);
   for (int sig = 1; sig < NSIG; ++sig) {
     struct sigaction action = {};
     if (::sigaction(sig, nullptr, &action) == 0 && action.sa_handler != SIG_IGN &&
         action.sa_handler != SIG_DFL) {
-      action.sa_handler = SIG_DFL;
-      ::sigaction(sig, &action, nullptr);
+      sigaddset(&plan.caught_signals, sig);
     }
   }
+}
+
+int CommandMain(void* plan) {
   const auto& p = *static_cast<const ChildPlan*>(plan);
+  // Signals the init catches must not run its handlers on this stack: back to their defaults
+  // (exec does the same), then the init's mask, blocked in SpawnCommand, is restored.
+  for (int sig = 1; sig < NSIG; ++sig) {
+    if (sigismember(&p.caught_signals, sig) == 1) ::signal(sig, SIG_DFL);
+  }
   ::sigprocmask(SIG_SETMASK, &p.spawn_saved_mask, nullptr);
   ExecCommand(p);
 }
@@ -238,6 +246,7 @@ bool KillNamespaceAndReap() {
   // Before the spawn, so the command inherits the identity, no_new_privs and the filter: one
   // filter attached (and JIT-compiled) per command, not one for the init and one for it.
   Harden(plan);
+  FindCaughtSignals(plan);
   if (plan.go_fd >= 0) AwaitGo(plan);
   pid_t command = SpawnCommand(plan);
   if (command < 0) DieWithChildError(plan, ChildStep::kFork, "");
