@@ -16,7 +16,7 @@
 #include "core/agent_protocol.h"
 #include "native/exec_go.h"
 #include "native/outcome.h"
-#include "native/workspace.h"
+#include "native/disk_growth.h"
 #include "policy/sandbox_env.h"
 #include "spec/sandbox_spec.h"
 
@@ -106,11 +106,10 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   SupervisionLimits limits;
   limits.deadline = start + std::chrono::duration_cast<Clock::duration>(
                                 std::chrono::duration<double>(req.timeout_seconds));
-  uint64_t baseline = req.disk_limit ? DiskUsageBytes(kWorkspaceDir) : 0;
+  std::optional<DiskGrowth> disk;
   if (req.disk_limit) {
-    limits.disk_exceeded = [&] {
-      return DiskUsageBytes(kWorkspaceDir) > baseline + req.disk_limit;
-    };
+    disk.emplace(kWorkspaceDir, req.disk_limit, std::nullopt);
+    limits.disk_exceeded = [&disk] { return disk->ExceededWhileRunning(); };
   }
   limits.kill_all = [&launcher, &box] { launcher.KillAll(box); };
   limits.cancel_fd = conn_fd;
@@ -124,7 +123,7 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   } else {
     FillOutcomeResult(outcome, CgroupStats{}, result);
   }
-  if (req.disk_limit && DiskUsageBytes(kWorkspaceDir) >= baseline + req.disk_limit) {
+  if (disk && disk->ReachedAtEnd()) {
     result.AddLimitHit(kLimitDisk);  // a write refused at the limit leaves the workspace full
   }
   result.cpu_ms = outcome.cpu_ms;

@@ -19,6 +19,7 @@
 #include "native/launch.h"
 #include "native/outcome.h"
 #include "native/supervisor.h"
+#include "native/disk_growth.h"
 #include "native/workspace.h"
 #include "policy/sandbox_env.h"
 
@@ -64,7 +65,9 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
     (void)(*cgroup)->Remove();
     return ErrorResult(ws.status().message());
   }
-  uint64_t disk_baseline = ws->temporary ? 0 : DiskUsageBytes(ws->host_path);
+  // A private workspace starts empty: nothing to walk for the baseline.
+  DiskGrowth disk(ws->host_path, spec.limits.disk_bytes,
+                  ws->temporary ? std::optional<uint64_t>(0) : std::nullopt);
 
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
   auto launched = LaunchSandbox(request);
@@ -76,9 +79,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
     SupervisionLimits limits;
     limits.deadline = start + std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(spec.limits.timeout_seconds));
-    std::string ws_path = ws->host_path;
-    uint64_t disk_limit = spec.limits.disk_bytes;
-    limits.disk_exceeded = [&] { return DiskUsageBytes(ws_path) > disk_baseline + disk_limit; };
+    limits.disk_exceeded = [&disk] { return disk.ExceededWhileRunning(); };
     limits.kill_all = [&] {
       KillSandboxInit(box.pidfd.get());
       (void)(*cgroup)->KillAll();
@@ -91,7 +92,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
       FillOutcomeResult(outcome, stats.ok() ? *stats : CgroupStats{}, result);
     }
     // A write refused at the limit (EFBIG, no signal) leaves the workspace exactly full.
-    if (DiskUsageBytes(ws_path) >= disk_baseline + disk_limit) result.AddLimitHit(kLimitDisk);
+    if (disk.ReachedAtEnd()) result.AddLimitHit(kLimitDisk);
     if (stats.ok()) {
       result.cpu_ms = stats->cpu_ms;
       result.peak_memory_bytes = stats->peak_memory_bytes;

@@ -1,0 +1,50 @@
+// DiskGrowth: how much one command adds to its workspace (CONTRACT: --disk-limit), checked while
+// it runs and at its end.
+//
+// Exact where it matters, cheap where it cannot matter. The exact answer is a walk of the tree
+// (DiskUsageBytes: a stat per file, ~50 ms for 20,000 files on a small host), and an exec
+// otherwise pays two of them whatever it does, a big repository in /workspace turning every
+// `true` into 100 ms and its sandbox's CPU quota into "limits hit: cpu". So:
+//  - on filesystems whose free-space count includes writes not yet on disk (ext4, xfs, tmpfs),
+//    no walk is needed while the filesystem holding the workspace has grown by less than half
+//    the limit since the command started: the workspace cannot have grown by the limit;
+//  - elsewhere, walks while the command runs take at most about a tenth of its time.
+// The baseline (what the workspace held before) is always walked: the end check needs it exact.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace agentbox {
+
+class DiskGrowth {
+ public:
+  // Walks dir for the baseline, unless the workspace is known to start empty (baseline 0).
+  DiskGrowth(std::string dir, uint64_t limit_bytes, std::optional<uint64_t> known_baseline);
+
+  // While the command runs (called every ~100 ms): true once it has added more than the limit.
+  bool ExceededWhileRunning();
+  // When it has ended: true when it reached the limit (a write refused at the limit leaves the
+  // workspace exactly full).
+  bool ReachedAtEnd();
+
+ private:
+  // False when the filesystem says the workspace cannot have grown by half the limit yet.
+  bool MightHaveGrownByHalf() const;
+  uint64_t Walk();
+
+  std::string dir_;
+  uint64_t limit_;
+  uint64_t baseline_ = 0;
+  std::optional<uint64_t> fs_used_at_start_;  // unset: no filesystem count we can trust
+  std::chrono::steady_clock::duration last_walk_{};
+  std::chrono::steady_clock::time_point next_walk_{};
+};
+
+// Bytes in use on the filesystem holding path, when that count includes writes still in the page
+// cache (ext4, xfs, tmpfs); nullopt elsewhere (e.g. btrfs updates it at commit).
+std::optional<uint64_t> FilesystemUsedBytes(const std::string& path);
+
+}  // namespace agentbox
