@@ -3,6 +3,10 @@
 #include <linux/magic.h>
 #include <sys/vfs.h>
 
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
 #include "native/workspace.h"
 
 namespace agentbox {
@@ -23,12 +27,38 @@ std::optional<uint64_t> FilesystemUsedBytes(const std::string& path) {
   return static_cast<uint64_t>(fs.f_blocks - fs.f_bfree) * static_cast<uint64_t>(fs.f_frsize);
 }
 
+struct DiskGrowth::BackgroundWalk {
+  std::mutex mutex;
+  std::condition_variable done;
+  std::optional<uint64_t> bytes;
+};
+
 DiskGrowth::DiskGrowth(std::string dir, uint64_t limit_bytes,
-                       std::optional<uint64_t> known_baseline)
-    : dir_(std::move(dir)), limit_(limit_bytes) {
+                       std::optional<uint64_t> known_baseline, Baseline how)
+    : dir_(std::move(dir)), limit_(limit_bytes), baseline_(known_baseline) {
   // The filesystem first: whatever lands between the two readings counts against the gate.
   fs_used_at_start_ = FilesystemUsedBytes(dir_);
-  baseline_ = known_baseline ? *known_baseline : Walk();
+  if (baseline_) return;
+  if (how == Baseline::kWalkNow || !fs_used_at_start_) {
+    baseline_ = Walk();  // without the filesystem's gate every check walks: no use waiting
+    return;
+  }
+  background_ = std::make_shared<BackgroundWalk>();
+  std::thread([walk = background_, dir = dir_] {
+    uint64_t bytes = DiskUsageBytes(dir);
+    std::lock_guard<std::mutex> lock(walk->mutex);
+    walk->bytes = bytes;
+    walk->done.notify_all();
+  }).detach();
+}
+
+uint64_t DiskGrowth::BaselineBytes() {
+  if (!baseline_) {
+    std::unique_lock<std::mutex> lock(background_->mutex);
+    background_->done.wait(lock, [this] { return background_->bytes.has_value(); });
+    baseline_ = background_->bytes;
+  }
+  return *baseline_;
 }
 
 bool DiskGrowth::MightHaveGrownByHalf() const {
@@ -52,12 +82,14 @@ uint64_t DiskGrowth::Walk() {
 bool DiskGrowth::ExceededWhileRunning() {
   if (!MightHaveGrownByHalf()) return false;
   if (Clock::now() < next_walk_) return false;
-  return Walk() > baseline_ + limit_;
+  uint64_t baseline = BaselineBytes();  // before the walk: it must not count what came after
+  return Walk() > baseline + limit_;
 }
 
 bool DiskGrowth::ReachedAtEnd() {
   if (!MightHaveGrownByHalf()) return false;
-  return Walk() >= baseline_ + limit_;
+  uint64_t baseline = BaselineBytes();
+  return Walk() >= baseline + limit_;
 }
 
 }  // namespace agentbox

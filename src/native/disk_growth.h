@@ -9,11 +9,16 @@
 //    no walk is needed while the filesystem holding the workspace has grown by less than half
 //    the limit since the command started: the workspace cannot have grown by the limit;
 //  - elsewhere, walks while the command runs take at most about a tenth of its time.
-// The baseline (what the workspace held before) is always walked: the end check needs it exact.
+// The baseline (what the workspace held before) is walked up front, or, where the filesystem's
+// count stands in for it, in a background thread that only a check that needs it waits for: a
+// command that never grows the filesystem by half the limit never waits for any walk. (Either
+// way the walk runs while the command may already write: what it writes before the walk gets
+// there counts as the baseline, as it did before the background walk.)
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -21,8 +26,13 @@ namespace agentbox {
 
 class DiskGrowth {
  public:
+  enum class Baseline { kWalkNow, kWalkInBackground };
+
   // Walks dir for the baseline, unless the workspace is known to start empty (baseline 0).
-  DiskGrowth(std::string dir, uint64_t limit_bytes, std::optional<uint64_t> known_baseline);
+  // kWalkInBackground: in a detached thread, for a process that never forks after this (an
+  // agent's exec handler) and may exit without waiting for it.
+  DiskGrowth(std::string dir, uint64_t limit_bytes, std::optional<uint64_t> known_baseline,
+             Baseline how = Baseline::kWalkNow);
 
   // While the command runs (called every ~100 ms): true once it has added more than the limit.
   bool ExceededWhileRunning();
@@ -34,10 +44,14 @@ class DiskGrowth {
   // False when the filesystem says the workspace cannot have grown by half the limit yet.
   bool MightHaveGrownByHalf() const;
   uint64_t Walk();
+  uint64_t BaselineBytes();
+
+  struct BackgroundWalk;  // shared with the walking thread, which may outlive this object
 
   std::string dir_;
   uint64_t limit_;
-  uint64_t baseline_ = 0;
+  std::optional<uint64_t> baseline_;
+  std::shared_ptr<BackgroundWalk> background_;
   std::optional<uint64_t> fs_used_at_start_;  // unset: no filesystem count we can trust
   std::chrono::steady_clock::duration last_walk_{};
   std::chrono::steady_clock::time_point next_walk_{};

@@ -55,6 +55,26 @@ TEST_F(DiskGrowthTest, WhatWasThereBeforeDoesNotCount) {
   EXPECT_TRUE(growth.ReachedAtEnd());
 }
 
+// The agent's way: the baseline walked in a background thread, waited for only by a check that
+// needs it (where the filesystem's count can gate the checks; elsewhere it is walked at once).
+TEST_F(DiskGrowthTest, ABackgroundBaselineCountsTheSame) {
+  Write("before", 2 << 20);
+  DiskGrowth growth(dir_, 1 << 20, std::nullopt, DiskGrowth::Baseline::kWalkInBackground);
+  ::usleep(200 * 1000);  // the walk of a two-file directory is long done: what follows is growth
+  Write("small", 64 << 10);
+  EXPECT_FALSE(growth.ReachedAtEnd());
+  Write("big", 2 << 20);
+  EXPECT_TRUE(growth.ReachedAtEnd());
+}
+
+TEST_F(DiskGrowthTest, ABackgroundBaselineMayOutliveItsOwner) {
+  for (int i = 0; i < 20; ++i) Write("f" + std::to_string(i), 4096);
+  for (int i = 0; i < 50; ++i) {
+    DiskGrowth growth(dir_, 1 << 20, std::nullopt, DiskGrowth::Baseline::kWalkInBackground);
+  }  // destroyed at once, their walks still running: nothing waits, nothing breaks
+  ::usleep(100 * 1000);
+}
+
 TEST_F(DiskGrowthTest, AKnownEmptyBaselineIsNotWalked) {
   Write("before", 2 << 20);  // a caller saying "it starts empty" is believed
   DiskGrowth growth(dir_, 1 << 20, 0);
