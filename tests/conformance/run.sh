@@ -127,6 +127,24 @@ case_exec_file_seen_by_next() {
   expect_out hello "the default cwd is /workspace"
 }
 
+# --disk-limit of a persistent sandbox counts what each exec adds, not what /workspace holds:
+# also in a workspace of thousands of files, where the walks of it are skipped or run in the
+# background (docs/architecture.md) and must not change the answer.
+case_exec_disk_limit_counts_what_the_exec_adds() {
+  new_box --disk-limit 4M
+  sh_in "$BOX" 'mkdir t; i=0; while [ $i -lt 3000 ]; do : > t/f$i; i=$((i+1)); done
+                head -c 3000000 /dev/zero > before'
+  expect_rc 0 "3 MB and 3000 files under a 4M limit"
+  ab exec --json "$BOX" -- sh -c 'head -c 3000000 /dev/zero > more'
+  expect_rc 0 "3 more MB: the 3 MB already there do not count"
+  json_assert "'disk' not in r['limits_hit']" "an exec adding 3 MB under --disk-limit 4M hit disk"
+  ab exec --json "$BOX" -- sh -c 'head -c 3000000 /dev/zero > a; head -c 3000000 /dev/zero > b
+                                  sleep 20; echo survived'
+  expect_rc 137 "6 MB added past a 4M limit: killed while it runs"
+  json_assert "'disk' in r['limits_hit'] and r['signal'] == 9 and r['stdout'] == ''"
+  json_assert "r['duration_ms'] < 10000" "the overrun was seen late"
+}
+
 case_exec_env_cwd_stdin() {
   new_box
   ab exec -e FOO=bar -e "SPACED=a b" "$BOX" -- sh -c 'echo "$FOO|$SPACED|$HOME|$LANG"'
