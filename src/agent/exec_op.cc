@@ -109,8 +109,7 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   std::optional<DiskGrowth> disk;
   if (req.disk_limit) {
     // The handler _exits after the reply: a baseline walk still running then just stops.
-    disk.emplace(kWorkspaceDir, req.disk_limit, std::nullopt,
-                 DiskGrowth::Baseline::kWalkInBackground);
+    disk.emplace(kWorkspaceDir, req.disk_limit, DiskGrowth::Baseline::kWalkInBackground);
     limits.disk_exceeded = [&disk] { return disk->ExceededWhileRunning(); };
   }
   limits.kill_all = [&launcher, &box] { launcher.KillAll(box); };

@@ -33,12 +33,10 @@ struct DiskGrowth::BackgroundWalk {
   std::optional<uint64_t> bytes;
 };
 
-DiskGrowth::DiskGrowth(std::string dir, uint64_t limit_bytes,
-                       std::optional<uint64_t> known_baseline, Baseline how)
-    : dir_(std::move(dir)), limit_(limit_bytes), baseline_(known_baseline) {
+DiskGrowth::DiskGrowth(std::string dir, uint64_t limit_bytes, Baseline how)
+    : dir_(std::move(dir)), limit_(limit_bytes) {
   // The filesystem first: whatever lands between the two readings counts against the gate.
   fs_used_at_start_ = FilesystemUsedBytes(dir_);
-  if (baseline_) return;
   if (how == Baseline::kWalkNow || !fs_used_at_start_) {
     baseline_ = Walk();  // without the filesystem's gate every check walks: no use waiting
     return;
@@ -62,7 +60,7 @@ uint64_t DiskGrowth::BaselineBytes() {
 }
 
 bool DiskGrowth::MightHaveGrownByHalf() const {
-  if (!fs_used_at_start_) return true;
+  if (!fs_used_at_start_ || limit_ == 0) return true;  // 0: any growth at all, so always look
   auto now = FilesystemUsedBytes(dir_);
   // The filesystem grows by what the workspace gains plus what everything else on it gains:
   // only something else on it freeing as much meanwhile could hide the workspace's growth here,
@@ -89,7 +87,10 @@ bool DiskGrowth::ExceededWhileRunning() {
 bool DiskGrowth::ReachedAtEnd() {
   if (!MightHaveGrownByHalf()) return false;
   uint64_t baseline = BaselineBytes();
-  return Walk() >= baseline + limit_;
+  uint64_t used = Walk();
+  // At the limit counts: a write refused there (RLIMIT_FSIZE) leaves the workspace exactly full.
+  // A limit of 0 sets no RLIMIT_FSIZE: any growth is over it, none is not.
+  return limit_ == 0 ? used > baseline : used >= baseline + limit_;
 }
 
 }  // namespace agentbox

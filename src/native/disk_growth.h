@@ -28,11 +28,10 @@ class DiskGrowth {
  public:
   enum class Baseline { kWalkNow, kWalkInBackground };
 
-  // Walks dir for the baseline, unless the workspace is known to start empty (baseline 0).
-  // kWalkInBackground: in a detached thread, for a process that never forks after this (an
-  // agent's exec handler) and may exit without waiting for it.
-  DiskGrowth(std::string dir, uint64_t limit_bytes, std::optional<uint64_t> known_baseline,
-             Baseline how = Baseline::kWalkNow);
+  // Walks dir for the baseline (an empty directory: one stat). kWalkInBackground: in a detached
+  // thread, for a process that never forks after this (an agent's exec handler) and may exit
+  // without waiting for it. A limit of 0 means nothing may be added at all.
+  DiskGrowth(std::string dir, uint64_t limit_bytes, Baseline how = Baseline::kWalkNow);
 
   // While the command runs (called every ~100 ms): true once it has added more than the limit.
   bool ExceededWhileRunning();

@@ -65,9 +65,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
     (void)(*cgroup)->Remove();
     return ErrorResult(ws.status().message());
   }
-  // A private workspace starts empty: nothing to walk for the baseline.
-  DiskGrowth disk(ws->host_path, spec.limits.disk_bytes,
-                  ws->temporary ? std::optional<uint64_t>(0) : std::nullopt);
+  DiskGrowth disk(ws->host_path, spec.limits.disk_bytes);
 
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
   auto launched = LaunchSandbox(request);

@@ -35,20 +35,20 @@ class DiskGrowthTest : public ::testing::Test {
 };
 
 TEST_F(DiskGrowthTest, NothingWrittenIsNeverOverTheLimit) {
-  DiskGrowth growth(dir_, 1 << 20, std::nullopt);
+  DiskGrowth growth(dir_, 1 << 20);
   EXPECT_FALSE(growth.ExceededWhileRunning());
   EXPECT_FALSE(growth.ReachedAtEnd());
 }
 
 TEST_F(DiskGrowthTest, WritingTheLimitIsReachedAtTheEnd) {
-  DiskGrowth growth(dir_, 1 << 20, std::nullopt);
+  DiskGrowth growth(dir_, 1 << 20);
   Write("a", 2 << 20);
   EXPECT_TRUE(growth.ReachedAtEnd());
 }
 
 TEST_F(DiskGrowthTest, WhatWasThereBeforeDoesNotCount) {
   Write("before", 2 << 20);
-  DiskGrowth growth(dir_, 1 << 20, std::nullopt);
+  DiskGrowth growth(dir_, 1 << 20);
   Write("small", 64 << 10);
   EXPECT_FALSE(growth.ReachedAtEnd());
   Write("big", 2 << 20);
@@ -59,7 +59,7 @@ TEST_F(DiskGrowthTest, WhatWasThereBeforeDoesNotCount) {
 // needs it (where the filesystem's count can gate the checks; elsewhere it is walked at once).
 TEST_F(DiskGrowthTest, ABackgroundBaselineCountsTheSame) {
   Write("before", 2 << 20);
-  DiskGrowth growth(dir_, 1 << 20, std::nullopt, DiskGrowth::Baseline::kWalkInBackground);
+  DiskGrowth growth(dir_, 1 << 20, DiskGrowth::Baseline::kWalkInBackground);
   ::usleep(200 * 1000);  // the walk of a two-file directory is long done: what follows is growth
   Write("small", 64 << 10);
   EXPECT_FALSE(growth.ReachedAtEnd());
@@ -70,20 +70,13 @@ TEST_F(DiskGrowthTest, ABackgroundBaselineCountsTheSame) {
 TEST_F(DiskGrowthTest, ABackgroundBaselineMayOutliveItsOwner) {
   for (int i = 0; i < 20; ++i) Write("f" + std::to_string(i), 4096);
   for (int i = 0; i < 50; ++i) {
-    DiskGrowth growth(dir_, 1 << 20, std::nullopt, DiskGrowth::Baseline::kWalkInBackground);
+    DiskGrowth growth(dir_, 1 << 20, DiskGrowth::Baseline::kWalkInBackground);
   }  // destroyed at once, their walks still running: nothing waits, nothing breaks
   ::usleep(100 * 1000);
 }
 
-TEST_F(DiskGrowthTest, AKnownEmptyBaselineIsNotWalked) {
-  Write("before", 2 << 20);  // a caller saying "it starts empty" is believed
-  DiskGrowth growth(dir_, 1 << 20, 0);
-  Write("more", 2 << 20);  // opens the filesystem gate; the walk then counts everything
-  EXPECT_TRUE(growth.ReachedAtEnd());
-}
-
 TEST_F(DiskGrowthTest, ExceededWhileRunningOnceMoreThanTheLimitIsWritten) {
-  DiskGrowth growth(dir_, 1 << 20, std::nullopt);
+  DiskGrowth growth(dir_, 1 << 20);
   Write("a", 3 << 20);
   // The first walk after the baseline may be deferred by the rate limit: it comes within a
   // few multiples of a walk's time, so poll for it like the supervisor does.
@@ -93,6 +86,15 @@ TEST_F(DiskGrowthTest, ExceededWhileRunningOnceMoreThanTheLimitIsWritten) {
     if (!exceeded) ::usleep(5000);
   }
   EXPECT_TRUE(exceeded);
+}
+
+// --disk-limit 0 in `run`: any growth at all is over, whatever the filesystem's count says.
+TEST_F(DiskGrowthTest, AZeroLimitSeesAnyGrowth) {
+  DiskGrowth growth(dir_, 0);
+  EXPECT_FALSE(growth.ExceededWhileRunning());  // the directory's own block is not growth
+  EXPECT_FALSE(growth.ReachedAtEnd());
+  Write("a", 1);
+  EXPECT_TRUE(growth.ReachedAtEnd());
 }
 
 TEST(FilesystemUsedBytesTest, OnlyFilesystemsThatCountDirtyPages) {
