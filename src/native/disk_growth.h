@@ -7,13 +7,14 @@
 // `true` into 100 ms and its sandbox's CPU quota into "limits hit: cpu". So:
 //  - on filesystems whose free-space count includes writes not yet on disk (ext4, xfs, tmpfs),
 //    no walk is needed while the filesystem holding the workspace has grown by less than half
-//    the limit since the command started: the workspace cannot have grown by the limit;
+//    the limit since the command started: the workspace cannot have grown by the limit (unless
+//    something else on that filesystem freed as much meanwhile: docs/security.md);
 //  - elsewhere, walks while the command runs take at most about a tenth of its time.
 // The baseline (what the workspace held before) is walked up front, or, where the filesystem's
 // count stands in for it, in a background thread that only a check that needs it waits for: a
 // command that never grows the filesystem by half the limit never waits for any walk. (Either
 // way the walk runs while the command may already write: what it writes before the walk gets
-// there counts as the baseline, as it did before the background walk.)
+// there counts as the baseline.)
 #pragma once
 
 #include <chrono>
