@@ -14,9 +14,9 @@
 #include "agent/connection.h"
 #include "agent/exec_launcher.h"
 #include "core/agent_protocol.h"
+#include "native/disk_growth.h"
 #include "native/exec_go.h"
 #include "native/outcome.h"
-#include "native/disk_growth.h"
 #include "policy/sandbox_env.h"
 #include "spec/sandbox_spec.h"
 

@@ -15,11 +15,11 @@
 #include <random>
 
 #include "native/cgroup.h"
+#include "native/disk_growth.h"
 #include "native/host_root.h"
 #include "native/launch.h"
 #include "native/outcome.h"
 #include "native/supervisor.h"
-#include "native/disk_growth.h"
 #include "native/workspace.h"
 #include "policy/sandbox_env.h"
 

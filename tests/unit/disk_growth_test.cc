@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 #include <linux/magic.h>
-#include <sys/vfs.h>
 #include <stdlib.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <filesystem>

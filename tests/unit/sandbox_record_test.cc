@@ -1,7 +1,7 @@
 // The sandbox record (sandbox.json) round-trips, and records written before a field existed load.
-#include <gtest/gtest.h>
-
 #include "core/sandbox_record.h"
+
+#include <gtest/gtest.h>
 
 namespace agentbox {
 namespace {
