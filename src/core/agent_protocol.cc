@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/json_limits.h"
 #include "sys/fd_passing.h"
 
 namespace agentbox {
@@ -83,6 +84,12 @@ StatusOr<Frame> ReadFrame(int fd, int* received_fd) {
       return InvalidArgument("unknown frame type");
   }
   AB_RETURN_IF_ERROR(ReadAll(fd, frame.payload.data(), len, nullptr, nullptr));
+  // Requests and responses are JSON, parsed by whoever reads the frame: on either side, the
+  // peer may be hostile (a box's agent, or a process posing as the host), so the nesting and
+  // number limits are checked here, once for every parser of the protocol.
+  if (frame.type == FrameType::kRequest || frame.type == FrameType::kResponse) {
+    AB_RETURN_IF_ERROR(CheckJsonLimits(frame.payload).WithContext("agent frame"));
+  }
   return frame;
 }
 

@@ -55,7 +55,9 @@ struct Frame {
 Status WriteFrame(int fd, FrameType type, std::string_view payload, int pass_fd = -1);
 
 // Reads one frame. received_fd (if non-null) gets an fd passed with it, or -1. Returns
-// kNotFound on a clean EOF before any byte, kInvalidArgument on a malformed frame.
+// kNotFound on a clean EOF before any byte, kInvalidArgument on a malformed frame (a request or
+// response whose JSON is nested deeper, or holds longer numbers, than base/json_limits.h allows
+// included).
 StatusOr<Frame> ReadFrame(int fd, int* received_fd = nullptr);
 
 // The StatusCode named by StatusCodeName(), for error responses; kInternal when unknown.

@@ -9,6 +9,8 @@
 #include <set>
 #include <vector>
 
+#include "base/json_limits.h"
+
 namespace agentbox {
 namespace {
 
@@ -110,6 +112,8 @@ StatusOr<Json> ParseStrict(std::string_view text) {
     }
     return true;
   };
+  // Depth first: the tree of a deeply nested text would crash whoever dumps or frees it.
+  AB_RETURN_IF_ERROR(CheckJsonLimits(text));
   try {
     Json json = Json::parse(text.begin(), text.end(), callback);
     if (!duplicate.empty()) return InvalidArgument("key \"" + duplicate + "\" appears twice");

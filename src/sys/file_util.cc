@@ -16,7 +16,7 @@ StatusOr<UniqueFd> OpenFile(const std::string& path, int flags, mode_t mode) {
   return UniqueFd(fd);
 }
 
-StatusOr<std::string> ReadFile(const std::string& path) {
+StatusOr<std::string> ReadFileAtMost(const std::string& path, size_t max_bytes) {
   AB_ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, O_RDONLY));
   std::string out;
   char buf[4096];
@@ -25,9 +25,16 @@ StatusOr<std::string> ReadFile(const std::string& path) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return ErrnoStatus("read " + path);
     if (n == 0) break;
+    if (static_cast<size_t>(n) > max_bytes - out.size()) {
+      return InvalidArgument(path + ": larger than " + std::to_string(max_bytes) + " bytes");
+    }
     out.append(buf, static_cast<size_t>(n));
   }
   return out;
+}
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  return ReadFileAtMost(path, std::string::npos);
 }
 
 Status WriteExistingFile(const std::string& path, std::string_view data) {

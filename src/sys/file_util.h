@@ -20,6 +20,9 @@ StatusOr<UniqueFd> OpenFile(const std::string& path, int flags, mode_t mode = 0)
 
 // Reads the whole file. Works on procfs/cgroupfs files whose size reports as 0.
 StatusOr<std::string> ReadFile(const std::string& path);
+// The same for a file from outside (a config or tokens file): kInvalidArgument naming the path
+// when it holds more than max_bytes, without reading further.
+StatusOr<std::string> ReadFileAtMost(const std::string& path, size_t max_bytes);
 
 // Writes `data` to an existing file with a single write(2) (O_WRONLY|O_TRUNC, never creates).
 // Meant for kernel interface files such as cgroup.procs or /proc/PID/uid_map, where a partial

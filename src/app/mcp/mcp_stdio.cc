@@ -5,6 +5,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <map>
@@ -19,7 +20,8 @@ namespace {
 using nlohmann::json;
 namespace mcp = agentbox::mcp;
 
-// A line longer than this is not a message we will parse (write_file content stays far below).
+// A line longer than this is not a message we will parse (write_file content stays far below):
+// it is answered with a parse error and skipped up to its newline; the session goes on.
 constexpr size_t kMaxLineBytes = 64u << 20;
 
 // stdout, one whole message per write; after a write error (the client is gone) it stays quiet.
@@ -111,9 +113,50 @@ int BlockEndSignals() {
   return ::signalfd(-1, &set, SFD_CLOEXEC);
 }
 
+// Splits stdin into lines of at most kMaxLineBytes. An over-long line costs no more memory than
+// that: its bytes are dropped as they come, one parse error answers it, and the line after its
+// newline is read as usual.
+class LineSplitter {
+ public:
+  // Appends `data`, calling on_line for each complete line and on_too_long once per line that
+  // grew past the limit.
+  template <typename OnLine, typename OnTooLong>
+  void Feed(std::string_view data, OnLine on_line, OnTooLong on_too_long) {
+    while (!data.empty()) {
+      const size_t nl = data.find('\n');
+      const std::string_view part = data.substr(0, nl);
+      if (!skipping_) {
+        pending_.append(part.substr(0, std::min(part.size(), kMaxLineBytes + 1 - pending_.size())));
+        if (pending_.size() > kMaxLineBytes) {
+          skipping_ = true;
+          std::string().swap(pending_);
+          on_too_long();
+        }
+      }
+      if (nl == std::string_view::npos) return;
+      if (!skipping_) on_line(std::string_view(pending_));
+      pending_.clear();
+      skipping_ = false;
+      data.remove_prefix(nl + 1);
+    }
+  }
+  // The last line when stdin ends without a newline ("" if none, or if it was too long).
+  std::string_view rest() const { return skipping_ ? std::string_view() : pending_; }
+
+ private:
+  std::string pending_;
+  bool skipping_ = false;
+};
+
 // Reads stdin until EOF, an error or an end signal, handing each complete line on.
 void ReadLoop(int signal_fd, McpServer& server, LineWriter& out, Workers& workers) {
-  std::string pending;
+  LineSplitter lines;
+  auto on_line = [&](std::string_view line) { HandleLine(line, server, out, workers); };
+  auto on_too_long = [&out] {
+    out.Write(mcp::MakeError(nullptr, mcp::kParseError,
+                             "Parse error: message longer than " +
+                                 std::to_string(kMaxLineBytes >> 20) + " MiB, ignored"));
+  };
   char buf[65536];
   for (;;) {
     pollfd fds[2] = {{0, POLLIN, 0}, {signal_fd, POLLIN, 0}};
@@ -123,19 +166,10 @@ void ReadLoop(int signal_fd, McpServer& server, LineWriter& out, Workers& worker
     ssize_t got = ::read(0, buf, sizeof(buf));
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
     if (got <= 0) break;
-    pending.append(buf, static_cast<size_t>(got));
-    size_t start = 0;
-    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-      HandleLine(std::string_view(pending).substr(start, nl - start), server, out, workers);
-    }
-    pending.erase(0, start);
-    if (pending.size() > kMaxLineBytes) {
-      out.Write(mcp::MakeError(nullptr, mcp::kParseError, "Parse error: message too long"));
-      return;
-    }
+    lines.Feed(std::string_view(buf, static_cast<size_t>(got)), on_line, on_too_long);
   }
   // A last message without its newline still counts.
-  HandleLine(pending, server, out, workers);
+  HandleLine(lines.rest(), server, out, workers);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/json_limits.h"
 #include "core/state_store.h"
 #include "sys/file_util.h"
 
@@ -64,9 +65,10 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 
 StatusOr<TokenTable> TokenTable::Parse(std::string_view text, std::string_view source) {
   std::string where(source);
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("tokens") ||
-      !doc["tokens"].is_array() || doc.size() != 1) {
+  auto parsed = ParseJsonWithLimits(text, {.max_bytes = kMaxTokensFileBytes});
+  if (!parsed.ok()) return InvalidArgument(where + ": " + parsed.status().message());
+  json doc = std::move(*parsed);
+  if (!doc.is_object() || !doc.contains("tokens") || !doc["tokens"].is_array() || doc.size() != 1) {
     return InvalidArgument(where + ": expected {\"tokens\": [...]}");
   }
   TokenTable table;
@@ -84,7 +86,7 @@ StatusOr<TokenTable> TokenTable::Parse(std::string_view text, std::string_view s
 }
 
 StatusOr<TokenTable> TokenTable::Load(const std::string& path) {
-  AB_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  AB_ASSIGN_OR_RETURN(std::string text, ReadFileAtMost(path, kMaxTokensFileBytes));
   return Parse(text, path);
 }
 

@@ -33,10 +33,14 @@ struct Caller {
   bool anonymous() const { return tenant.empty(); }
 };
 
+// A tokens file larger than this is refused: it is read whole into memory.
+inline constexpr size_t kMaxTokensFileBytes = 1 << 20;
+
 class TokenTable {
  public:
   // Strict: unknown keys, an empty or duplicate token, a malformed tenant name (that of a
-  // sandbox name) or a negative quota are kInvalidArgument naming `source` and the entry.
+  // sandbox name) or a negative quota are kInvalidArgument naming `source` and the entry; so
+  // is a text over kMaxTokensFileBytes or beyond base/json_limits.h.
   static StatusOr<TokenTable> Parse(std::string_view text, std::string_view source);
   static StatusOr<TokenTable> Load(const std::string& path);
 

@@ -3,15 +3,16 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "base/json_limits.h"
 #include "core/http/http_status.h"
 #include "sys/file_util.h"
 
 namespace agentbox {
 
 StatusOr<std::map<std::string, std::string>> TenantRegistry::ParseJson(std::string_view text) {
-  auto doc = nlohmann::json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object() || !doc.contains("sandboxes") ||
-      !doc["sandboxes"].is_object()) {
+  auto parsed = ParseJsonWithLimits(text);
+  nlohmann::json doc = parsed.ok() ? std::move(*parsed) : nlohmann::json();
+  if (!doc.is_object() || !doc.contains("sandboxes") || !doc["sandboxes"].is_object()) {
     return InvalidArgument("tenants file: expected {\"sandboxes\": {ID: TENANT}}");
   }
   std::map<std::string, std::string> owners;

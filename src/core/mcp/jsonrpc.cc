@@ -1,5 +1,7 @@
 #include "core/mcp/jsonrpc.h"
 
+#include "base/json_limits.h"
+
 namespace agentbox::mcp {
 namespace {
 
@@ -24,10 +26,13 @@ Incoming ClassifyResponse(const json& message) {
 }  // namespace
 
 json ParseJsonOrError(std::string_view text, bool* ok) {
-  json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  *ok = !parsed.is_discarded();
-  if (*ok) return parsed;
-  return MakeError(nullptr, kParseError, "Parse error: the message is not valid JSON");
+  auto parsed = ParseJsonWithLimits(text);
+  *ok = parsed.ok();
+  if (*ok) return std::move(*parsed);
+  if (parsed.status().message() == "malformed JSON") {
+    return MakeError(nullptr, kParseError, "Parse error: the message is not valid JSON");
+  }
+  return MakeError(nullptr, kParseError, "Parse error: " + parsed.status().message());
 }
 
 Incoming Classify(const json& message) {
