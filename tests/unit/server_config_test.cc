@@ -1,0 +1,107 @@
+#include "core/http/server_config.h"
+
+#include <gtest/gtest.h>
+
+namespace agentbox {
+namespace {
+
+using nlohmann::json;
+
+TEST(ServerConfigTest, BuiltInCeilingsBoundWhatTheIssueSawGranted) {
+  const TenantLimits limits = TenantLimits::BuiltIn(1 << 20);
+  // memory 1T, pids 1,000,000, cpus 1024, /tmp 1T, timeout 7d: each refused, naming key and max.
+  const std::pair<const char*, json> asks[] = {
+      {"memory", "1T"},     {"pids", 1000000},        {"cpus", 1024},
+      {"tmp_size", "1T"},   {"timeout", "7d"},        {"shm_size", "64G"},
+      {"disk_limit", "1T"}, {"output_limit", "100G"}, {"open_files", 1048576}};
+  for (const auto& [key, value] : asks) {
+    json policy = {{key, value}};
+    Status st = limits.ApplyToPolicy(&policy);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << key;
+    EXPECT_NE(st.message().find(std::string("\"") + key + "\""), std::string::npos) << st.message();
+    EXPECT_NE(st.message().find("ceiling of"), std::string::npos) << st.message();
+  }
+  json policy = {{"memory", "1T"}};
+  EXPECT_EQ(limits.ApplyToPolicy(&policy).message(),
+            "\"memory\": 1T is over this server's ceiling of 8G");
+  json none = {{"disk_limit", 0}};
+  EXPECT_EQ(limits.ApplyToPolicy(&none).message(),
+            "\"disk_limit\": 0 (no limit) is over this server's ceiling of 16G");
+}
+
+TEST(ServerConfigTest, DefaultsFillWhatTheRequestLeavesOut) {
+  ServerConfig config;
+  ASSERT_TRUE(ParseServerConfig(R"({"limits": {"memory": {"default": "256M", "max": "1G"},
+                                               "timeout": {"max": "2m"}}})",
+                                "c.json", &config)
+                  .ok());
+  json policy = {{"pids", 64}};
+  ASSERT_TRUE(config.limits.ApplyToPolicy(&policy).ok());
+  EXPECT_EQ(policy["memory"], 256u << 20);
+  EXPECT_EQ(policy["pids"], 64);
+  EXPECT_EQ(policy["timeout"], 60.0);
+  EXPECT_EQ(policy["output_limit"], 1u << 20);
+  json over = {{"timeout", 121}};
+  EXPECT_EQ(config.limits.ApplyToPolicy(&over).message(),
+            "\"timeout\": 121 seconds is over this server's ceiling of 120 seconds");
+  EXPECT_FALSE(config.limits.CheckTimeout(120.5).ok());
+  EXPECT_TRUE(config.limits.CheckTimeout(120).ok());
+  EXPECT_EQ(config.limits.ClampTimeout(3600), 120);
+  EXPECT_FALSE(config.limits.CheckOutputLimit(17u << 20).ok());
+  EXPECT_EQ(config.limits.ClampOutputLimit(uint64_t{100} << 30), 16u << 20);
+}
+
+TEST(ServerConfigTest, OpenFilesIsBoundedByTheHardLimit) {
+  const TenantLimits limits = TenantLimits::BuiltIn(512);
+  EXPECT_EQ(limits.Get("open_files").max, 512);
+  EXPECT_EQ(limits.Get("open_files").default_value, 512);
+  json policy = {{"open_files", 513}};
+  EXPECT_EQ(limits.ApplyToPolicy(&policy).message(),
+            "\"open_files\": 513 is over this server's ceiling of 512");
+}
+
+TEST(ServerConfigTest, StrictParsing) {
+  const std::pair<const char*, const char*> bad[] = {
+      {R"({"bogus": 1})", "unknown key \"bogus\""},
+      {R"({"workers": 1, "workers": 2})", "appears twice"},
+      {R"({"limits": {"ttl": {"max": "1h"}}})", "reserved for a sandbox lifetime limit"},
+      {R"({"limits": {"memory": {"default": "2G", "max": "1G"}}})", "is over the max"},
+      {R"({"limits": {"memory": {"max": "1M"}}})", "must be at least 4M"},
+      {R"({"limits": {"memory": {"dflt": "1M"}}})", "unknown key \"dflt\""},
+      {R"({"limits": {"rootfs": {"max": 1}}})", "not a limit"},
+      {R"({"limits": {"disk_limit": {"max": 0}}})", "cannot be a server's default or ceiling"},
+      {R"({"workspace_root": "relative/dir"})", "absolute"},
+      {R"({"workers": 0})", "from 1 to 4096"},
+      {R"({"head_timeout": "2d"})", "up to one day"},
+      {R"({"allow_host_paths": "yes"})", "true or false"},
+      {R"([1])", "expected a JSON object"},
+      {"{", "malformed JSON"},
+  };
+  for (const auto& [text, want] : bad) {
+    ServerConfig config;
+    Status st = ParseServerConfig(text, "c.json", &config);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << text;
+    EXPECT_NE(st.message().find(want), std::string::npos) << text << ": " << st.message();
+    EXPECT_TRUE(st.message().starts_with("c.json: ")) << st.message();
+  }
+}
+
+TEST(ServerConfigTest, ConnectionSettings) {
+  ServerConfig config;
+  ASSERT_TRUE(ParseServerConfig(R"({"workspace_root": "/srv/ws", "allow_host_paths": true,
+      "max_connections": 20000, "max_connections_per_peer": 50, "workers": 8,
+      "head_timeout": "5s", "body_timeout": 30, "idle_timeout": "2m"})",
+                                "c.json", &config)
+                  .ok());
+  EXPECT_EQ(config.workspace_root, "/srv/ws");
+  EXPECT_TRUE(config.allow_host_paths);
+  EXPECT_EQ(config.max_connections, 20000);
+  EXPECT_EQ(config.max_connections_per_peer, 50);
+  EXPECT_EQ(config.workers, 8);
+  EXPECT_EQ(config.head_timeout_seconds, 5);
+  EXPECT_EQ(config.body_timeout_seconds, 30);
+  EXPECT_EQ(config.idle_timeout_seconds, 120);
+}
+
+}  // namespace
+}  // namespace agentbox
