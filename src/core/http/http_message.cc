@@ -44,7 +44,8 @@ Status ParseRequestLine(std::string_view line, HttpRequest* req) {
   }
   req->method = std::string(method);
   req->target = std::string(target);
-  req->keep_alive = version == "HTTP/1.1";
+  req->http11 = version == "HTTP/1.1";
+  req->keep_alive = req->http11;
   return OkStatus();
 }
 

@@ -28,6 +28,7 @@ struct HttpRequest {
   std::map<std::string, std::string> headers;  // names lower-cased; repeats joined with ", "
   std::optional<uint64_t> content_length;
   bool chunked = false;          // Transfer-Encoding: chunked
+  bool http11 = true;            // HTTP/1.1 (false: HTTP/1.0)
   bool keep_alive = true;        // HTTP/1.1 default unless "Connection: close"
   bool expect_continue = false;  // "Expect: 100-continue"
   std::string body;

@@ -3,7 +3,6 @@
 #include <cstdlib>
 
 #include "base/ascii.h"
-#include "core/http/listen_address.h"
 #include "core/mcp/jsonrpc.h"
 #include "core/mcp/protocol.h"
 
@@ -62,22 +61,6 @@ Status CheckProtocolVersionHeader(std::string_view header) {
   if (header.empty() || IsSupportedProtocolVersion(header)) return OkStatus();
   return InvalidArgument("unsupported MCP-Protocol-Version \"" + std::string(header) +
                          "\" (supported: " + SupportedProtocolVersions() + ")");
-}
-
-Status CheckOrigin(std::string_view origin, bool tokens_required) {
-  if (origin.empty() || tokens_required) return OkStatus();
-  std::string_view host;
-  if (size_t scheme = origin.find("://"); scheme != std::string_view::npos) {
-    host = origin.substr(scheme + 3);
-    if (host.starts_with('[')) {
-      host = host.substr(1, host.find(']') == std::string_view::npos ? 0 : host.find(']') - 1);
-    } else {
-      host = host.substr(0, host.find_first_of(":/"));
-    }
-  }
-  if (!host.empty() && IsLoopbackHost(AsciiLower(host))) return OkStatus();
-  return PermissionDenied("Origin \"" + std::string(origin) +
-                          "\" refused: without --tokens only loopback origins may use /mcp");
 }
 
 PostedMessages InspectPosted(const json& body) {

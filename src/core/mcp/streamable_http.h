@@ -28,13 +28,6 @@ inline constexpr std::string_view kSseKeepAlive = ": keep-alive\n\n";
 // which the transport answers with 400 as the specification says.
 Status CheckProtocolVersionHeader(std::string_view header);
 
-// The Origin check the specification demands against DNS rebinding: a web page whose name was
-// re-pointed at 127.0.0.1 must not reach a server that trusts every local caller. Without
-// tokens (loopback or unix socket only), an Origin header must name a loopback host
-// ("http://localhost:6274", "http://[::1]"); with tokens the token is the protection, since such
-// a page cannot know one. An absent Origin (not a browser) passes. kPermissionDenied: 403.
-Status CheckOrigin(std::string_view origin, bool tokens_required);
-
 // What a POST body (one message or a batch) carries.
 struct PostedMessages {
   bool has_request = false;    // at least one valid request: the POST gets an answer body

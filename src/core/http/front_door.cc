@@ -1,0 +1,88 @@
+#include "core/http/front_door.h"
+
+#include "base/ascii.h"
+#include "core/http/listen_address.h"
+
+namespace agentbox {
+namespace {
+
+// "http://localhost:6274/x" -> "localhost"; "" when there is no scheme or host.
+std::string HostOfOrigin(std::string_view origin) {
+  const size_t scheme = origin.find("://");
+  if (scheme == std::string_view::npos) return "";
+  std::string_view rest = origin.substr(scheme + 3);
+  rest = rest.substr(0, rest.find('/'));
+  return HostOfHostHeader(rest);
+}
+
+bool IsLoopbackName(const std::string& host) {
+  return !host.empty() && IsLoopbackHost(AsciiLower(host));
+}
+
+// "application/json; charset=utf-8" -> "application/json".
+std::string MediaType(std::string_view content_type) {
+  return AsciiLower(TrimBlanks(content_type.substr(0, content_type.find(';'))));
+}
+
+std::optional<Refusal> CheckBody(const HttpRequest& request, const Route& route) {
+  const bool has_body = request.chunked || request.content_length.value_or(0) > 0;
+  if (!has_body) return std::nullopt;
+  const std::string type = MediaType(request.Header("content-type"));
+  switch (route.body) {
+    case BodyKind::kNone:
+      return Refusal{400, InvalidArgument(std::string(route.method) + " " +
+                                          std::string(route.pattern) + " takes no request body")};
+    case BodyKind::kJson:
+      if (type == "application/json") return std::nullopt;
+      return Refusal{415, InvalidArgument("the request body must be Content-Type: "
+                                          "application/json, got \"" +
+                                          request.Header("content-type") + "\"")};
+    case BodyKind::kBytes:
+      if (type.empty() || type == "application/octet-stream") return std::nullopt;
+      return Refusal{415, InvalidArgument("a file's body must be Content-Type: "
+                                          "application/octet-stream (or none), got \"" +
+                                          request.Header("content-type") + "\"")};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string HostOfHostHeader(std::string_view host) {
+  host = TrimBlanks(host);
+  if (host.starts_with('[')) {
+    const size_t end = host.find(']');
+    if (end == std::string_view::npos) return "";
+    std::string_view after = host.substr(end + 1);
+    if (!after.empty() && !after.starts_with(':')) return "";
+    return std::string(host.substr(1, end - 1));
+  }
+  return std::string(host.substr(0, host.find(':')));
+}
+
+Status CheckOrigin(std::string_view origin, bool tokens_required) {
+  if (origin.empty() || tokens_required) return OkStatus();
+  if (IsLoopbackName(HostOfOrigin(origin))) return OkStatus();
+  return PermissionDenied("Origin \"" + std::string(origin) +
+                          "\" refused: without --tokens only loopback origins may use this "
+                          "server (a web page must not drive it)");
+}
+
+std::optional<Refusal> CheckFrontDoor(const HttpRequest& request, const Route& route,
+                                      const FrontDoorPolicy& policy) {
+  const std::string host = request.Header("host");
+  // RFC 9112 §3.2: an HTTP/1.1 request without exactly one Host is answered 400.
+  if (host.empty() && request.http11) {
+    return Refusal{400, InvalidArgument("an HTTP/1.1 request needs a Host header")};
+  }
+  if (!policy.unix_socket && !policy.tokens_required && !IsLoopbackName(HostOfHostHeader(host))) {
+    return Refusal{403, PermissionDenied("Host \"" + host +
+                                         "\" refused: without --tokens this server answers "
+                                         "only to a loopback Host (DNS rebinding)")};
+  }
+  Status origin = CheckOrigin(request.Header("origin"), policy.tokens_required);
+  if (!origin.ok()) return Refusal{403, origin};
+  return CheckBody(request, route);
+}
+
+}  // namespace agentbox
