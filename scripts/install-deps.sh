@@ -3,7 +3,7 @@
 # Usage: scripts/install-deps.sh [build|test|bench|docker]...   (default: build)
 set -euo pipefail
 
-build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nlohmann-json3-dev libgtest-dev)
+build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nlohmann-json3-dev libgtest-dev libasio-dev)
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev)
 bench_pkgs=(hyperfine bubblewrap)
 docker_pkgs=(docker.io runsc socat)

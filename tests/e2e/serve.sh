@@ -40,8 +40,11 @@ start_server() {  # args: serve flags
 }
 stop_server() { kill -TERM "$SERVER_PID"; wait "$SERVER_PID"; local rc=$?; SERVER_PID=; : > "$WORK/server.log"; return $rc; }
 
-U() { curl -sS --unix-socket "$SOCK" "$@"; }              # unix socket client
-code() { curl -s -o "$WORK/body" -w '%{http_code}' "$@"; }  # prints the status only
+# Bodies are JSON (the server refuses any other type on a JSON route): both helpers say so.
+J=(-H 'Content-Type: application/json')
+U() { curl -sS --unix-socket "$SOCK" "${J[@]}" "$@"; }              # unix socket client
+code() { curl -s -o "$WORK/body" -w '%{http_code}' "${J[@]}" "$@"; }  # prints the status only
+codef() { curl -s -o "$WORK/body" -w '%{http_code}' "$@"; }         # the same, for file bodies
 jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 # ---- unix socket --------------------------------------------------------------------------
@@ -71,7 +74,7 @@ check "exec timeout" '[ "$(U -d "{\"argv\":[\"sleep\",\"5\"],\"timeout\":0.3}" h
 check "verify: isolation report ok" '[ "$(U http://x/v1/sandboxes/$ID/verify | jq_ "(d[\"id\"] == \"$ID\", d[\"ok\"], len(d[\"checks\"]) > 20)")" = "(True, True, True)" ]'
 check "verify unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/nosuch/verify)" = 404 ]'
 printf 'hello\nworld\n' > "$WORK/f.txt"
-check "PUT file" '[ "$(code --unix-socket "$SOCK" -T "$WORK/f.txt" "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = 200 ]'
+check "PUT file" '[ "$(codef --unix-socket "$SOCK" -T "$WORK/f.txt" "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = 200 ]'
 check "GET file" '[ "$(U "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = "$(cat "$WORK/f.txt")" ]'
 check "list dir" 'U "http://x/v1/sandboxes/$ID/files?path=dir&list=1" | grep -q "\"name\":\"f.txt\""'
 check "edit file" '[ "$(code --unix-socket "$SOCK" -d "{\"path\":\"dir/f.txt\",\"old_str\":\"world\",\"new_str\":\"there\"}" http://x/v1/sandboxes/$ID/files/edit)" = 200 ] && U "http://x/v1/sandboxes/$ID/files?path=dir/f.txt" | grep -q there'
@@ -84,9 +87,9 @@ check "unknown key 400" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"x\"],\
 check "unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"true\"]}" http://x/v1/sandboxes/nosuch/exec)" = 404 ]'
 check "unknown route 404" '[ "$(code --unix-socket "$SOCK" http://x/v1/nothing)" = 404 ]'
 head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' 'a' > "$WORK/big.json"
-check "JSON body > 1 MiB 413" '[ "$(code --unix-socket "$SOCK" -H "Content-Type: application/json" --data-binary @"$WORK/big.json" http://x/v1/sandboxes/$ID/exec)" = 413 ]'
+check "JSON body > 1 MiB 413" '[ "$(code --unix-socket "$SOCK" --data-binary @"$WORK/big.json" http://x/v1/sandboxes/$ID/exec)" = 413 ]'
 head -c $((65 * 1024 * 1024)) /dev/zero > "$WORK/big.bin"
-check "file body > 64 MiB 413" '[ "$(code --unix-socket "$SOCK" -T "$WORK/big.bin" "http://x/v1/sandboxes/$ID/files?path=big")" = 413 ]'
+check "file body > 64 MiB 413" '[ "$(codef --unix-socket "$SOCK" -T "$WORK/big.bin" "http://x/v1/sandboxes/$ID/files?path=big")" = 413 ]'
 raw() { python3 -c 'import codecs,socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(codecs.decode(sys.argv[2], "unicode_escape").encode("latin-1")); print(s.recv(100).decode().split("\r\n")[0])' "$SOCK" "$1"; }
 check "garbage request 400" '[ "$(raw "GARBAGE\r\n\r\n")" = "HTTP/1.1 400 Bad Request" ]'
 check "smuggling (CL + TE) 400" '[ "$(raw "POST /v1/sandboxes HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n")" = "HTTP/1.1 400 Bad Request" ]'
@@ -94,8 +97,8 @@ check "head > 16 KiB 431" '[ "$(raw "GET /healthz HTTP/1.1\r\nX: $(head -c 20000
 check "still serving after bad input" '[ "$(U http://x/healthz)" = ok ]'
 
 # A client that hangs up kills its command, waiting for a JSON result or streaming.
-curl -s --unix-socket "$SOCK" --max-time 1 -d '{"argv":["sleep","31.5"]}' http://x/v1/sandboxes/$ID/exec >/dev/null
-curl -s --unix-socket "$SOCK" --max-time 1 -N -d '{"argv":["sleep","32.5"],"stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec >/dev/null
+curl -s "${J[@]}" --unix-socket "$SOCK" --max-time 1 -d '{"argv":["sleep","31.5"]}' http://x/v1/sandboxes/$ID/exec >/dev/null
+curl -s "${J[@]}" --unix-socket "$SOCK" --max-time 1 -N -d '{"argv":["sleep","32.5"],"stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec >/dev/null
 sleep 1
 check "disconnect kills the command (JSON)" '! pgrep -f "sleep 31.5" >/dev/null'
 check "disconnect kills the command (stream)" '! pgrep -f "sleep 32.5" >/dev/null'
@@ -150,7 +153,7 @@ for _ in $(seq 50); do pgrep -xf "sleep 34.5" >/dev/null && break; sleep 0.1; do
 check "mcp cancel: the notification gets 202" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -d "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":8}}" http://x/mcp)" = 202 ]'
 timeout 5 tail --pid=$CALL -f /dev/null; kill $CALL 2>/dev/null
 check "mcp cancel: command killed, stream ended without a response" '! pgrep -xf "sleep 34.5" >/dev/null && ! grep -q "\"id\":8" "$WORK/cancelled_body"' "$(cat "$WORK/cancelled_body")"
-curl -s --unix-socket "$SOCK" --max-time 1 -N -H 'Accept: text/event-stream' "${MH[@]}" -d '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 35.5"}}}' http://x/mcp >/dev/null
+curl -s "${J[@]}" --unix-socket "$SOCK" --max-time 1 -N -H 'Accept: text/event-stream' "${MH[@]}" -d '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 35.5"}}}' http://x/mcp >/dev/null
 sleep 1
 check "mcp: a client that hangs up gets its command killed" '! pgrep -xf "sleep 35.5" >/dev/null'
 PING='{"jsonrpc":"2.0","id":11,"method":"ping"}'
@@ -197,8 +200,8 @@ check "429 over max_sandboxes" '[ "$(code "${A[@]}" -d "{}" $B/v1/sandboxes)" = 
 check "403 host path from a tenant" '[ "$(code -H "Authorization: Bearer tok-b" -d "{\"workspace\":\"/root\"}" $B/v1/sandboxes)" = 403 ]'
 check "tenant b: 404 on a's sandbox" '[ "$(code -H "Authorization: Bearer tok-b" $B/v1/sandboxes/$TA)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 404 ]'
 check "tenant b: a's sandbox not listed, CLI's not either" '! curl -s -H "Authorization: Bearer tok-b" $B/v1/sandboxes | grep -q "$TA\|$ID"'
-check "tenant a: exec over TCP" '[ "$(curl -s "${A[@]}" -d "{\"argv\":[\"echo\",\"tcp\"]}" $B/v1/sandboxes/$TA/exec | jq_ "d[\"stdout\"]")" = tcp ]'
-curl -s "${A[@]}" -d '{"argv":["sleep","1.5"]}' $B/v1/sandboxes/$TA/exec >/dev/null &
+check "tenant a: exec over TCP" '[ "$(curl -s "${J[@]}" "${A[@]}" -d "{\"argv\":[\"echo\",\"tcp\"]}" $B/v1/sandboxes/$TA/exec | jq_ "d[\"stdout\"]")" = tcp ]'
+curl -s "${J[@]}" "${A[@]}" -d '{"argv":["sleep","1.5"]}' $B/v1/sandboxes/$TA/exec >/dev/null &
 SLOW=$!
 sleep 0.5
 check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
@@ -208,10 +211,10 @@ check "mcp over TCP with a token: any Origin" '[ "$(code "${A[@]}" -H "Origin: h
 
 # MCP over HTTP obeys the tenant's quotas, in the same counters as REST (tenant c: 1 and 1).
 C=(-H "Authorization: Bearer tok-c")
-mcp_init() { curl -s -D "$WORK/init_head" -o "$WORK/body" -w '%{http_code}' "${C[@]}" -d "$INIT" $B/mcp; }
+mcp_init() { curl -s "${J[@]}" -D "$WORK/init_head" -o "$WORK/body" -w '%{http_code}' "${C[@]}" -d "$INIT" $B/mcp; }
 sid_of() { tr -d '\r' < "$WORK/init_head" | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}'; }
 mcp_exec() {  # SESSION ID COMMAND -> "isError|first text" of the tool result
-  curl -s "${C[@]}" -H "Mcp-Session-Id: $1" -d '{"jsonrpc":"2.0","id":'"$2"',"method":"tools/call","params":{"name":"exec","arguments":{"command":"'"$3"'"}}}' $B/mcp |
+  curl -s "${J[@]}" "${C[@]}" -H "Mcp-Session-Id: $1" -d '{"jsonrpc":"2.0","id":'"$2"',"method":"tools/call","params":{"name":"exec","arguments":{"command":"'"$3"'"}}}' $B/mcp |
     python3 -c 'import json,sys; r=json.load(sys.stdin)["result"]; print(r.get("isError", False), r["content"][0]["text"], sep="|")'
 }
 c_sandboxes() { curl -s "${C[@]}" $B/v1/sandboxes | jq_ '" ".join(s["id"] for s in d["sandboxes"])'; }
@@ -236,7 +239,7 @@ R=$(code "${C[@]}" -d '{"argv":["true"]}' $B/v1/sandboxes/$MC/exec)
 check "mcp quota: REST exec meanwhile is 429 (one counter)" '[ "$R" = 429 ]' "$R $MC $(cat "$WORK/body")"
 wait $SLOW
 check "mcp quota: the first call ran" '[[ "$(cat "$WORK/slow_call")" == False* ]]' "$(cat "$WORK/slow_call")"
-curl -s --max-time 1 "${C[@]}" -H "Mcp-Session-Id: $SC" -d '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 36.5"}}}' $B/mcp >/dev/null
+curl -s "${J[@]}" --max-time 1 "${C[@]}" -H "Mcp-Session-Id: $SC" -d '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 36.5"}}}' $B/mcp >/dev/null
 sleep 0.5
 check "mcp quota: a cancelled call gives its exec slot back" '[ "$(code "${C[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$MC/exec)" = 200 ] && ! pgrep -xf "sleep 36.5" >/dev/null'
 check "mcp quota: DELETE ends the session" '[ "$(code "${C[@]}" -X DELETE -H "Mcp-Session-Id: $SC" $B/mcp)" = 204 ]'

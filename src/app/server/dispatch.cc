@@ -1,8 +1,9 @@
-// One connection's request loop: read, route, authenticate, read the body, run the handler.
+// Admission of a request head, and the handler a worker runs for it.
 #include "app/server/dispatch.h"
 
 #include <exception>
 
+#include "core/http/front_door.h"
 #include "core/http/http_status.h"
 #include "core/http/openapi.h"
 
@@ -61,33 +62,54 @@ Handler HandlerFor(RouteId id) {
   return nullptr;
 }
 
-// An answer before the body was read: the unread body would be taken for the next request,
-// so the connection closes after it.
-void RejectEarly(HttpConnection& conn, int status, const Status& error, HeaderList headers = {}) {
-  headers.emplace_back("Content-Type", "application/json");
-  conn.SendResponse(status, headers, ErrorBody(error), /*keep_alive=*/false);
-}
+}  // namespace
 
-int Authorize(ServerContext& ctx, const Route& route, const HttpRequest& req, Caller* caller) {
-  if (!ctx.tokens || !route.needs_auth) return 0;
-  auto who = ctx.tokens->Authenticate(req.Header("authorization"));
-  if (!who.ok()) return 401;
-  *caller = *who;
-  return 0;
-}
-
-// Runs the matched route; false when the connection must close afterwards.
-bool ServeRoute(ServerContext& ctx, HttpConnection& conn, HttpRequest& req, const RouteMatch& match,
-                const Caller& caller) {
-  Status body = conn.ReadBody(&req, MaxBodyBytes(*match.route));
-  if (!body.ok()) {
-    RejectEarly(conn, HttpStatusFor(body), body);
-    ctx.metrics.RecordRequest(HttpStatusFor(body));
-    return false;
+std::variant<Admitted, Rejection> AdmitRequest(const ServerContext& ctx, const HttpRequest& req) {
+  std::string allow;
+  auto match = MatchRoute(req.method, req.path, &allow);
+  if (!match.ok()) {
+    const bool not_found = match.status().code() == StatusCode::kNotFound;
+    return Rejection{not_found ? 404 : 405, match.status(),
+                     not_found ? HeaderList{} : HeaderList{{"Allow", allow}}};
   }
-  Exchange ex{req, match, caller, conn, req.keep_alive};
+  if (auto refusal = CheckFrontDoor(req, *match->route, ctx.front_door)) {
+    return Rejection{refusal->http_status, refusal->why, {}};
+  }
+  Caller caller;
+  if (ctx.tokens && match->route->needs_auth) {
+    auto who = ctx.tokens->Authenticate(req.Header("authorization"));
+    if (!who.ok()) return Rejection{401, who.status(), {{"WWW-Authenticate", "Bearer"}}};
+    caller = *who;
+  }
+  const uint64_t max_body = MaxBodyBytes(*match->route);
+  if (req.content_length && *req.content_length > max_body) {
+    return Rejection{
+        413,
+        ResourceExhausted("request body larger than " + std::to_string(max_body) + " bytes"),
+        {}};
+  }
+  return Admitted{std::move(*match), std::move(caller)};
+}
+
+bool RunsLong(const HttpRequest& req, const Route& route) {
+  switch (route.id) {
+    case RouteId::kExec:
+    case RouteId::kVerifySandbox:
+      return true;
+    case RouteId::kMcpPost:
+      // A cheap look, not a parse: a false "long" only costs the request a place in the other
+      // pool; a tools/call spelled with escapes runs in the short pool, bounded all the same.
+      return req.body.find("tools/call") != std::string::npos;
+    default:
+      return false;
+  }
+}
+
+bool RunHandler(ServerContext& ctx, int fd, const HttpRequest& req, const Admitted& admitted) {
+  HttpConnection conn(fd);
+  Exchange ex{req, admitted.match, admitted.caller, conn, req.keep_alive};
   try {
-    HandlerFor(match.route->id)(ctx, ex);
+    HandlerFor(admitted.match.route->id)(ctx, ex);
   } catch (const std::exception& e) {
     // A bug must cost one request, never the server and every other client's commands.
     if (ex.status == 0) ex.ReplyError(Internal(std::string("internal error: ") + e.what()));
@@ -97,47 +119,10 @@ bool ServeRoute(ServerContext& ctx, HttpConnection& conn, HttpRequest& req, cons
   return ex.keep_alive && !conn.broken();
 }
 
-bool ServeRequest(ServerContext& ctx, HttpConnection& conn, HttpRequest& req) {
-  std::string allow;
-  auto match = MatchRoute(req.method, req.path, &allow);
-  if (!match.ok()) {
-    bool not_found = match.status().code() == StatusCode::kNotFound;
-    int status = not_found ? 404 : 405;
-    RejectEarly(conn, status, match.status(),
-                not_found ? HeaderList{} : HeaderList{{"Allow", allow}});
-    ctx.metrics.RecordRequest(status);
-    return false;
-  }
-  Caller caller;
-  if (Authorize(ctx, *match->route, req, &caller) != 0) {
-    RejectEarly(conn, 401, PermissionDenied("missing or unknown bearer token"),
-                {{"WWW-Authenticate", "Bearer"}});
-    ctx.metrics.RecordRequest(401);
-    return false;
-  }
-  return ServeRoute(ctx, conn, req, *match, caller);
-}
-
-}  // namespace
-
-void ServeConnection(ServerContext& ctx, UniqueFd fd, int wake_fd,
-                     const std::atomic<bool>& draining) {
-  HttpConnection conn(std::move(fd), wake_fd);
-  for (;;) {
-    auto head = conn.ReadHead();
-    if (!head.ok()) {
-      bool too_big = head.status().code() == StatusCode::kResourceExhausted;
-      RejectEarly(conn, too_big ? 431 : 400, head.status());
-      ctx.metrics.RecordRequest(too_big ? 431 : 400);
-      return;
-    }
-    if (!head->has_value()) return;
-    HttpRequest& req = **head;
-    // While draining, every answer says "Connection: close" so clients go elsewhere; at the
-    // connection limit, so the clients waiting to connect get their turn.
-    if (draining.load() || ctx.at_connection_limit.load()) req.keep_alive = false;
-    if (!ServeRequest(ctx, conn, req) || draining.load()) return;
-  }
+std::string ErrorResponse(int status, const Status& why, HeaderList headers, bool keep_alive) {
+  headers.emplace_back("Content-Type", "application/json");
+  const std::string body = ErrorBody(why);
+  return ResponseHead(status, headers, body.size(), keep_alive) + body;
 }
 
 }  // namespace agentbox

@@ -1,5 +1,6 @@
 // Exchange: how a handler answers; and the lookups every handler shares.
 #include "app/server/server_context.h"
+#include "base/json_limits.h"
 #include "core/http/http_status.h"
 
 namespace agentbox {
@@ -49,9 +50,9 @@ StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
 }
 
 StatusOr<nlohmann::json> ParseJsonBody(const HttpRequest& request) {
-  auto body = nlohmann::json::parse(request.body, nullptr, false);
-  if (body.is_discarded()) return InvalidArgument("malformed JSON in the request body");
-  if (!body.is_object()) return InvalidArgument("the request body must be a JSON object");
+  auto body = ParseJsonWithLimits(request.body);
+  if (!body.ok()) return InvalidArgument(body.status().message() + " in the request body");
+  if (!body->is_object()) return InvalidArgument("the request body must be a JSON object");
   return body;
 }
 

@@ -9,77 +9,20 @@
 namespace agentbox {
 namespace {
 
-// A client idle between requests is dropped after this; one that stalls mid-request (slowloris)
-// or stops reading our response, after the shorter one.
-constexpr int kIdleTimeoutMs = 60000;
+// A client that stops reading our response is dropped after this long without progress.
 constexpr int kStallTimeoutMs = 30000;
 
 }  // namespace
 
-bool HttpConnection::Fill(bool idle) {
-  if (broken_) return false;
-  struct pollfd fds[2] = {{fd_.get(), POLLIN, 0}, {wake_fd_, POLLIN, 0}};
-  int n = ::poll(fds, idle && wake_fd_ >= 0 ? 2 : 1, idle ? kIdleTimeoutMs : kStallTimeoutMs);
-  if (n < 0 && errno == EINTR) return Fill(idle);
-  if (n <= 0 || (fds[1].revents & POLLIN)) return false;
-  char buf[64 * 1024];
-  ssize_t got = ::recv(fd_.get(), buf, sizeof(buf), 0);
-  if (got < 0 && errno == EINTR) return Fill(idle);
-  if (got <= 0) return false;
-  in_.append(buf, static_cast<size_t>(got));
-  return true;
-}
-
-StatusOr<std::optional<HttpRequest>> HttpConnection::ReadHead() {
-  size_t end;
-  while ((end = FindHeadEnd(in_)) == std::string::npos) {
-    if (in_.size() > kMaxRequestHeadBytes) return ResourceExhausted("request head too large");
-    if (!Fill(/*idle=*/in_.empty())) {
-      if (in_.empty()) return std::optional<HttpRequest>();
-      return InvalidArgument("the client closed in the middle of a request head");
-    }
-  }
-  auto request = ParseRequestHead(std::string_view(in_).substr(0, end));
-  in_.erase(0, end);
-  if (!request.ok()) return request.status();
-  return std::optional<HttpRequest>(std::move(*request));
-}
-
-Status HttpConnection::ReadBody(HttpRequest* request, uint64_t max_body) {
-  if (request->content_length && *request->content_length > max_body) {
-    return ResourceExhausted("request body larger than " + std::to_string(max_body) + " bytes");
-  }
-  bool has_body = request->chunked || request->content_length.value_or(0) > 0;
-  if (has_body && request->expect_continue && !Write("HTTP/1.1 100 Continue\r\n\r\n")) {
-    return Unavailable("the client went away");
-  }
-  if (request->chunked) {
-    ChunkedDecoder decoder(max_body);
-    for (;;) {
-      AB_ASSIGN_OR_RETURN(size_t used, decoder.Feed(in_, &request->body));
-      in_.erase(0, used);
-      if (decoder.done()) return OkStatus();
-      if (!Fill(false)) return InvalidArgument("the client closed in the middle of a body");
-    }
-  }
-  uint64_t want = request->content_length.value_or(0);
-  while (in_.size() < want) {
-    if (!Fill(false)) return InvalidArgument("the client closed in the middle of a body");
-  }
-  request->body = in_.substr(0, want);
-  in_.erase(0, want);
-  return OkStatus();
-}
-
 bool HttpConnection::Write(std::string_view data) {
   while (!data.empty() && !broken_) {
-    ssize_t n = ::send(fd_.get(), data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n > 0) {
       data.remove_prefix(static_cast<size_t>(n));
       continue;
     }
     if (n < 0 && errno == EINTR) continue;
-    struct pollfd pfd = {fd_.get(), POLLOUT, 0};
+    struct pollfd pfd = {fd_, POLLOUT, 0};
     if (n < 0 && errno == EAGAIN && ::poll(&pfd, 1, kStallTimeoutMs) == 1 &&
         !(pfd.revents & (POLLERR | POLLHUP))) {
       continue;

@@ -1,12 +1,10 @@
-// One client connection of `agentbox serve`: reads requests (head, then body within the route's
-// limit), writes responses (Content-Length or chunked), and tells when the client hung up.
-//
-// Owned by the connection's own thread; only PeerHungUp() and fd() may be used from another.
+// The answer side of one request of `agentbox serve`, on the worker thread that runs its handler:
+// writes the response (Content-Length or chunked) to the client's socket, and tells when the
+// client hung up. The event loop (client_connection.h) reads requests; a worker writes answers.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -19,34 +17,21 @@ namespace agentbox {
 
 class HttpConnection {
  public:
-  // wake_fd turns readable when the server shuts down: an idle connection then closes.
-  HttpConnection(UniqueFd fd, int wake_fd) : fd_(std::move(fd)), wake_fd_(wake_fd) {}
+  // `fd` stays the caller's (the event loop's connection); it may be non-blocking.
+  explicit HttpConnection(int fd) : fd_(fd) {}
 
-  // The next request's head. nullopt: the client closed, went idle too long, or the server is
-  // shutting down between requests. An error Status: a malformed or oversized head (the caller
-  // answers 400 / 431 and closes).
-  StatusOr<std::optional<HttpRequest>> ReadHead();
-  // Reads the body announced by the head into request->body; kResourceExhausted past max_body.
-  // Sends "100 Continue" first when the client waits for it.
-  Status ReadBody(HttpRequest* request, uint64_t max_body);
-
-  // False when the client is gone (the write failed or timed out).
+  // False when the client is gone (the write failed, or made no progress for 30 s).
   bool Write(std::string_view data);
   bool SendResponse(int status, const HeaderList& headers, std::string_view body, bool keep_alive);
   bool BeginChunked(int status, const HeaderList& headers, bool keep_alive);
   bool WriteChunk(std::string_view data) { return data.empty() || Write(ChunkFrame(data)); }
   bool EndChunked() { return Write(kChunkedEnd); }
 
-  int fd() const { return fd_.get(); }
+  int fd() const { return fd_; }
   bool broken() const { return broken_; }
 
  private:
-  // Waits for and appends more bytes; false on EOF, error, timeout, or (idle only) shutdown.
-  bool Fill(bool idle);
-
-  UniqueFd fd_;
-  int wake_fd_;
-  std::string in_;  // bytes read but not yet consumed (a pipelined next request may be here)
+  int fd_;
   bool broken_ = false;
 };
 

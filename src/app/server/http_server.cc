@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
@@ -14,16 +13,11 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
-#include <chrono>
-#include <condition_variable>
 #include <cstring>
-#include <mutex>
-#include <thread>
 
 #include "app/cli.h"
-#include "app/server/dispatch.h"
+#include "app/server/connection_loop.h"
 #include "app/server/mcp_sessions.h"
 
 namespace agentbox {
@@ -91,97 +85,41 @@ uint16_t BoundPort(int fd, uint16_t asked) {
   return ntohs(reinterpret_cast<struct sockaddr_in6*>(&addr)->sin6_port);
 }
 
-// Counts connection threads, so shutdown can wait for them.
-class ThreadCount {
- public:
-  void Add() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    ++count_;
-  }
-  void Done() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--count_ == 0) cv_.notify_all();
-  }
-  int Count() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return count_;
-  }
-  bool WaitZero(std::chrono::seconds limit) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    return cv_.wait_for(lock, limit, [this] { return count_ == 0; });
-  }
-
- private:
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  int count_ = 0;
-};
-
-// Open fds one connection may hold at once: its socket, the agent's socket, a hangup eventfd,
-// a stdin memfd (or the create helper's two memfds and policy file).
-constexpr rlim_t kFdsPerConnection = 4;
-constexpr rlim_t kMaxConnections = 1024;
-// How long the accept loop holds off when at the connection limit or out of fds.
-constexpr int kHoldMs = 50;
+// Open fds a request may hold besides its socket while a worker runs it: the agent's socket, a
+// hangup eventfd, a stdin memfd (or the create helper's two memfds and policy file).
+constexpr rlim_t kFdsPerWorker = 4;
+constexpr rlim_t kSpareFds = 64;
 
 // Serving many clients takes many fds: the soft limit (often 1024) goes up to the hard one,
-// as Go's runtime and most servers do. Returns how many connections the fds allow.
-int RaiseFileLimitForConnections() {
+// as Go's runtime and most servers do. Returns how many connections the fds allow, with room
+// for every worker's own fds.
+int RaiseFileLimitForConnections(size_t workers) {
   struct rlimit lim;
   if (::getrlimit(RLIMIT_NOFILE, &lim) != 0) return 64;
   if (lim.rlim_cur < lim.rlim_max) {
     lim.rlim_cur = lim.rlim_max;
     if (::setrlimit(RLIMIT_NOFILE, &lim) != 0) ::getrlimit(RLIMIT_NOFILE, &lim);
   }
-  rlim_t spare = lim.rlim_cur > 64 ? lim.rlim_cur - 32 : lim.rlim_cur / 2;
-  return static_cast<int>(std::clamp<rlim_t>(spare / kFdsPerConnection, 4, kMaxConnections));
+  const rlim_t reserved = kSpareFds + kFdsPerWorker * workers;
+  const rlim_t spare = lim.rlim_cur > reserved + 16 ? lim.rlim_cur - reserved : 16;
+  return static_cast<int>(std::min<rlim_t>(spare, kMaxConnections));
 }
 
-// Takes one client; false when the process is out of fds, memory or threads: the caller then
-// holds off a moment instead of polling a listener it cannot accept from (a busy loop).
-bool Accept(ServerContext& ctx, int listen_fd, int wake_fd, const std::atomic<bool>& draining,
-            ThreadCount& threads) {
-  UniqueFd client(::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC));
-  if (!client.valid()) {
-    // ECONNABORTED and the like concern one client only; the others still wait.
-    return errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM;
-  }
-  int one = 1;
-  // Small answers go out at once: Nagle would hold them for the client's delayed ACK.
-  ::setsockopt(client.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  threads.Add();
-  try {
-    std::thread([&ctx, &draining, &threads, wake_fd, fd = std::move(client)]() mutable {
-      ServeConnection(ctx, std::move(fd), wake_fd, draining);
-      threads.Done();
-    }).detach();
-  } catch (const std::system_error&) {
-    threads.Done();  // out of threads: this client is dropped, the server lives on
-    return false;
-  }
-  return true;
-}
-
-// Stops accepting, wakes idle connections, gives requests in flight the grace period, then
-// cancels the commands still running.
-void Drain(UniqueFd listener, const ListenAddress& address, int wake_fd, int abort_fd,
-           std::atomic<bool>& draining, ThreadCount& threads) {
-  // Stop accepting first, so a client retrying elsewhere is told at once.
-  listener.reset();
-  if (address.unix_socket) ::unlink(address.path.c_str());
-  draining = true;
-  uint64_t one = 1;
-  (void)!::write(wake_fd, &one, sizeof(one));
-  if (!threads.WaitZero(std::chrono::seconds(kDrainGraceSeconds))) {
-    WriteStderr("agentbox serve: grace period over, cancelling the commands still running\n");
-    (void)!::write(abort_fd, &one, sizeof(one));
-    if (!threads.WaitZero(std::chrono::seconds(3))) {
-      // A thread stuck past cancellation still points at this frame: leave without
-      // unwinding it (the sandboxes live on; their commands were cancelled).
-      WriteStderr("agentbox serve: stopped with requests unfinished\n");
-      ::_exit(0);
-    }
-  }
+LoopSettings SettingsFor(const ServerConfig& config) {
+  LoopSettings s;
+  s.long_workers = static_cast<size_t>(config.workers > 0 ? config.workers : kDefaultWorkers);
+  const int fd_bound = RaiseFileLimitForConnections(s.long_workers + s.short_workers);
+  s.max_connections =
+      config.max_connections > 0 ? std::min(config.max_connections, fd_bound) : fd_bound;
+  s.max_per_peer = config.max_connections_per_peer > 0 ? config.max_connections_per_peer
+                                                       : kDefaultConnectionsPerPeer;
+  auto ms = [](double seconds) {
+    return std::chrono::milliseconds(static_cast<int64_t>(seconds * 1000));
+  };
+  s.head_timeout = ms(config.head_timeout_seconds);
+  s.body_timeout = ms(config.body_timeout_seconds);
+  s.idle_timeout = ms(config.idle_timeout_seconds);
+  return s;
 }
 
 }  // namespace
@@ -197,8 +135,7 @@ Status BlockStopSignals() {
 }
 
 Status RunServer(ServerContext& ctx, const ListenAddress& address) {
-  const int fd_bound = RaiseFileLimitForConnections();
-  const int max_connections = ctx.max_connections > 0 ? ctx.max_connections : fd_bound;
+  const LoopSettings settings = SettingsFor(ctx.config);
   AB_ASSIGN_OR_RETURN(UniqueFd listener, address.unix_socket
                                              ? ListenUnix(address.path)
                                              : ListenTcp(address.host, address.port));
@@ -206,35 +143,19 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
   sigaddset(&set, SIGINT);
-  UniqueFd sig_fd(::signalfd(-1, &set, SFD_CLOEXEC));
-  UniqueFd wake_fd(::eventfd(0, EFD_CLOEXEC));
+  UniqueFd sig_fd(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
   UniqueFd abort_fd(::eventfd(0, EFD_CLOEXEC));
-  if (!sig_fd.valid() || !wake_fd.valid() || !abort_fd.valid()) return ErrnoStatus("signalfd");
+  if (!sig_fd.valid() || !abort_fd.valid()) return ErrnoStatus("signalfd");
   ctx.abort_fd = abort_fd.get();
-  std::atomic<bool> draining = false;
-  ThreadCount threads;
   WriteStderr("agentbox serve: listening on " +
               (address.unix_socket ? "unix:" + address.path
                                    : "tcp:" + address.host + ":" +
                                          std::to_string(BoundPort(listener.get(), address.port))) +
               "\n");
-  // Over the connection limit (or out of fds), new clients wait in the listen backlog: they
-  // are served late, never refused or reset.
-  bool out_of_resources = false;
-  for (;;) {
-    const bool full = threads.Count() >= max_connections;
-    ctx.at_connection_limit = full;
-    const bool hold = out_of_resources || full;
-    struct pollfd fds[2] = {{listener.get(), static_cast<short>(hold ? 0 : POLLIN), 0},
-                            {sig_fd.get(), POLLIN, 0}};
-    if (::poll(fds, 2, hold ? kHoldMs : -1) < 0) continue;
-    if (fds[1].revents & POLLIN) break;
-    out_of_resources = false;
-    if (fds[0].revents & POLLIN) {
-      out_of_resources = !Accept(ctx, listener.get(), wake_fd.get(), draining, threads);
-    }
+  {
+    ConnectionLoop loop(ctx, settings);
+    loop.Run(std::move(listener), address, std::move(sig_fd), abort_fd.get());
   }
-  Drain(std::move(listener), address, wake_fd.get(), abort_fd.get(), draining, threads);
   ctx.mcp->Clear();
   WriteStderr("agentbox serve: stopped\n");
   return OkStatus();

@@ -1,5 +1,5 @@
-// The listening side of `agentbox serve`: a unix or TCP socket, a thread per connection, and a
-// graceful stop on SIGTERM / SIGINT.
+// The listening side of `agentbox serve`: a unix or TCP socket served by the event loop of
+// connection_loop.h, and a graceful stop on SIGTERM / SIGINT.
 #pragma once
 
 #include "app/server/server_context.h"
@@ -18,8 +18,8 @@ Status BlockStopSignals();
 // Listens on `address` (a unix socket is made 0600, replacing a stale one), then serves until
 // SIGTERM or SIGINT: stops accepting, lets requests in flight finish for kDrainGraceSeconds,
 // cancels the commands still running, and returns. Errors only before serving starts.
-// Raises the soft fd limit to the hard one; at ctx.max_connections clients (or when out of
-// fds) it stops accepting for a moment: the others wait in the backlog, none is refused.
+// Raises the soft fd limit to the hard one; the connection cap is ctx.config's max_connections,
+// at most what the fds allow (see ConnectionLoop for what happens at the caps).
 Status RunServer(ServerContext& ctx, const ListenAddress& address);
 
 }  // namespace agentbox

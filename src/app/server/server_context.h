@@ -10,8 +10,10 @@
 
 #include "app/server/http_connection.h"
 #include "core/http/auth.h"
+#include "core/http/front_door.h"
 #include "core/http/metrics.h"
 #include "core/http/routes.h"
+#include "core/http/server_config.h"
 #include "core/http/tenants.h"
 #include "core/sandbox_manager.h"
 
@@ -24,12 +26,10 @@ struct ServerContext {
   std::optional<TokenTable> tokens;  // nullopt: no tokens file, every caller is anonymous
   std::unique_ptr<TenantRegistry> tenants;
   ServerMetrics metrics;
-  std::string self_exe;     // this binary, run as the single-threaded `create` helper
-  int abort_fd = -1;        // readable once in-flight commands must be cancelled (shutdown)
-  int max_connections = 0;  // clients served at once; 0: what the fd limit allows
-  // Set while that many are connected: answers then close their connection, so clients
-  // waiting in the backlog get their turn instead of waiting for a keep-alive client to leave.
-  std::atomic<bool> at_connection_limit = false;
+  std::string self_exe;  // this binary, run as the single-threaded `create` helper
+  int abort_fd = -1;     // readable once in-flight commands must be cancelled (shutdown)
+  ServerConfig config;   // the operator's: limits and their ceilings, workspaces, connections
+  FrontDoorPolicy front_door;
   std::shared_ptr<McpSessions> mcp;
 
   // A manager per request: SandboxManager caches backends without a lock, and a fresh one
