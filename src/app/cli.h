@@ -39,8 +39,13 @@ void WriteStderr(std::string_view text);
 // Prints "agentbox: <message>" as one line on stderr (newlines in the message become spaces).
 void PrintError(std::string_view message);
 
-// PrintError(status.message()) and returns 125.
+// PrintError(status.message()) and returns 125. When a server runs this process as its create
+// helper (create_helper.h), the status code's name also goes to the fd it gave for it, so the
+// server answers with the right HTTP status rather than guessing from the message.
 int FailWith(const Status& status);
+// Takes $AGENTBOX_STATUS_FD (set by a server for its create helper): close-on-exec, removed
+// from the environment. Called first thing in main.
+void AdoptStatusFd();
 
 // True when args is exactly one of -h, --help: the only flags version and doctor accept.
 bool IsHelpRequest(const Args& args);

@@ -1,6 +1,9 @@
 // Output helpers shared by the subcommands.
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include "app/cli.h"
 
@@ -29,8 +32,25 @@ void PrintError(std::string_view message) {
   WriteStderr(line);
 }
 
+namespace {
+int status_fd = -1;  // AdoptStatusFd's
+}  // namespace
+
+void AdoptStatusFd() {
+  const char* value = std::getenv("AGENTBOX_STATUS_FD");
+  if (value == nullptr) return;
+  const int fd = std::atoi(value);
+  ::unsetenv("AGENTBOX_STATUS_FD");  // nothing this process starts inherits the duty
+  // Close-on-exec: no command, agent or helper started from here gets the fd.
+  if (fd > 2 && ::fcntl(fd, F_SETFD, FD_CLOEXEC) == 0) status_fd = fd;
+}
+
 int FailWith(const Status& status) {
   PrintError(status.message());
+  if (status_fd >= 0) {
+    WriteAll(status_fd, StatusCodeName(status.code()));
+    status_fd = -1;
+  }
   return kExitAgentboxFailed;
 }
 

@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <string_view>
 
+#include "core/agent_protocol.h"
 #include "sys/unique_fd.h"
 
 extern char** environ;
@@ -25,7 +27,8 @@ StatusOr<std::string> ReadAllFrom(int fd) {
   return out;
 }
 
-Status SpawnHelper(const std::vector<std::string>& args, int out_fd, int err_fd, pid_t* pid) {
+Status SpawnHelper(const std::vector<std::string>& args, int out_fd, int err_fd, int status_fd,
+                   pid_t* pid) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
@@ -33,6 +36,7 @@ Status SpawnHelper(const std::vector<std::string>& args, int out_fd, int err_fd,
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
   posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
   posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  posix_spawn_file_actions_adddup2(&actions, status_fd, kStatusCodeFd);
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
@@ -43,7 +47,18 @@ Status SpawnHelper(const std::vector<std::string>& args, int out_fd, int err_fd,
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  int err = ::posix_spawn(pid, args[0].c_str(), &actions, &attr, argv.data(), environ);
+  // The helper's environment is ours (its sandbox gets a clean one), plus where to say why.
+  std::vector<std::string> env_strings = {std::string(kStatusFdEnv) + "=" +
+                                          std::to_string(kStatusCodeFd)};
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (!std::string_view(*e).starts_with(std::string(kStatusFdEnv) + "=")) {
+      env_strings.emplace_back(*e);
+    }
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  int err = ::posix_spawn(pid, args[0].c_str(), &actions, &attr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   return err == 0 ? OkStatus() : ErrnoStatus("spawn " + args[0], err);
@@ -63,25 +78,30 @@ StatusOr<std::string> RunCreateHelper(const std::string& self_exe,
   // memfds, not pipes: the helper's output is read after it exits, and cannot fill a buffer.
   UniqueFd out(::memfd_create("create-stdout", MFD_CLOEXEC));
   UniqueFd err(::memfd_create("create-stderr", MFD_CLOEXEC));
-  if (!out.valid() || !err.valid()) return ErrnoStatus("memfd_create");
+  UniqueFd code(::memfd_create("create-status", MFD_CLOEXEC));
+  if (!out.valid() || !err.valid() || !code.valid()) return ErrnoStatus("memfd_create");
   std::vector<std::string> args = {self_exe, "create"};
   args.insert(args.end(), create_args.begin(), create_args.end());
   pid_t pid = -1;
-  AB_RETURN_IF_ERROR(SpawnHelper(args, out.get(), err.get(), &pid));
+  AB_RETURN_IF_ERROR(SpawnHelper(args, out.get(), err.get(), code.get(), &pid));
   int wstatus = 0;
   while (::waitpid(pid, &wstatus, 0) < 0) {
     if (errno != EINTR) return ErrnoStatus("waitpid");
   }
   AB_ASSIGN_OR_RETURN(std::string id, ReadAllFrom(out.get()));
   AB_ASSIGN_OR_RETURN(std::string why, ReadAllFrom(err.get()));
+  AB_ASSIGN_OR_RETURN(std::string code_name, ReadAllFrom(code.get()));
   if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && !OneLine(id).empty()) {
     return OneLine(id);
   }
   why = OneLine(why);
   if (why.empty()) why = "the create helper failed (status " + std::to_string(wstatus) + ")";
-  if (why.find("already") != std::string::npos) return AlreadyExists(why);
-  if (why.find("policy") != std::string::npos) return InvalidArgument(why);
-  return Unavailable(why);
+  // The helper's own Status code, not a guess from its message: a bad name or a refused rootfs
+  // is the caller's error (4xx), a host that cannot make a box is 503. A helper that died
+  // before saying (a signal, an old binary) is the host's trouble.
+  code_name = OneLine(code_name);
+  if (code_name.empty() || code_name == "ok") return Unavailable(why);
+  return Status(StatusCodeFromName(code_name), why);
 }
 
 }  // namespace agentbox

@@ -6,16 +6,21 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
 
 namespace agentbox {
 
+inline constexpr int kStatusCodeFd = 3;
+inline constexpr std::string_view kStatusFdEnv = "AGENTBOX_STATUS_FD";
+
 // Runs `self_exe create create_args...` with /dev/null as stdin, default signal dispositions and
 // an empty signal mask (servers block and ignore some; the sandbox must start with neither).
-// Returns the new id, or the helper's one-line reason: kAlreadyExists when the name was taken,
-// kInvalidArgument for a bad policy, else kUnavailable.
+// Returns the new id, or the helper's one-line reason with the helper's own status code
+// (kInvalidArgument for a bad name or policy, kAlreadyExists for a taken name, ...), which it
+// writes to fd kStatusCodeFd (named by $AGENTBOX_STATUS_FD, see ReportStatusCode in cli.h).
 StatusOr<std::string> RunCreateHelper(const std::string& self_exe,
                                       const std::vector<std::string>& create_args);
 

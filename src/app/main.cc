@@ -80,5 +80,6 @@ int Dispatch(const Args& args) {
 }  // namespace agentbox
 
 int main(int argc, char** argv) {
+  agentbox::AdoptStatusFd();
   return agentbox::Dispatch(agentbox::Args(argv + 1, argv + argc));
 }

@@ -4,6 +4,7 @@
 // the spec parser accepts; a stream of output split anywhere renders as the whole would.
 #include <nlohmann/json.hpp>
 
+#include "base/json_limits.h"
 #include "base/utf8.h"
 #include "core/exec_wire.h"
 #include "core/http/api_bodies.h"
@@ -29,13 +30,22 @@ void CheckExecBody(const nlohmann::json& body, std::string_view accept) {
              "exec request changed on the wire");
 }
 
-void CheckCreateBody(const nlohmann::json& body, bool host_paths_allowed) {
-  auto parsed = ParseCreateBody(body, host_paths_allowed);
+void CheckCreateBody(const nlohmann::json& body, const HostPathRules& rules) {
+  auto parsed = ParseCreateBody(body, rules);
   if (!parsed.ok()) return;
   FUZZ_CHECK(!parsed->policy.contains("name"), "name left in the policy");
-  if (!host_paths_allowed) {
-    FUZZ_CHECK(!parsed->policy.contains("workspace") && !parsed->policy.contains("rootfs"),
-               "a tenant got a host path through");
+  if (!rules.allow_host_paths) {
+    FUZZ_CHECK(!parsed->policy.contains("rootfs"), "a tenant got a rootfs through");
+    if (parsed->policy.contains("workspace")) {
+      // Only a name beneath the tenant's directory of the root: one component, not . or ..
+      const std::string ws = parsed->policy["workspace"].get<std::string>();
+      const std::string dir = rules.workspace_root + "/" + rules.tenant_dir + "/";
+      FUZZ_CHECK(!rules.workspace_root.empty() && ws.starts_with(dir), "a host path got through");
+      const std::string name = ws.substr(dir.size());
+      FUZZ_CHECK(
+          !name.empty() && name.find('/') == std::string::npos && name != "." && name != "..",
+          "a workspace name left its tenant's directory: " + ws);
+    }
   }
   // What the create helper does with it: dump to a file, read it back as a policy.
   auto spec = SpecFromPolicyJson(nlohmann::json::parse(parsed->policy.dump()));
@@ -61,12 +71,15 @@ void CheckStreamSplit(std::string_view bytes, size_t step) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text = fuzz::AsText(data, size);
   if (size > 0) CheckStreamSplit(text.substr(1), 1 + data[0] % 8);
-  auto body = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return 0;
+  // As serve reads a body: within the nesting and number limits, or refused (a 400).
+  auto parsed = ParseJsonWithLimits(text);
+  if (!parsed.ok()) return 0;
+  const nlohmann::json& body = *parsed;
   for (std::string_view accept : {"", "application/x-ndjson", "text/event-stream"}) {
     CheckExecBody(body, accept);
   }
-  CheckCreateBody(body, true);
-  CheckCreateBody(body, false);
+  CheckCreateBody(body, {.allow_host_paths = true});
+  CheckCreateBody(body, {});
+  CheckCreateBody(body, {.workspace_root = "/srv/ws", .tenant_dir = "a"});
   return 0;
 }

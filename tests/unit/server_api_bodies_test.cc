@@ -66,22 +66,53 @@ TEST(ServerApiBodiesTest, ExecBodyErrors) {
 }
 
 TEST(ServerApiBodiesTest, CreateBody) {
-  auto body = ParseCreateBody(json::parse(R"({"name":"w1","memory":"256M","timeout":5})"), true);
+  const HostPathRules host{.allow_host_paths = true};
+  auto body = ParseCreateBody(json::parse(R"({"name":"w1","memory":"256M","timeout":5})"), host);
   ASSERT_TRUE(body.ok()) << body.status().message();
   EXPECT_EQ(body->name, "w1");
   EXPECT_FALSE(body->policy.contains("name"));
   EXPECT_EQ(body->policy["memory"], "256M");
-  EXPECT_TRUE(ParseCreateBody(json::object(), true).ok());
-  EXPECT_EQ(ParseCreateBody(json::parse(R"({"memory":"lots"})"), true).status().code(),
+  EXPECT_TRUE(ParseCreateBody(json::object(), host).ok());
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"memory":"lots"})"), host).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseCreateBody(json::parse(R"({"nope":1})"), true).status().code(),
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"nope":1})"), host).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseCreateBody(json::parse(R"({"name":5})"), true).status().code(),
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"name":5})"), host).status().code(),
             StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseCreateBody(json::parse(R"({"workspace":"/root"})"), false).status().code(),
+  auto given = ParseCreateBody(json::parse(R"({"workspace":"/srv/x","rootfs":"/srv/r"})"), host);
+  ASSERT_TRUE(given.ok()) << given.status().message();
+  EXPECT_EQ(given->policy["workspace"], "/srv/x");
+}
+
+TEST(ServerApiBodiesTest, HostPathsOnlyWhenTheOperatorAllows) {
+  const HostPathRules none{};
+  for (const char* text : {R"({"workspace":"/root"})", R"({"workspace":"/"})", R"({"rootfs":"/"})",
+                           R"({"rootfs":"usr"})", R"({"workspace":"proj"})"}) {
+    EXPECT_EQ(ParseCreateBody(json::parse(text), none).status().code(),
+              StatusCode::kPermissionDenied)
+        << text;
+  }
+  const HostPathRules rooted{.workspace_root = "/srv/ws", .tenant_dir = "a"};
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"workspace":"/etc"})"), rooted).status().code(),
             StatusCode::kPermissionDenied);
-  EXPECT_EQ(ParseCreateBody(json::parse(R"({"rootfs":"/"})"), false).status().code(),
-            StatusCode::kPermissionDenied);
+}
+
+TEST(ServerApiBodiesTest, WorkspaceNamesResolveBeneathTheRootPerTenant) {
+  const HostPathRules a{.workspace_root = "/srv/ws", .tenant_dir = "a"};
+  auto body = ParseCreateBody(json::parse(R"({"workspace":"proj-1.x"})"), a);
+  ASSERT_TRUE(body.ok()) << body.status().message();
+  EXPECT_EQ(body->policy["workspace"], "/srv/ws/a/proj-1.x");
+  const HostPathRules anonymous{.workspace_root = "/srv/ws",
+                                .tenant_dir = std::string(kAnonymousWorkspaceDir)};
+  EXPECT_EQ(ParseCreateBody(json::parse(R"({"workspace":"p"})"), anonymous)->policy["workspace"],
+            "/srv/ws/_anonymous/p");
+  for (const char* bad :
+       {"..", ".", "a/b", "../b", "", ".hidden", "-x", "a b", "x\\u0000y",
+        "0123456789012345678901234567890123456789012345678901234567890123456789"}) {
+    json j = json::parse(std::string(R"({"workspace":")") + bad + "\"}");
+    Status st = ParseCreateBody(j, a).status();
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << bad;
+  }
 }
 
 TEST(ServerApiBodiesTest, StreamEvents) {

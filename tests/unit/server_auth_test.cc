@@ -101,18 +101,53 @@ TEST(ServerTenantsTest, VisibilityAndQuotas) {
 }
 
 TEST(ServerTenantsTest, JsonRoundTripAndPrune) {
-  std::map<std::string, std::string> owners = {{"id1", "a"}, {"id2", "b"}};
-  auto back = TenantRegistry::ParseJson(TenantRegistry::ToJson(owners));
+  TenantRegistry::Entries entries{{{"id1", "a"}, {"id2", "b"}}, {{"id1", "build"}}};
+  auto back = TenantRegistry::ParseJson(TenantRegistry::ToJson(entries));
   ASSERT_TRUE(back.ok());
-  EXPECT_EQ(*back, owners);
+  EXPECT_EQ(back->owners, entries.owners);
+  EXPECT_EQ(back->names, entries.names);
+  // A file written before names existed still reads.
+  auto old = TenantRegistry::ParseJson(R"({"sandboxes": {"id1": "a"}})");
+  ASSERT_TRUE(old.ok());
+  EXPECT_TRUE(old->names.empty());
   EXPECT_FALSE(TenantRegistry::ParseJson("{").ok());
   EXPECT_FALSE(TenantRegistry::ParseJson(R"({"sandboxes": {"x": 1}})").ok());
+  EXPECT_FALSE(TenantRegistry::ParseJson(std::string(100000, '[')).ok());
   TenantRegistry reg("");
   Caller a{"a", 0, 0};
   ASSERT_TRUE(reg.Reserve(a, [](const std::string&) { return true; }).ok());
   ASSERT_TRUE(reg.Commit(a, "gone").ok());
   reg.Prune([](const std::string& id) { return id != "gone"; });
   EXPECT_FALSE(reg.Visible(a, "gone"));
+}
+
+// Tenant a's "build" and tenant b's "build" are two sandboxes; a name another tenant holds is
+// never a 409 (issue #12, point 8).
+TEST(ServerTenantsTest, NamesArePerTenant) {
+  TenantRegistry reg("");
+  Caller a{"a", 0, 0}, b{"b", 0, 0}, anon;
+  auto all = [](const std::string&) { return true; };
+  ASSERT_TRUE(reg.Reserve(a, all, "build").ok());
+  EXPECT_EQ(HttpStatusFor(reg.Reserve(a, all, "build")), 409);  // being created
+  ASSERT_TRUE(reg.Reserve(b, all, "build").ok());
+  ASSERT_TRUE(reg.Commit(a, "ida", "build").ok());
+  ASSERT_TRUE(reg.Commit(b, "idb", "build").ok());
+  EXPECT_EQ(reg.Named(a, "build"), "ida");
+  EXPECT_EQ(reg.Named(b, "build"), "idb");
+  EXPECT_EQ(reg.Named(anon, "build"), std::nullopt);  // the anonymous caller uses the store's
+  EXPECT_EQ(reg.NameOf("idb"), "build");
+  EXPECT_EQ(HttpStatusFor(reg.Reserve(a, all, "build")), 409);
+  // Gone behind the server's back: the name is free again.
+  ASSERT_TRUE(reg.Reserve(
+                     a, [](const std::string& id) { return id != "ida"; }, "build")
+                  .ok());
+  ASSERT_TRUE(reg.Commit(a, "ida2", "build").ok());
+  EXPECT_EQ(reg.Named(a, "build"), "ida2");
+  ASSERT_TRUE(reg.Forget("idb").ok());
+  EXPECT_EQ(reg.Named(b, "build"), std::nullopt);
+  ASSERT_TRUE(reg.Reserve(b, all, "x").ok());
+  reg.Cancel(b, "x");
+  EXPECT_TRUE(reg.Reserve(b, all, "x").ok());
 }
 
 TEST(ServerHttpStatusTest, OneMapping) {

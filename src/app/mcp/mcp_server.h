@@ -13,6 +13,8 @@
 #include <string>
 
 #include "app/mcp/mcp_quota.h"
+#include "base/status.h"
+#include "spec/units.h"
 
 namespace agentbox {
 
@@ -21,6 +23,11 @@ struct McpOptions {
   std::string policy_path;          // policy file for the lazily created sandbox ("" = defaults)
   std::string agentbox_binary;      // used to create sandboxes in a single-threaded helper process
   std::shared_ptr<McpQuota> quota;  // what the sandbox and commands count against (none: nothing)
+  // How the session's own sandbox is made (serve: with the operator's defaults); unset:
+  // `agentbox create [--policy FILE]`. Returns the new id.
+  std::function<StatusOr<std::string>()> create_sandbox;
+  // The most a tool call's `timeout` may ask (serve: the operator's ceiling).
+  double max_timeout_seconds = kMaxTimeoutSeconds;
 };
 
 class McpServer {

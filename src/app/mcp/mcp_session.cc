@@ -40,7 +40,16 @@ StatusOr<std::string> McpSession::CreateOwnSandbox() {
   }
   const std::string binary =
       options_.agentbox_binary.empty() ? "/proc/self/exe" : options_.agentbox_binary;
-  auto id = CreateSandboxInHelper(binary, options_.policy_path);
+  StatusOr<std::string> id = Internal("not created");
+  if (options_.create_sandbox) {
+    id = options_.create_sandbox();
+    if (!id.ok()) {
+      id = Status(id.status().code(),
+                  "cannot create the session's sandbox: " + id.status().message());
+    }
+  } else {
+    id = CreateSandboxInHelper(binary, options_.policy_path);
+  }
   if (!quota) return id;
   if (!id.ok()) {
     quota->SandboxNotCreated();

@@ -34,6 +34,8 @@ class McpSession {
 
   // What the session's commands count against; nullptr: nothing.
   McpQuota* quota() const { return options_.quota.get(); }
+  // The most a tool call's timeout may ask.
+  double max_timeout_seconds() const { return options_.max_timeout_seconds; }
 
  private:
   Status Acquire();

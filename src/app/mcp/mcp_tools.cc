@@ -5,6 +5,7 @@
 #include "core/mcp/tool_args.h"
 #include "core/mcp/tool_results.h"
 #include "core/mcp/tool_schemas.h"
+#include "spec/units.h"
 
 namespace agentbox {
 namespace {
@@ -27,7 +28,16 @@ json RunExecTool(McpSession& session, const SandboxRecord& record, const json& a
   request.argv = args->argv;
   if (args->cwd) request.cwd = *args->cwd;
   for (auto& kv : args->env) request.env.push_back(kv);
-  if (args->timeout_seconds) request.timeout_seconds = *args->timeout_seconds;
+  if (args->timeout_seconds) {
+    if (*args->timeout_seconds > session.max_timeout_seconds()) {
+      return mcp::TextToolResult("invalid arguments: `timeout` " +
+                                     FormatSeconds(*args->timeout_seconds) +
+                                     " is over this server's ceiling of " +
+                                     FormatSeconds(session.max_timeout_seconds()) + " seconds",
+                                 true);
+    }
+    request.timeout_seconds = *args->timeout_seconds;
+  }
   auto result = RunCommand(session, record, request, context);
   if (!result.ok()) return CommandFailed(result.status(), context);
   return mcp::ExecToolResult(*result, request.timeout_seconds);

@@ -42,7 +42,8 @@ void Exchange::EndStream() { conn.EndChunked(); }
 StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
                                     const std::string& ref) {
   SandboxManager manager = ctx.Manager();
-  auto found = manager.Find(ref);
+  // A tenant's own name first (tenants.h); then an id or id prefix, which must be its own.
+  auto found = manager.Find(ctx.tenants->Named(caller, ref).value_or(ref));
   if (!found.ok() || !ctx.tenants->Visible(caller, found->record.id)) {
     return NotFound("no sandbox \"" + ref + "\"");
   }

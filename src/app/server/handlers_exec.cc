@@ -124,9 +124,24 @@ void HandleExec(ServerContext& ctx, Exchange& ex) {
   if (!json.ok()) return ex.ReplyError(json.status());
   auto found = FindVisible(ctx, ex.caller, ex.Param("id"));
   if (!found.ok()) return ex.ReplyError(found.status());
-  auto body = ParseExecBody(*json, SandboxManager::DefaultExecRequest(found->record),
-                            ex.request.Header("accept"));
+  // The operator's ceilings: an exec asking for more is refused; a sandbox whose own defaults
+  // are larger (made by the CLI) is held to them, which bounds what this server buffers.
+  const TenantLimits& limits = ctx.config.limits;
+  ExecRequest defaults = SandboxManager::DefaultExecRequest(found->record);
+  defaults.timeout_seconds = limits.ClampTimeout(defaults.timeout_seconds);
+  defaults.output_limit = limits.ClampOutputLimit(defaults.output_limit);
+  auto body = ParseExecBody(*json, defaults, ex.request.Header("accept"));
   if (!body.ok()) return ex.ReplyError(body.status());
+  if (json->contains("timeout")) {
+    if (Status st = limits.CheckTimeout(body->request.timeout_seconds); !st.ok()) {
+      return ex.ReplyError(st);
+    }
+  }
+  if (json->contains("output_limit")) {
+    if (Status st = limits.CheckOutputLimit(body->request.output_limit); !st.ok()) {
+      return ex.ReplyError(st);
+    }
+  }
   if (found->state != SandboxState::kRunning) {
     return ex.ReplyError(Unavailable("sandbox " + found->record.id + " is dead"));
   }

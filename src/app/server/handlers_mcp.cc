@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "app/server/mcp_sessions.h"
+#include "app/server/sandbox_creator.h"
 #include "app/server/server_context.h"
 #include "app/server/shared_stream.h"
 #include "app/server/tenant_quota.h"
@@ -48,6 +49,14 @@ StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex
     }
     McpOptions options{"", "", ctx.self_exe,
                        std::make_shared<TenantQuota>(*ctx.tenants, ex.caller, ctx.state_root)};
+    // The session's sandbox gets the operator's defaults (within the ceilings, as a REST
+    // create's), and its tool calls the operator's timeout ceiling.
+    json policy = json::object();
+    AB_RETURN_IF_ERROR(ctx.config.limits.ApplyToPolicy(&policy));
+    options.create_sandbox = [exe = ctx.self_exe, root = ctx.state_root, policy] {
+      return CreateSandboxInHelper(exe, root, policy, "");
+    };
+    options.max_timeout_seconds = ctx.config.limits.Get("timeout").max;
     auto server = std::make_shared<McpServer>(std::move(options));
     AB_ASSIGN_OR_RETURN(*session_id, ctx.mcp->Add(ex.caller, server));
     return server;
@@ -108,10 +117,11 @@ void AnswerRequests(ServerContext& ctx, Exchange& ex, const std::shared_ptr<McpS
 }  // namespace
 
 void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
-  auto message = json::parse(ex.request.body, nullptr, false);
-  if (message.is_discarded()) {
-    return ex.ReplyError(InvalidArgument("malformed JSON in the request body"));
-  }
+  // A body that is no JSON (or nested too deep) is answered as JSON-RPC says, -32700 with a
+  // null id, not with the REST error shape: the client is a JSON-RPC client.
+  bool parsed = false;
+  json message = mcp::ParseJsonOrError(ex.request.body, &parsed);
+  if (!parsed) return ex.ReplyJson(400, message);
   const mcp::PostedMessages posted = mcp::InspectPosted(message);
   if (!posted.is_initialize) {
     Status version = mcp::CheckProtocolVersionHeader(ex.request.Header("mcp-protocol-version"));

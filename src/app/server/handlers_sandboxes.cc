@@ -1,20 +1,60 @@
 // /v1/sandboxes: create (through a single-threaded helper), list, inspect, remove.
+#include <sys/stat.h>
+
 #include <nlohmann/json.hpp>
 
 #include "app/server/sandbox_creator.h"
 #include "app/server/server_context.h"
 #include "core/http/api_bodies.h"
+#include "sys/file_util.h"
 
 namespace agentbox {
 namespace {
 
-nlohmann::json Summary(const SandboxStatus& s) {
+// The name the caller knows a sandbox by: its tenant's (tenants.h) or the state store's.
+std::string NameFor(ServerContext& ctx, const Caller& caller, const SandboxRecord& record) {
+  return caller.anonymous() ? record.name : ctx.tenants->NameOf(record.id);
+}
+
+nlohmann::json Summary(ServerContext& ctx, const Caller& caller, const SandboxStatus& s) {
   return {{"id", s.record.id},
-          {"name", s.record.name},
+          {"name", NameFor(ctx, caller, s.record)},
           {"backend", s.record.backend},
           {"state", SandboxStateName(s.state)},
           {"created_at", s.record.created_at},
           {"workspace", s.record.workspace}};
+}
+
+// What `agentbox inspect` prints, with the caller's name for the sandbox.
+StatusOr<std::string> InspectFor(ServerContext& ctx, const Caller& caller, const std::string& id) {
+  AB_ASSIGN_OR_RETURN(std::string inspect, ctx.Manager().InspectJson(id));
+  if (caller.anonymous()) return inspect;
+  nlohmann::json j = nlohmann::json::parse(inspect, nullptr, false);
+  if (!j.is_object()) return inspect;
+  j["name"] = ctx.tenants->NameOf(id);
+  return j.dump(2);
+}
+
+HostPathRules RulesFor(const ServerContext& ctx, const Caller& caller) {
+  return {ctx.config.workspace_root,
+          caller.anonymous() ? std::string(kAnonymousWorkspaceDir) : caller.tenant,
+          ctx.config.allow_host_paths};
+}
+
+// A named workspace's directory: its tenant's directory is made here (the workspace itself is
+// made by the create helper, as `agentbox create --workspace` makes one); one already there
+// must be a directory, not a symlink that would lead the sandbox elsewhere.
+Status PrepareNamedWorkspace(const std::string& root, const std::string& path) {
+  const std::string parent = path.substr(0, path.rfind('/'));
+  AB_RETURN_IF_ERROR(MakeDirs(parent, 0755));
+  struct stat st;
+  for (const std::string& p : {parent, path}) {
+    if (::lstat(p.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+      return InvalidArgument("workspace " + p.substr(root.size() + 1) +
+                             " is not a directory beneath the workspace root");
+    }
+  }
+  return OkStatus();
 }
 
 }  // namespace
@@ -22,7 +62,7 @@ nlohmann::json Summary(const SandboxStatus& s) {
 void HandleListSandboxes(ServerContext& ctx, Exchange& ex) {
   nlohmann::json list = nlohmann::json::array();
   for (const SandboxStatus& s : ctx.Manager().List()) {
-    if (ctx.tenants->Visible(ex.caller, s.record.id)) list.push_back(Summary(s));
+    if (ctx.tenants->Visible(ex.caller, s.record.id)) list.push_back(Summary(ctx, ex.caller, s));
   }
   ex.ReplyJson(200, {{"sandboxes", list}});
 }
@@ -30,7 +70,7 @@ void HandleListSandboxes(ServerContext& ctx, Exchange& ex) {
 void HandleGetSandbox(ServerContext& ctx, Exchange& ex) {
   auto found = FindVisible(ctx, ex.caller, ex.Param("id"));
   if (!found.ok()) return ex.ReplyError(found.status());
-  auto inspect = ctx.Manager().InspectJson(found->record.id);
+  auto inspect = InspectFor(ctx, ex.caller, found->record.id);
   if (!inspect.ok()) return ex.ReplyError(inspect.status());
   ex.Reply(200, "application/json", *inspect + "\n");
 }
@@ -61,22 +101,39 @@ void HandleVerifySandbox(ServerContext& ctx, Exchange& ex) {
 void HandleCreateSandbox(ServerContext& ctx, Exchange& ex) {
   auto json = ParseJsonBody(ex.request);
   if (!json.ok()) return ex.ReplyError(json.status());
-  auto body = ParseCreateBody(*json, ex.caller.anonymous());
+  const HostPathRules rules = RulesFor(ctx, ex.caller);
+  auto body = ParseCreateBody(*json, rules);
   if (!body.ok()) return ex.ReplyError(body.status());
-  if (!body->name.empty() && ctx.Manager().store().Find(body->name).ok()) {
-    return ex.ReplyError(AlreadyExists("a sandbox named \"" + body->name + "\" exists"));
+  // The operator's defaults for what the body leaves out, and its ceilings for the rest.
+  if (Status st = ctx.config.limits.ApplyToPolicy(&body->policy); !st.ok()) {
+    return ex.ReplyError(st);
+  }
+  if (!body->name.empty()) {
+    if (Status valid = ValidateSandboxName(body->name); !valid.ok()) return ex.ReplyError(valid);
+    // The anonymous caller shares the state store's names with the CLI; a tenant's are its own.
+    if (ex.caller.anonymous() && ctx.Manager().store().Find(body->name).ok()) {
+      return ex.ReplyError(AlreadyExists("a sandbox named \"" + body->name + "\" exists"));
+    }
+  }
+  if (json->contains("workspace") && !rules.workspace_root.empty() &&
+      !(*json)["workspace"].get<std::string>().starts_with('/')) {
+    Status ready =
+        PrepareNamedWorkspace(rules.workspace_root, body->policy["workspace"].get<std::string>());
+    if (!ready.ok()) return ex.ReplyError(ready);
   }
   const StateStore store(ctx.state_root);
+  const std::string tenant_name = ex.caller.anonymous() ? "" : body->name;
   Status quota = ctx.tenants->Reserve(
-      ex.caller, [&store](const std::string& id) { return store.Load(id).ok(); });
+      ex.caller, [&store](const std::string& id) { return store.Load(id).ok(); }, tenant_name);
   if (!quota.ok()) return ex.ReplyError(quota);
-  auto id = CreateSandboxInHelper(ctx.self_exe, ctx.state_root, body->policy, body->name);
+  auto id = CreateSandboxInHelper(ctx.self_exe, ctx.state_root, body->policy,
+                                  ex.caller.anonymous() ? body->name : "");
   if (!id.ok()) {
-    ctx.tenants->Cancel(ex.caller);
+    ctx.tenants->Cancel(ex.caller, tenant_name);
     return ex.ReplyError(id.status());
   }
-  Status saved = ctx.tenants->Commit(ex.caller, *id);
-  auto inspect = ctx.Manager().InspectJson(*id);
+  Status saved = ctx.tenants->Commit(ex.caller, *id, tenant_name);
+  auto inspect = InspectFor(ctx, ex.caller, *id);
   if (!saved.ok() || !inspect.ok()) {
     // An owner that cannot be recorded would leave a sandbox no tenant can see or remove.
     (void)ctx.Manager().Remove(*id, true);

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "base/utf8.h"
+#include "core/state_store.h"
 #include "spec/spec_json.h"
 #include "spec/units.h"
 
@@ -102,6 +103,30 @@ std::string Frame(StreamFormat format, std::string_view type, const std::string&
   return line + "\n";
 }
 
+// A workspace NAME beneath the root, or (when the operator allows it) an absolute host path.
+StatusOr<std::string> ResolveWorkspace(const std::string& workspace, const HostPathRules& rules) {
+  if (workspace.starts_with('/')) {
+    if (rules.allow_host_paths) return workspace;
+    return PermissionDenied(
+        "\"workspace\" names a host path: not allowed on this server (no "
+        "--allow-host-paths); give a workspace name" +
+        std::string(rules.workspace_root.empty() ? "" : " beneath its root"));
+  }
+  if (rules.workspace_root.empty()) {
+    return PermissionDenied(
+        "\"workspace\": this server takes no workspace names (no --workspace-root): leave it "
+        "out for a private workspace");
+  }
+  if (!ValidateSandboxName(workspace).ok()) {
+    return InvalidArgument(
+        "\"workspace\": a name beneath the server's workspace root: 1-64 of "
+        "A-Z a-z 0-9 _ . -, starting with a letter or digit (no '/', no "
+        "\"..\"), got \"" +
+        SanitizeUtf8(workspace.substr(0, 80)) + "\"");
+  }
+  return rules.workspace_root + "/" + rules.tenant_dir + "/" + workspace;
+}
+
 }  // namespace
 
 StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
@@ -135,7 +160,7 @@ StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
   return out;
 }
 
-StatusOr<CreateBody> ParseCreateBody(const json& body, bool host_paths_allowed) {
+StatusOr<CreateBody> ParseCreateBody(const json& body, const HostPathRules& rules) {
   if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
   CreateBody out;
   out.policy = body;
@@ -144,14 +169,13 @@ StatusOr<CreateBody> ParseCreateBody(const json& body, bool host_paths_allowed) 
     out.name = body["name"].get<std::string>();
     out.policy.erase("name");
   }
-  if (!host_paths_allowed) {
-    for (const char* key : {"workspace", "rootfs"}) {
-      if (out.policy.contains(key)) {
-        return PermissionDenied(std::string("\"") + key +
-                                "\" names a host path: not allowed "
-                                "for a tenant");
-      }
-    }
+  if (out.policy.contains("rootfs") && !rules.allow_host_paths) {
+    return PermissionDenied(
+        "\"rootfs\" names a host path: not allowed on this server (no --allow-host-paths)");
+  }
+  if (out.policy.contains("workspace") && out.policy["workspace"].is_string()) {
+    AB_ASSIGN_OR_RETURN(out.policy["workspace"],
+                        ResolveWorkspace(out.policy["workspace"].get<std::string>(), rules));
   }
   auto spec = SpecFromPolicyJson(out.policy);
   if (!spec.ok()) return InvalidArgument(spec.status().message());

@@ -32,10 +32,27 @@ struct CreateBody {
   std::string name;
 };
 
+// What a caller of the API may name on the host (docs/api.md, "Workspaces").
+struct HostPathRules {
+  // serve --workspace-root: a body's "workspace" NAME is workspace_root/tenant_dir/NAME. "": no
+  // caller may name a workspace (each gets a private one agentbox makes).
+  std::string workspace_root;
+  std::string tenant_dir;  // the caller's directory beneath the root (kAnonymousWorkspaceDir)
+  // serve --allow-host-paths: an absolute "workspace" or any "rootfs" is taken as a host path
+  // (the CLI's checks then apply, as to `agentbox create`).
+  bool allow_host_paths = false;
+};
+
+// The directory beneath --workspace-root of the one anonymous caller (no tokens file): not a
+// tenant name, which starts with a letter or digit.
+inline constexpr std::string_view kAnonymousWorkspaceDir = "_anonymous";
+
 // POST /v1/sandboxes: policy keys plus "name". The policy itself is validated by the spec's
-// own parser; with host_paths_allowed false (a tenant over the network), "workspace" and
-// "rootfs" are kPermissionDenied: they would hand the host's files to a remote caller.
-StatusOr<CreateBody> ParseCreateBody(const nlohmann::json& body, bool host_paths_allowed);
+// own parser. "workspace": a NAME (1-64 of A-Z a-z 0-9 _ . -, starting with a letter or digit:
+// no '/', no "..") becomes the path beneath the root; a name without a root, an absolute path
+// or any "rootfs" without allow_host_paths is kPermissionDenied: they would hand the host's
+// files to a caller of the API. A malformed name is kInvalidArgument.
+StatusOr<CreateBody> ParseCreateBody(const nlohmann::json& body, const HostPathRules& rules);
 
 // One output chunk ("stdout" / "stderr") as an NDJSON line or an SSE event.
 std::string StreamEvent(StreamFormat format, std::string_view type, std::string_view data);

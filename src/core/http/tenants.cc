@@ -8,33 +8,48 @@
 #include "sys/file_util.h"
 
 namespace agentbox {
+namespace {
 
-StatusOr<std::map<std::string, std::string>> TenantRegistry::ParseJson(std::string_view text) {
-  auto parsed = ParseJsonWithLimits(text);
-  nlohmann::json doc = parsed.ok() ? std::move(*parsed) : nlohmann::json();
-  if (!doc.is_object() || !doc.contains("sandboxes") || !doc["sandboxes"].is_object()) {
-    return InvalidArgument("tenants file: expected {\"sandboxes\": {ID: TENANT}}");
+constexpr std::string_view kFormat =
+    "tenants file: expected {\"sandboxes\": {ID: TENANT}, \"names\": {ID: NAME}}";
+
+Status ReadStringMap(const nlohmann::json& doc, const char* key,
+                     std::map<std::string, std::string>* out) {
+  if (!doc.contains(key)) return OkStatus();
+  if (!doc[key].is_object()) return InvalidArgument(std::string(kFormat));
+  for (const auto& [id, value] : doc[key].items()) {
+    if (!value.is_string()) return InvalidArgument(std::string(kFormat) + ": " + key + "." + id);
+    (*out)[id] = value.get<std::string>();
   }
-  std::map<std::string, std::string> owners;
-  for (const auto& [id, tenant] : doc["sandboxes"].items()) {
-    if (!tenant.is_string()) return InvalidArgument("tenants file: tenant of " + id);
-    owners[id] = tenant.get<std::string>();
-  }
-  return owners;
+  return OkStatus();
 }
 
-std::string TenantRegistry::ToJson(const std::map<std::string, std::string>& owners) {
-  nlohmann::json doc = {{"sandboxes", nlohmann::json::object()}};
-  for (const auto& [id, tenant] : owners) doc["sandboxes"][id] = tenant;
+}  // namespace
+
+StatusOr<TenantRegistry::Entries> TenantRegistry::ParseJson(std::string_view text) {
+  auto parsed = ParseJsonWithLimits(text);
+  nlohmann::json doc = parsed.ok() ? std::move(*parsed) : nlohmann::json();
+  if (!doc.is_object() || !doc.contains("sandboxes")) return InvalidArgument(std::string(kFormat));
+  Entries entries;
+  AB_RETURN_IF_ERROR(ReadStringMap(doc, "sandboxes", &entries.owners));
+  AB_RETURN_IF_ERROR(ReadStringMap(doc, "names", &entries.names));
+  return entries;
+}
+
+std::string TenantRegistry::ToJson(const Entries& entries) {
+  nlohmann::json doc = {{"sandboxes", nlohmann::json::object()},
+                        {"names", nlohmann::json::object()}};
+  for (const auto& [id, tenant] : entries.owners) doc["sandboxes"][id] = tenant;
+  for (const auto& [id, name] : entries.names) doc["names"][id] = name;
   return doc.dump(2) + "\n";
 }
 
 Status TenantRegistry::Load() {
   if (path_.empty() || !PathExists(path_)) return OkStatus();
   AB_ASSIGN_OR_RETURN(std::string text, ReadFile(path_));
-  AB_ASSIGN_OR_RETURN(auto owners, ParseJson(text));
+  AB_ASSIGN_OR_RETURN(Entries entries, ParseJson(text));
   std::lock_guard<std::mutex> lock(mutex_);
-  owners_ = std::move(owners);
+  entries_ = std::move(entries);
   return OkStatus();
 }
 
@@ -42,7 +57,7 @@ Status TenantRegistry::SaveLocked() const {
   if (path_.empty()) return OkStatus();
   // Written beside and renamed over, so a crash leaves the old map or the new, never half.
   std::string tmp = path_ + ".tmp";
-  AB_RETURN_IF_ERROR(WriteFile(tmp, ToJson(owners_), 0600));
+  AB_RETURN_IF_ERROR(WriteFile(tmp, ToJson(entries_), 0600));
   if (std::rename(tmp.c_str(), path_.c_str()) != 0) return ErrnoStatus("rename " + tmp);
   return OkStatus();
 }
@@ -50,42 +65,82 @@ Status TenantRegistry::SaveLocked() const {
 bool TenantRegistry::Visible(const Caller& caller, const std::string& id) const {
   if (caller.anonymous()) return true;
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = owners_.find(id);
-  return it != owners_.end() && it->second == caller.tenant;
+  auto it = entries_.owners.find(id);
+  return it != entries_.owners.end() && it->second == caller.tenant;
+}
+
+std::optional<std::string> TenantRegistry::Named(const Caller& caller,
+                                                 const std::string& name) const {
+  if (caller.anonymous() || name.empty()) return std::nullopt;
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto& [id, given] : entries_.names) {
+    auto owner = entries_.owners.find(id);
+    if (given == name && owner != entries_.owners.end() && owner->second == caller.tenant) {
+      return id;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string TenantRegistry::NameOf(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.names.find(id);
+  return it == entries_.names.end() ? std::string() : it->second;
 }
 
 Status TenantRegistry::Reserve(const Caller& caller,
-                               const std::function<bool(const std::string&)>& exists) {
+                               const std::function<bool(const std::string&)>& exists,
+                               const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
+  if (!name.empty() && !caller.anonymous()) {
+    bool taken = reserving_[caller.tenant].count(name) > 0;
+    for (const auto& [id, given] : entries_.names) {
+      auto owner = entries_.owners.find(id);
+      taken = taken || (given == name && owner != entries_.owners.end() &&
+                        owner->second == caller.tenant && exists(id));
+    }
+    if (taken) return AlreadyExists("a sandbox named \"" + name + "\" exists");
+  }
   size_t& pending = creating_[caller.tenant];
   size_t live = 0;
   if (caller.max_sandboxes != 0) {
-    for (const auto& [id, tenant] : owners_) live += tenant == caller.tenant && exists(id);
+    for (const auto& [id, tenant] : entries_.owners) live += tenant == caller.tenant && exists(id);
   }
   if (caller.max_sandboxes != 0 && live + pending >= caller.max_sandboxes) {
     return QuotaExceeded("tenant " + caller.tenant + " may have " +
                          std::to_string(caller.max_sandboxes) + " sandboxes");
   }
   ++pending;
+  if (!name.empty() && !caller.anonymous()) reserving_[caller.tenant].insert(name);
   return OkStatus();
 }
 
-Status TenantRegistry::Commit(const Caller& caller, const std::string& id) {
+Status TenantRegistry::Commit(const Caller& caller, const std::string& id,
+                              const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   --creating_[caller.tenant];
   if (caller.anonymous()) return OkStatus();
-  owners_[id] = caller.tenant;
+  reserving_[caller.tenant].erase(name);
+  entries_.owners[id] = caller.tenant;
+  // A name left by a sandbox removed behind our back (CLI, gc) is the tenant's to reuse.
+  std::erase_if(entries_.names, [&](const auto& kv) {
+    auto owner = entries_.owners.find(kv.first);
+    return kv.second == name && owner != entries_.owners.end() && owner->second == caller.tenant;
+  });
+  if (!name.empty()) entries_.names[id] = name;
   return SaveLocked();
 }
 
-void TenantRegistry::Cancel(const Caller& caller) {
+void TenantRegistry::Cancel(const Caller& caller, const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   --creating_[caller.tenant];
+  if (!caller.anonymous()) reserving_[caller.tenant].erase(name);
 }
 
 Status TenantRegistry::Forget(const std::string& id) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (owners_.erase(id) == 0) return OkStatus();
+  const size_t erased = entries_.owners.erase(id) + entries_.names.erase(id);
+  if (erased == 0) return OkStatus();
   return SaveLocked();
 }
 

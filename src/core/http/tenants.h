@@ -1,16 +1,24 @@
-// Which tenant owns which sandbox, and how many commands each tenant runs right now.
+// Which tenant owns which sandbox, what the tenant calls it, and how many commands each tenant
+// runs right now.
 //
 // The server records the tenant of every sandbox it creates in <state dir>/tenants.json
-// ({"sandboxes": {"<id>": "<tenant>"}}), written atomically after each change, so ownership
-// survives a restart. The sandbox of an MCP session over HTTP is its tenant's too (counted,
-// listed), from its creation to the session's end. A sandbox not in the map (made by the CLI,
-// or by `agentbox mcp` over stdio) belongs to no tenant: only the anonymous caller (no tokens
-// file) sees it.
+// ({"sandboxes": {"<id>": "<tenant>"}, "names": {"<id>": "<name>"}}), written atomically after
+// each change, so ownership survives a restart. The sandbox of an MCP session over HTTP is its
+// tenant's too (counted, listed), from its creation to the session's end. A sandbox not in the
+// map (made by the CLI, or by `agentbox mcp` over stdio) belongs to no tenant: only the
+// anonymous caller (no tokens file) sees it.
+//
+// Names are per tenant: tenant a's "build" and tenant b's "build" are two sandboxes, and a name
+// another tenant holds is never a 409 (that would tell that the other tenant exists and what it
+// calls its sandboxes). A tenant's name lives here only; the sandbox itself is made without a
+// name in the state store. The anonymous caller uses the state store's names, as the CLI does.
 #pragma once
 
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -24,24 +32,34 @@ class TenantRegistry {
   // `path` "" keeps the map in memory only (tests).
   explicit TenantRegistry(std::string path) : path_(std::move(path)) {}
 
+  struct Entries {
+    std::map<std::string, std::string> owners;  // sandbox id -> tenant
+    std::map<std::string, std::string> names;   // sandbox id -> the tenant's name for it
+  };
   // Reads the file; a missing file is an empty map.
   Status Load();
-  // The tenant map as JSON and back (pure; the file format above).
-  static StatusOr<std::map<std::string, std::string>> ParseJson(std::string_view text);
-  static std::string ToJson(const std::map<std::string, std::string>& owners);
+  // The file format above, and back (pure).
+  static StatusOr<Entries> ParseJson(std::string_view text);
+  static std::string ToJson(const Entries& entries);
 
   // True when the caller may see sandbox `id`.
   bool Visible(const Caller& caller, const std::string& id) const;
+  // The id of the sandbox caller's tenant calls `name`, if any (never the anonymous caller's).
+  std::optional<std::string> Named(const Caller& caller, const std::string& name) const;
+  // The tenant's name for sandbox `id` ("" when it has none).
+  std::string NameOf(const std::string& id) const;
 
-  // Reserves one sandbox slot for caller: QuotaExceeded (429) when its sandboxes (its entries
-  // for which `exists` holds: a sandbox removed by the CLI or gc no longer counts), with the
-  // creations in flight, already reach max_sandboxes. Counted under the registry's lock, so
-  // that concurrent creations cannot each see room for one more. Every successful Reserve is
-  // followed by Commit or Cancel.
-  Status Reserve(const Caller& caller, const std::function<bool(const std::string&)>& exists);
-  Status Commit(const Caller& caller, const std::string& id);
-  void Cancel(const Caller& caller);
-  // Forgets a removed sandbox.
+  // Reserves one sandbox slot for caller, and `name` (if not "") among its tenant's names:
+  // QuotaExceeded (429) when its sandboxes (its entries for which `exists` holds: a sandbox
+  // removed by the CLI or gc no longer counts), with the creations in flight, already reach
+  // max_sandboxes; AlreadyExists (409) when the tenant has, or is creating, a sandbox of that
+  // name. Counted under the registry's lock, so that concurrent creations cannot each see room
+  // for one more. Every successful Reserve is followed by Commit or Cancel with the same name.
+  Status Reserve(const Caller& caller, const std::function<bool(const std::string&)>& exists,
+                 const std::string& name = "");
+  Status Commit(const Caller& caller, const std::string& id, const std::string& name = "");
+  void Cancel(const Caller& caller, const std::string& name = "");
+  // Forgets a removed sandbox (and its name).
   Status Forget(const std::string& id);
   // Drops entries whose sandbox no longer exists (`exists` says which do).
   template <typename Exists>
@@ -56,17 +74,19 @@ class TenantRegistry {
 
   std::string path_;
   mutable std::mutex mutex_;
-  std::map<std::string, std::string> owners_;  // sandbox id -> tenant
-  std::map<std::string, size_t> creating_;     // tenant -> creations in flight
-  std::map<std::string, size_t> execs_;        // tenant -> commands running
+  Entries entries_;
+  std::map<std::string, size_t> creating_;                  // tenant -> creations in flight
+  std::map<std::string, std::set<std::string>> reserving_;  // tenant -> names being created
+  std::map<std::string, size_t> execs_;                     // tenant -> commands running
 };
 
 template <typename Exists>
 void TenantRegistry::Prune(Exists exists) {
   std::lock_guard<std::mutex> lock(mutex_);
-  size_t before = owners_.size();
-  std::erase_if(owners_, [&](const auto& kv) { return !exists(kv.first); });
-  if (owners_.size() != before) (void)SaveLocked();
+  size_t before = entries_.owners.size() + entries_.names.size();
+  std::erase_if(entries_.owners, [&](const auto& kv) { return !exists(kv.first); });
+  std::erase_if(entries_.names, [&](const auto& kv) { return !entries_.owners.count(kv.first); });
+  if (entries_.owners.size() + entries_.names.size() != before) (void)SaveLocked();
 }
 
 }  // namespace agentbox

@@ -160,7 +160,10 @@ StatusOr<FileToolArgs> ParseFileToolArgs(std::string_view tool, const json& argu
   if (tool == kReadFileTool) {
     std::optional<int64_t> max_bytes;
     AB_RETURN_IF_ERROR(OptionalInteger(args, "max_bytes", &max_bytes));
-    if (max_bytes && *max_bytes < 1) return WrongType("max_bytes", "a positive integer");
+    if (max_bytes &&
+        (*max_bytes < 1 || static_cast<uint64_t>(*max_bytes) > kMaxReadFileToolBytes)) {
+      return WrongType("max_bytes", "a positive integer, at most 16777216 (16 MiB)");
+    }
     if (max_bytes) out.max_bytes = static_cast<uint64_t>(*max_bytes);
   }
   return out;

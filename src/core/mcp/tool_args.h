@@ -36,6 +36,10 @@ struct EditorToolArgs {
   nlohmann::json view_range;  // null when absent; checked by the editor for its own messages
 };
 
+// The most read_file's max_bytes may ask: the file comes back inside one JSON-RPC message, and
+// its text (escaped as JSON) is held in memory while it goes out.
+inline constexpr uint64_t kMaxReadFileToolBytes = 16u << 20;
+
 struct FileToolArgs {
   std::string path;
   std::string content;                // write_file

@@ -81,7 +81,7 @@ constexpr const char* kTools = R"json([
     "type": "object",
     "properties": {
       "path": {"type": "string", "description": "Path under /workspace (absolute, or relative to it)."},
-      "max_bytes": {"type": "integer", "minimum": 1, "description": "Fail when the file is larger (default 10 MiB)."}
+      "max_bytes": {"type": "integer", "minimum": 1, "maximum": 16777216, "description": "Fail when the file is larger (default 10 MiB, at most 16 MiB)."}
     },
     "required": ["path"]
   },
