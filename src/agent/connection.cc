@@ -88,6 +88,10 @@ void ServeConnection(int conn_fd, const AgentContext& context,
       ::setfsgid(kSandboxGid);
       ::setfsuid(kSandboxUid);
     }
+    // A write past RLIMIT_FSIZE (the disk limit) must fail with EFBIG and be answered
+    // (resource_exhausted), not kill this handler with SIGXFSZ and leave the client a broken
+    // connection (which serve answered 500). This handler runs no command: nothing inherits it.
+    ::signal(SIGXFSZ, SIG_IGN);
     HandleFileRequest(conn_fd, request, context.workspace_fd);
   } else {
     ReplyError(conn_fd, InvalidArgument("unknown op \"" + op + "\""));
