@@ -190,10 +190,15 @@ json Responses(const Route& route) {
   if (route.id == RouteId::kMcpPost) {
     responses["202"] = {{"description", "notifications and responses only: accepted, no body"}};
   }
-  std::string_view e = route.errors;
+  // Besides the route's own: what the front door and the event loop may answer on any route
+  // (a foreign Host or Origin, a head or body past its deadline, a body of the wrong type).
+  std::string errors = std::string(route.errors) + ",403,408";
+  if (route.body != BodyKind::kNone) errors += ",415";
+  std::string_view e = errors;
   while (!e.empty()) {
     std::string code(e.substr(0, e.find(',')));
     e.remove_prefix(std::min(e.size(), code.size() + 1));
+    if (code.empty()) continue;
     responses[code] = {{"description", "error"},
                        {"content", {{"application/json", {{"schema", Ref("Error")}}}}}};
   }
