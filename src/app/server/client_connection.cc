@@ -30,6 +30,10 @@ void ClientConnection::Start() {
   // nothing holds its slot no longer than one that trickles.
   phase_ = Phase::kHead;
   Arm(loop_.settings().head_timeout);
+  // Until its first byte it is as idle as a keep-alive client between requests: at the cap,
+  // one silent that long may be closed to make room.
+  loop_.BecameIdle(this);
+  in_idle_list_ = true;
   WaitReadable();
 }
 
@@ -94,11 +98,13 @@ void ClientConnection::OnReadable() {
   } else {
     in_.append(buf.data(), static_cast<size_t>(n));
   }
-  if (phase_ == Phase::kIdle && !in_.empty()) {
+  if (in_idle_list_ && !in_.empty()) {
     loop_.LeftIdle(this);
     in_idle_list_ = false;
-    phase_ = Phase::kHead;
-    Arm(loop_.settings().head_timeout);
+    if (phase_ == Phase::kIdle) {
+      phase_ = Phase::kHead;
+      Arm(loop_.settings().head_timeout);
+    }
   }
   Process();
 }

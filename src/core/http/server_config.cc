@@ -172,8 +172,10 @@ Status TenantLimits::Configure(const json& limits, const std::string& where) {
                              ": reserved for a sandbox lifetime limit, which agentbox does not "
                              "have yet; it cannot be set");
     }
+    // A named copy: clang before 16 cannot capture a structured binding.
+    const std::string& name = key;
     auto it = std::find_if(std::begin(limits_), std::end(limits_),
-                           [&](const TenantLimit& l) { return l.key == key; });
+                           [&name](const TenantLimit& l) { return l.key == name; });
     if (it == std::end(limits_)) {
       return InvalidArgument(at +
                              ": not a limit (known: memory, pids, cpus, tmp_size, shm_size, "
