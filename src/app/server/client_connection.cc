@@ -64,7 +64,7 @@ void ClientConnection::WaitReadable() {
 // chunked one. Never more, so a client cannot make the loop hold more than its request.
 size_t ClientConnection::WantBytes() const {
   const size_t buffer = loop_.read_buffer().size();
-  if (phase_ == Phase::kBody && request_.content_length) {
+  if (phase_ == Phase::kBody && request_.content_length && *request_.content_length > in_.size()) {
     return std::min<uint64_t>(buffer, *request_.content_length - in_.size());
   }
   if (phase_ == Phase::kHead || phase_ == Phase::kIdle) {
