@@ -350,7 +350,7 @@ harness_main() {
 # group) and waits until it listens. KIND tcp: ADDR is an IPv4 address, the port is picked and
 # stored in LISTEN_PORT. KIND unix: ADDR is a path. KIND abstract: ADDR is the name without "\0".
 host_listen() {
-  local ready=$CASE_DIR/listen.ready i
+  local ready=$CASE_DIR/listen.ready
   rm -f "$ready"
   "$PY" - "$1" "$2" "$ready" <<'PYEOF' &
 import os, socket, sys
@@ -379,7 +379,6 @@ PYEOF
   LISTEN_PID=$!
   wait_until 20 test -s "$ready" || fail "host listener $1 $2 did not start"
   LISTEN_PORT=$(cat "$ready")
-  : "$i"
 }
 
 # host_can_connect KIND ADDR [PORT]: sanity check that the host listener answers from the host.
