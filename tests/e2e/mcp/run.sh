@@ -23,4 +23,17 @@ flags=(--test)
 for f in --test-concurrency=1 --test-timeout=300000; do
   node "$f" -e 0 >/dev/null 2>&1 && flags+=("$f")
 done
-exec node "${flags[@]}" ./*.test.mjs
+# The run's dir holds every state dir and default workspace the tests make (TMPDIR), and its
+# reaper (tests/lib/run_guard.sh) kills node's process group and removes what those state dirs
+# hold if this script is killed; a killed earlier run's leftovers are swept here first.
+# shellcheck source=tests/lib/run_guard.sh
+source ../../lib/run_guard.sh
+guard_start e2e_mcp || exit 1
+export TMPDIR=$GUARD_DIR
+set +e
+guard_bg setsid node "${flags[@]}" ./*.test.mjs
+guard_track "-$GUARD_BG_PID"
+wait "$GUARD_BG_PID"
+rc=$?
+guard_end
+exit $rc
