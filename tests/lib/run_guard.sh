@@ -8,14 +8,13 @@
 #   guard_track PID    records a process this run started: PID, or -PGID for a process group
 #                      (a case's `timeout`, whose group holds the case and all it started).
 #   guard_cgroup NAME  records a cgroup parent this run made (rmdir'd when swept, once empty).
-#   guard_bg CMD...    starts CMD in the background with the reaper's FIFO closed (anything that
-#                      may outlive the runner must not hold it); its pid goes to GUARD_BG_PID.
+#   guard_bg CMD...    starts CMD in the background; its pid goes to GUARD_BG_PID.
 #   guard_end          the run ended: sweeps its dir (nothing should be left) and removes it.
 #
 # The reaper is a process in its own session, not a child of the runner (so a kill of the
-# runner's process tree misses it), blocked reading a FIFO that only the runner holds open for
-# writing. However the runner goes — exit, SIGKILL, a CI timeout — the read returns EOF at once,
-# and the reaper kills the processes recorded with guard_track (each checked by its start time,
+# runner's process tree misses it), watching the runner's pid and start time (five times a
+# second: a watchdog, not a test's timing). However the runner goes — exit, SIGKILL, a CI
+# timeout — the reaper then kills the processes recorded with guard_track (each checked by its start time,
 # so a recycled pid is never hit), `agentbox rm -f`s every sandbox recorded in a state dir under
 # GUARD_DIR (its processes, containers, cgroups and mounts go with it), and removes GUARD_DIR.
 # Nothing is found by name: only what this run recorded, and only beneath its own dir.
@@ -48,9 +47,8 @@ guard_track() {
 
 guard_cgroup() { echo "$1" >>"$GUARD_DIR/cgroups"; }
 
-# A simple command with `&` is one fork and an exec: no subshell keeps the FIFO open.
 guard_bg() {
-  if [[ -n ${GUARD_FD:-} ]]; then "$@" {GUARD_FD}>&- & else "$@" & fi
+  "$@" &
   GUARD_BG_PID=$!
 }
 
@@ -96,9 +94,8 @@ guard_sweep() {
 guard_reap() {
   local dir=$1
   echo "$BASHPID $(guard_starttime $BASHPID)" >"$dir/reaper"
-  # Blocks until every writer (the runner) is gone.
-  cat "$dir/guard.fifo" >/dev/null
-  [[ -f $dir/ended ]] && return 0
+  while guard_alive "$dir/owner" && [[ ! -f $dir/ended ]]; do sleep 0.2; done
+  [[ -f $dir/ended || ! -d $dir ]] && return 0
   echo "run_guard: the runner of $(basename "$dir") died; cleaning up after it" >&2
   guard_sweep "$dir"
 }
@@ -125,25 +122,14 @@ guard_start() {
   mkdir -m 0755 "$GUARD_DIR"
   echo "$$ $(guard_starttime $$)" >"$GUARD_DIR/owner"
   [[ -n ${AGENTBOX:-} ]] && echo "$AGENTBOX" >"$GUARD_DIR/agentbox"
-  mkfifo "$GUARD_DIR/guard.fifo"
   # Double fork and setsid: the reaper is nobody's child here, in no group of ours.
   (setsid bash "$GUARD_SELF" --reap "$GUARD_DIR" </dev/null >/dev/null 2>>"$GUARD_DIR/reaper.log" &)
-  # The reaper says it runs (then opens the FIFO); opening for writing then waits only for that
-  # open, and from here on the reaper is waiting for this process to go.
-  local i
-  for ((i = 0; i < 200; i++)); do
-    [[ -s $GUARD_DIR/reaper ]] && break
-    sleep 0.05
-  done
-  [[ -s $GUARD_DIR/reaper ]] || { echo "run_guard: the reaper did not start: $(cat "$GUARD_DIR/reaper.log")" >&2; return 1; }
-  exec {GUARD_FD}>"$GUARD_DIR/guard.fifo"
   export GUARD_DIR
 }
 
 guard_end() {
   [[ -n ${GUARD_DIR:-} && -d $GUARD_DIR ]] || return 0
   touch "$GUARD_DIR/ended"
-  exec {GUARD_FD}>&-
   guard_sweep "$GUARD_DIR"
 }
 
