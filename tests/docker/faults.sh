@@ -45,7 +45,7 @@ case_docker_host_tcp() {
   command -v socat >/dev/null || skip "socat is missing (scripts/install-deps.sh docker installs it)"
   local port=$((20000 + RANDOM % 20000))
   socat TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:$DOCKER_SOCK &
-  for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+  wait_until 20 bash -c "echo >/dev/tcp/127.0.0.1/$port" 2>/dev/null
   DOCKER_HOST=tcp://127.0.0.1:$port ab run --backend docker -- echo via-tcp
   expect_rc 0
   expect_out via-tcp
@@ -169,12 +169,12 @@ case_warm_pool_claim_refill_drain() {
   ab exec claimed -- sh -c 'echo $GREETING; ls -A /workspace | wc -l'
   expect_out "hello
 0" "the claimed sandbox has the create's env and an empty private workspace"
-  local i warm=0
-  for i in $(seq 100); do
+  local warm=0
+  topped_up() {
     warm=$(ls "$AGENTBOX_STATE_DIR/pool/"*/ 2>/dev/null | grep -cvE '^(config.json|lock)$')
-    ((warm == 2)) && break
-    sleep 0.2
-  done
+    ((warm == 2))
+  }
+  wait_until 60 topped_up
   ((warm == 2)) || fail "the pool was not topped up to 2 (has $warm)"
   ab create --backend docker --memory 64M
   expect_rc 0
