@@ -94,9 +94,11 @@ private_dockerd() {
   mkdir -p "$dir"
   PRIV_SOCK=$dir/d.sock
   command -v dockerd >/dev/null || skip "no dockerd binary (scripts/install-deps.sh docker installs docker.io)"
+  # Not the host's /etc/docker/daemon.json: nothing of the host daemon's configuration.
+  echo '{}' >"$dir/daemon.json"
   dockerd --host "unix://$PRIV_SOCK" --data-root "$dir/root" --exec-root "$dir/x" \
     --pidfile "$dir/d.pid" --bridge none --iptables=false --ip6tables=false --ip-masq=false \
-    --storage-driver vfs --config-file /dev/null \
+    --storage-driver vfs --config-file "$dir/daemon.json" \
     </dev/null >>"$dir/dockerd.log" 2>&1 &
   PRIV_PID=$!
   [[ ${PRIV_ON_EXIT:-} ]] || on_exit private_dockerd_stop
