@@ -162,7 +162,8 @@ vm_fill_root() {
   cp "$VM_MODROOT/$kdir"/modules.{order,builtin,builtin.modinfo} "$root/usr/$kdir/"
   depmod -b "$root/usr" "$VM_KVER" || vm_die "depmod in the guest root failed"
   echo "${VM_BOOT_MODULES[*]}" >"$root/etc/agentbox-vm-modules"
-  mkdir -p "$root"/{dev,proc,sys,run,tmp,var/tmp,var/lib,root,home/user,etc,opt/agentbox,mnt/scratch}
+  # /usr/share/doc is left out of the copy, but a host has it (a security case checks it survives).
+  mkdir -p "$root"/{dev,proc,sys,run,tmp,var/tmp,var/lib,root,home/user,etc,opt/agentbox,mnt/scratch,usr/share/doc}
   chmod 1777 "$root/tmp" "$root/var/tmp"
   printf 'root:x:0:0:root:/root:/bin/bash\nuser:x:1000:1000:user:/home/user:/bin/bash\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n' >"$root/etc/passwd"
   printf 'root:x:0:\nuser:x:1000:\nnogroup:x:65534:\n' >"$root/etc/group"

@@ -86,8 +86,9 @@ boot() {
     printf 'export CI=%q VERBOSE=%q\n' "${CI:-}" "${VERBOSE:-}"
     # TCG runs the guest ~10x slower than the host: the per-case hang guards get room (a hung
     # case still ends), and the leak suite does fewer cycles (each one the same code path).
-    printf 'export H_CASE_TIMEOUT=%q CASE_TIMEOUT=%q LEAK_CYCLES=%q\n' "${H_CASE_TIMEOUT:-180}" \
-      "${CASE_TIMEOUT:-400}" "${LEAK_CYCLES:-8}"
+    printf 'export H_CASE_TIMEOUT=%q CASE_TIMEOUT=%q H_CALL_TIMEOUT=%q CALL_TIMEOUT=%q LEAK_CYCLES=%q\n' \
+      "${H_CASE_TIMEOUT:-240}" "${CASE_TIMEOUT:-400}" "${H_CALL_TIMEOUT:-120}" "${CALL_TIMEOUT:-120}" \
+      "${LEAK_CYCLES:-8}"
   } >"$job"
   vm_runimage "$job"
   truncate -s 4G "$VM_WORK/scratch.img"
