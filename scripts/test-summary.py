@@ -13,7 +13,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-COUNT = re.compile(r"^(?:[\w-]+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?\s*$")
+COUNT = re.compile(r"^(?:[\w-]+: )?(\d+) passed, (\d+) failed(?:, (\d+) skipped)?(?:\s*\(.*\))?\s*$")
 
 
 def own_count(out):
@@ -42,7 +42,8 @@ def skip_reason(out, message):
 
 
 def first_failures(out, n=3):
-    return [l.strip() for l in out.splitlines() if l.startswith("FAIL ")][:n]
+    found = [l.strip() for l in out.splitlines() if l.startswith("FAIL ")][:n]
+    return found or [l.strip() for l in out.splitlines() if re.match(r"^(SKIP|skip)\b", l)][-1:]
 
 
 def main():
