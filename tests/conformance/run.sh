@@ -91,7 +91,10 @@ case_exec_exit_codes() {
 }
 
 case_exec_json_result() {
-  new_box
+  # --cpus 2: on a slow host (a TCG guest) the default 1-CPU quota can throttle even a trivial
+  # exec's start (its init and command together), and limits_hit then rightly says cpu; this
+  # case is about the result's shape, so it leaves the quota no chance.
+  new_box --cpus 2
   ab exec --json "$BOX" -- sh -c 'echo out; echo err >&2; exit 3'
   expect_rc 3 "--json keeps the command's exit status"
   json_assert "set(r) >= {'exit_code','signal','reason','duration_ms','cpu_ms','peak_memory_bytes','stdout','stderr','stdout_truncated','stderr_truncated','limits_hit'}" \

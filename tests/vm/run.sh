@@ -20,7 +20,9 @@
 #                                        leak:'^leak_create_exec_rm$'
 #       failclosed:userns                user namespaces off: run/create must exit 125
 #       failclosed:memory                (boots with cgroup_disable=memory) the same for the controller
-#   tests/vm/run.sh --shell [STEP...]    the steps, then a root shell on the console (exit: poweroff)
+#   tests/vm/run.sh --all                every case of the five suites (~2x the lane's time)
+#   tests/vm/run.sh --shell [STEP...]    the steps, then a root shell on the console
+#                                        (echo o >/proc/sysrq-trigger powers off)
 #   options: --keep  keep the work dir (console log, run image)   --verbose  VERBOSE=1 for the suites
 #
 # Environment: AGENTBOX (the binary under test; default build/agentbox; agentbox-agent is taken
@@ -38,13 +40,21 @@ VM_CACHE=${VM_CACHE:-$VM_BUILD/vm}
 VM_CPUS=${VM_CPUS:-2}
 VM_MEMORY=${VM_MEMORY:-3072}
 VM_TIMEOUT=${VM_TIMEOUT:-1800}
-# What the lane runs, and why (TCG runs a guest ~10x slower than the host; the lane must keep
-# the whole CI under 40 minutes): every suite whose cases depend on the cgroup layout or the
-# kernel — all of integration, security, leak and faults, and conformance — in one boot, then the
-# userns fail-closed check in the same boot, and a second, short boot without the memory
-# controller. See docs/testing.md for the measured figures.
-VM_LANE=(integration security conformance faults leak failclosed:userns)
+VM_CPU=${VM_CPU:-max}
+# What the lane runs, and why. TCG runs the guest 10-12x slower than the host (a case costs ~4 s
+# there), and the lane must keep the whole CI under 40 minutes (~23 without it), so ~12 minutes.
+# Whole: integration (limits, OOM, pids, cpu, the result's counters: what reads cgroup v2),
+# conformance (create/exec/rm, each sandbox's cgroup) and faults (crashes, gc of cgroups).
+# leak with 3 cycles per case (each cycle is the same path; a leak shows in one). Of security,
+# the cases about cgroups and the process tree (limits_, cleanup_, ns_, fs_cgroupfs) and the
+# kernel's ABI gates (seccomp_i386, seccomp_x32); its other cases check the mount table, the
+# filter's syscalls and credentials the same way on any kernel, and run on the host's.
+# Then user namespaces off (same boot) and a second, short boot without the memory controller.
+# --all: every case of all five suites (docs/testing.md has both wall times).
+VM_LANE=(integration conformance faults leak
+  'security:^(limits_|cleanup_|ns_|fs_cgroupfs|seccomp_i386|seccomp_x32)' failclosed:userns)
 VM_LANE_MEMORY=(failclosed:memory)
+VM_ALL=(integration security conformance faults leak failclosed:userns)
 
 # shellcheck source=tests/vm/images.sh
 source "$VM_HERE/images.sh"
@@ -99,7 +109,7 @@ boot() {
   # pdeathsig at both ends: if this script is killed (a ctest timeout, SIGKILL), timeout and
   # qemu die with it instead of running on.
   setpriv --pdeathsig KILL timeout -s KILL "$VM_TIMEOUT" setpriv --pdeathsig KILL \
-    qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "$VM_CPUS" -m "$VM_MEMORY" \
+    qemu-system-x86_64 -accel tcg,thread=multi -cpu "$VM_CPU" -smp "$VM_CPUS" -m "$VM_MEMORY" \
     -nodefaults -no-user-config -display none "${serial[@]}" -no-reboot -nic none \
     -kernel "$VM_VMLINUZ" -initrd "$VM_INITRD" \
     -append "console=ttyS0 quiet loglevel=3 panic=-1 cgroup_no_v1=all $extra" \
@@ -116,7 +126,7 @@ boot() {
 }
 
 main() {
-  local keep=0 steps=() memory_steps=() rc=0 s
+  local keep=0 steps=() memory_steps=() rc=0 s all=0
   interactive=0
   stdin_of_qemu=/dev/null
   while (($#)); do
@@ -124,6 +134,7 @@ main() {
       --keep) keep=1 ;;
       --verbose) export VERBOSE=1 ;;
       --shell) interactive=1; stdin_of_qemu=/dev/stdin ;;
+      --all) steps+=("${VM_ALL[@]}"); memory_steps+=("${VM_LANE_MEMORY[@]}"); all=1 ;;
       -h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
       failclosed:memory) memory_steps+=("$1") ;;
       -*) echo "vm: unknown option $1" >&2; exit 2 ;;
@@ -134,7 +145,9 @@ main() {
   if ((${#steps[@]} == 0 && ${#memory_steps[@]} == 0 && !interactive)); then
     steps=("${VM_LANE[@]}")
     memory_steps=("${VM_LANE_MEMORY[@]}")
+    : "${LEAK_CYCLES:=3}"
   fi
+  ((all)) && : "${LEAK_CYCLES:=8}"
   ((interactive)) && steps+=(shell)
   check_host
   mkdir -p "$VM_CACHE"
