@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fresh-debian-test.sh: `make test` (or any make target) as a newcomer runs it, on a truly fresh
 # Debian 12: a minimal bookworm root made with mmdebstrap (only make, git, ca-certificates and
-# sudo added), run as a privileged container under the Docker daemon (scripts/dockerd-ci.sh),
+# sudo added), run as a privileged container on the host network (apt reaches what the host
+# reaches) under the Docker daemon (scripts/dockerd-ci.sh),
 # with a fresh clone of this checkout's HEAD inside. apt inside uses this host's Debian sources
 # and Acquire options, so it reaches the mirrors as the host does. Nothing the host has installed
 # can hide a missing install step: everything the run needs must come from the repo's own files.
@@ -61,11 +62,28 @@ docker import "$work/root.tar" "$tag" >/dev/null
 git clone -q "$here" "$work/src"
 git -C "$work/src" checkout -q "$(git -C "$here" rev-parse HEAD)"
 
+# Privileged, as far as this host allows: every capability of its bounding set (a host that is
+# itself a container may lack some, and --privileged then fails), no seccomp, AppArmor or masked
+# /proc paths, and the cgroup tree writable (the native backend makes cgroups).
+caps=()
+bnd=$((16#$(awk '/^CapBnd:/ {print $2}' /proc/self/status)))
+capnames=(CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP LINUX_IMMUTABLE
+  NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO SYS_CHROOT
+  SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE
+  AUDIT_WRITE AUDIT_CONTROL SETFCAP MAC_OVERRIDE MAC_ADMIN SYSLOG WAKE_ALARM BLOCK_SUSPEND AUDIT_READ)
+# (PERFMON, BPF and CHECKPOINT_RESTORE are newer than Debian 12's docker.io knows.)
+for i in "${!capnames[@]}"; do (((bnd >> i) & 1)) && caps+=(--cap-add "${capnames[$i]}"); done
+privilege=(--privileged)
+if (((bnd & ((1 << ${#capnames[@]}) - 1)) != (1 << ${#capnames[@]}) - 1)); then
+  privilege=("${caps[@]}" --security-opt seccomp=unconfined --security-opt apparmor=unconfined
+    --security-opt systempaths=unconfined --device-cgroup-rule 'a *:* rwm' -v /dev:/dev
+    -v /sys/fs/cgroup:/sys/fs/cgroup)
+fi
 tmp_mount=(--mount "type=volume,src=$name-tmp,dst=/tmp")
 ((overlay_tmp)) && tmp_mount=()
 echo "fresh-debian-test: make $target ${make_args[*]} in a fresh bookworm container (/tmp: $( ((overlay_tmp)) && echo overlayfs || echo volume)); log: $work/make.log"
 set +e
-docker run --name "$name" --privileged --cgroupns=host "${tmp_mount[@]}" \
+docker run --name "$name" "${privilege[@]}" --cgroupns=host --network host "${tmp_mount[@]}" \
   -v "$work/src:/src:ro" -e CI="${CI:-}" -e DEBIAN_FRONTEND=noninteractive "$tag" \
   bash -c "git clone -q /src /root/agentbox && cd /root/agentbox && make $target ${make_args[*]}" \
   2>&1 | tee "$work/make.log"
