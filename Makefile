@@ -13,9 +13,9 @@ build: deps
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 	@cmake --build $(BUILD_DIR) -j$$(nproc)
 
+# Starts (and stops again) a Docker daemon when none answers; one summary line per suite.
 test: build
-	@scripts/install-deps.sh test
-	@cd $(BUILD_DIR) && ctest --output-on-failure
+	@scripts/run-tests.sh $(BUILD_DIR)
 
 demo: build
 	@scripts/install-deps.sh test

@@ -1,19 +1,59 @@
 #!/usr/bin/env bash
-# dockerd-ci.sh start|stop: the Docker daemon the docker-backend tests need, for CI and local runs.
-#   start: installs docker.io (and runsc when Debian has it) if missing, registers runsc as a
-#          runtime, and starts dockerd unless one already answers; waits until it does.
-#   stop:  stops the dockerd that `start` started (one already running is left alone).
+# dockerd-ci.sh: the Docker daemon the docker-backend tests need, for CI and local runs, without
+# ever touching a daemon this script did not start in the same run.
+#
+#   start [--state FILE]   installs docker.io (and runsc, socat) if missing, registers runsc as a
+#                          runtime, and starts dockerd unless one already answers on
+#                          /var/run/docker.sock; waits until it answers. Only a daemon started
+#                          here is recorded, as "PID STARTTIME", in FILE (default: a new
+#                          /run/agentbox-dockerd.XXXXXX, printed); a daemon that already answered
+#                          is left out of it, so `stop` can never stop somebody else's daemon.
+#   stop --state FILE      stops the daemon FILE records, only if that very process (same pid,
+#                          same start time, a dockerd) still runs, and removes FILE. Without a
+#                          FILE it stops nothing: which daemon is ours is only known from it.
+#   status [--state FILE]  whether a daemon answers, and whether it is the one FILE records.
+#
+# `make test` (scripts/run-tests.sh) and .ci/run call start and stop with a private FILE.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-pidfile=/run/agentbox-ci-dockerd.pid
 sock=/var/run/docker.sock
+log=/var/log/agentbox-dockerd.log
 
 answers() { curl -fsS --max-time 2 --unix-socket "$sock" http://docker/_ping >/dev/null 2>&1; }
 
-case "${1:-}" in
+# starttime PID: field 22 of /proc/PID/stat (the process's start, in clock ticks since boot).
+starttime() {
+  local s
+  s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  s=${s##*) }
+  # shellcheck disable=SC2086
+  set -- $s
+  echo "${20}"
+}
+
+# recorded_pid FILE: the pid FILE records if that process still runs and is a dockerd.
+recorded_pid() {
+  local pid start
+  [[ -f $1 ]] || return 1
+  read -r pid start <"$1" || return 1
+  [[ -n $pid && $(starttime "$pid") == "$start" ]] || return 1
+  [[ $(cat "/proc/$pid/comm" 2>/dev/null) == dockerd ]] || return 1
+  echo "$pid"
+}
+
+cmd=${1:-}
+shift || true
+state=""
+if [[ ${1:-} == --state ]]; then state=${2:?--state needs a FILE}; fi
+
+case "$cmd" in
   start)
     scripts/install-deps.sh docker
-    if answers; then echo "dockerd-ci: a docker daemon already answers on $sock"; exit 0; fi
+    if answers; then
+      echo "dockerd-ci: a docker daemon already answers on $sock (not ours: it will not be stopped)"
+      [[ -z $state ]] || : >"$state"
+      exit 0
+    fi
     # gVisor as the runtime "runsc": its own network stack off (the container has none anyway;
     # Debian's runsc refuses to start otherwise here), and unix sockets created inside visible on
     # the host, which the agent's socket needs.
@@ -22,24 +62,44 @@ case "${1:-}" in
       printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none", "--host-uds=create"]}}}\n' \
         "$(command -v runsc)" >/etc/docker/daemon.json
     fi
-    # No systemd in CI: dockerd runs in the background and starts its own containerd.
-    nohup dockerd >/var/log/agentbox-dockerd.log 2>&1 &
-    echo $! >"$pidfile"
-    for _ in $(seq 1 60); do
-      if answers; then echo "dockerd-ci: dockerd started (pid $(cat "$pidfile"))"; exit 0; fi
+    [[ -n $state ]] || state=$(mktemp /run/agentbox-dockerd.XXXXXX)
+    # No systemd in CI: dockerd runs in the background, in its own session, and starts its own
+    # containerd.
+    setsid dockerd </dev/null >>"$log" 2>&1 &
+    pid=$!
+    echo "$pid $(starttime "$pid")" >"$state"
+    for _ in $(seq 1 120); do
+      if answers; then
+        echo "dockerd-ci: dockerd started (pid $pid); stop it with: $0 stop --state $state"
+        exit 0
+      fi
+      kill -0 "$pid" 2>/dev/null || break
       sleep 0.5
     done
     echo "dockerd-ci: dockerd did not come up; last log lines:" >&2
-    tail -n 20 /var/log/agentbox-dockerd.log >&2 || true
+    tail -n 20 "$log" >&2 || true
+    kill "$pid" 2>/dev/null || true
+    rm -f "$state"
     exit 1
     ;;
   stop)
-    [[ -f $pidfile ]] || exit 0
-    pid=$(cat "$pidfile")
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
-    rm -f "$pidfile"
-    echo "dockerd-ci: dockerd stopped"
+    if [[ -z $state ]]; then
+      echo "dockerd-ci: stop needs --state FILE (the one start wrote); no daemon stopped" >&2
+      exit 2
+    fi
+    if pid=$(recorded_pid "$state"); then
+      kill "$pid"
+      for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+      echo "dockerd-ci: dockerd $pid stopped"
+    elif [[ -s $state ]]; then
+      echo "dockerd-ci: the daemon $state records is gone; nothing stopped"
+    fi
+    rm -f "$state"
     ;;
-  *) echo "usage: dockerd-ci.sh start|stop" >&2; exit 2 ;;
+  status)
+    if answers; then echo "dockerd-ci: a docker daemon answers on $sock"; else echo "dockerd-ci: no docker daemon answers on $sock"; fi
+    if [[ -n $state ]] && pid=$(recorded_pid "$state"); then echo "dockerd-ci: $state records dockerd $pid, running"; fi
+    answers
+    ;;
+  *) echo "usage: dockerd-ci.sh start [--state FILE] | stop --state FILE | status [--state FILE]" >&2; exit 2 ;;
 esac

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Installs the Debian packages agentbox needs to build and test, only those that are missing.
-# Usage: scripts/install-deps.sh [build|test|bench|docker]...   (default: build)
+# Usage: scripts/install-deps.sh [build|test|bench|docker|vm]...   (default: build)
+#   vm: what tests/vm/run.sh needs to boot Debian's kernel under qemu (TCG) on a root made from
+#   this host's packages, and the filesystem tools the guest carries (btrfs, xfs, quota).
 set -euo pipefail
 
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nlohmann-json3-dev libgtest-dev libasio-dev)
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev)
 bench_pkgs=(hyperfine bubblewrap)
 docker_pkgs=(docker.io runsc socat)
+vm_pkgs=(qemu-system-x86 kmod busybox-static cpio e2fsprogs btrfs-progs xfsprogs quota binutils util-linux iproute2 curl)
 
 wanted=()
 for group in "${@:-build}"; do
@@ -15,7 +18,8 @@ for group in "${@:-build}"; do
     test) wanted+=("${build_pkgs[@]}" "${test_pkgs[@]}") ;;
     bench) wanted+=("${build_pkgs[@]}" "${bench_pkgs[@]}") ;;
     docker) wanted+=("${docker_pkgs[@]}") ;;
-    *) echo "install-deps: unknown group '$group' (build, test, bench, docker)" >&2; exit 2 ;;
+    vm) wanted+=("${vm_pkgs[@]}") ;;
+    *) echo "install-deps: unknown group '$group' (build, test, bench, docker, vm)" >&2; exit 2 ;;
   esac
 done
 

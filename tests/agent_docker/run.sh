@@ -69,7 +69,8 @@ start_agent() {
     -v "$WS:/workspace" --entrypoint /.agentbox/agentbox-agent "$IMAGE" \
     --listen "$AGENT_SOCK_INSIDE" >"$CASE_DIR/docker-run.out" 2>&1 ||
     fail "docker run failed: $(head -c 500 "$CASE_DIR/docker-run.out")"
-  for i in $(seq 100); do
+  local deadline=$((SECONDS + 30))  # a hang guard: a loaded host starts containers late
+  while ((SECONDS < deadline)); do
     [[ -S $SOCK ]] && timeout 5 "$AGENT_TEST_CLIENT" ping "$SOCK" >/dev/null 2>&1 && return 0
     sleep 0.1
   done
@@ -107,20 +108,21 @@ sys.exit(0 if eval(sys.argv[1]) else 1)' "$1" 2>"$CASE_DIR/json.err" ||
 # ctr_procs PATTERN: the container's processes whose command line matches PATTERN.
 ctr_procs() { docker top "$CTR" -eo pid,args 2>/dev/null | tail -n +2 | grep -E -- "$1" || true; }
 
-# expect_ctr_gone_within SECONDS PATTERN: no process of the container matches PATTERN.
+# expect_ctr_gone_within SECONDS PATTERN: no process of the container matches PATTERN, waited
+# for at least 10 s (a hang guard on a loaded host; over as soon as they are gone).
 expect_ctr_gone_within() {
-  local i
-  for i in $(seq $(($1 * 10))); do
+  local deadline=$((SECONDS + ($1 > 10 ? $1 : 10)))
+  while ((SECONDS < deadline)); do
     [[ -z $(ctr_procs "$2") ]] && return 0
     sleep 0.1
   done
   fail "still running in the container: $(ctr_procs "$2" | tr '\n' ';')"
 }
 
-# wait_ctr_proc PATTERN: waits (<= 5 s) until a process of the container matches PATTERN.
+# wait_ctr_proc PATTERN: waits (a 20 s hang guard) until a process of the container matches PATTERN.
 wait_ctr_proc() {
-  local i
-  for i in $(seq 50); do
+  local deadline=$((SECONDS + 20))
+  while ((SECONDS < deadline)); do
     [[ -n $(ctr_procs "$1") ]] && return 0
     sleep 0.1
   done
@@ -308,11 +310,12 @@ case_client_hangup_kills_tree() {
 case_concurrent_execs_are_independent() {
   start_agent
   local t0=$SECONDS
+  # A and B each wait until the other has started: they finish only if they run side by side.
   timeout 30 "$AGENT_TEST_CLIENT" exec "$SOCK" --result "$CASE_DIR/a.json" -- \
-    sh -c 'sleep 2; echo A' >"$CASE_DIR/a" 2>&1 &
+    sh -c 'touch /workspace/a.started; until [ -e /workspace/b.started ]; do sleep 0.05; done; echo A' >"$CASE_DIR/a" 2>&1 &
   local a=$!
   timeout 30 "$AGENT_TEST_CLIENT" exec "$SOCK" --result "$CASE_DIR/b.json" -- \
-    sh -c 'sleep 2; echo B' >"$CASE_DIR/b" 2>&1 &
+    sh -c 'touch /workspace/b.started; until [ -e /workspace/a.started ]; do sleep 0.05; done; echo B' >"$CASE_DIR/b" 2>&1 &
   local b=$!
   # A third exec times out with a double-forked tree while the others run.
   ex --timeout-ms 500 -- sh -c "setsid sh -c 'sleep 1031 &'; sleep 1032"
@@ -321,7 +324,7 @@ case_concurrent_execs_are_independent() {
   wait "$b" || fail "exec B failed: $(cat "$CASE_DIR/b")"
   [[ $(cat "$CASE_DIR/a") == A && $(cat "$CASE_DIR/b") == B ]] ||
     fail "outputs mixed up: A=$(cat "$CASE_DIR/a") B=$(cat "$CASE_DIR/b")"
-  ((SECONDS - t0 < 4)) || fail "execs ran one after another ($((SECONDS - t0)) s)"
+  echo "A and B, waiting for each other, finished in $((SECONDS - t0)) s"
   expect_ctr_gone_within 2 "sleep 103[12]"
 }
 

@@ -22,6 +22,8 @@
 
 # shellcheck disable=SC2034  # globals read by the case files
 set -u
+# shellcheck source=tests/lib/run_guard.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../lib/run_guard.sh"
 
 L_CASE_TIMEOUT=${CASE_TIMEOUT:-90}   # seconds for one case, however it hangs
 L_CALL_TIMEOUT=${CALL_TIMEOUT:-30}   # seconds for one agentbox call
@@ -139,7 +141,7 @@ lib_run_on_exit() {
 # rm -f'd and the dir removed when the case ends. (Not `$(...)`: on_exit must run in the case.)
 new_state_dir() {
   local d
-  d=$(mktemp -d /tmp/abs.XXXXXX)
+  d=$(mktemp -d "$GUARD_DIR/s.XXXXXX")
   on_exit "lib_clean_state_dir $d"
   printf -v "$1" '%s' "$d"
 }
@@ -165,6 +167,20 @@ cg_children() {
 
 # pids_of_cmd PATTERN: host pids whose full command line matches PATTERN (pgrep -f).
 pids_of_cmd() { pgrep -f -- "$1" || true; }
+no_pids_of_cmd() { [[ -z $(pids_of_cmd "$1") ]]; }
+
+# wait_until SECONDS CMD...: polls CMD until it succeeds; fails after SECONDS. The bound is a
+# hang guard, not a guess at how long something takes: on a loaded machine the event comes
+# late, and the case goes on as soon as it comes.
+wait_until() {
+  local limit=$1 deadline
+  shift
+  deadline=$((SECONDS + limit))
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.05
+  done
+}
 
 # ---- the runner ----------------------------------------------------------------------------------
 
@@ -209,12 +225,15 @@ lib_run_case() {
     lib_report "$name" skip "$L_GLOBAL_SKIP"
     return
   fi
-  CASE_DIR=$(mktemp -d /tmp/abc.XXXXXX)
+  CASE_DIR=$(mktemp -d "$GUARD_DIR/c.XXXXXX")
   chmod 0755 "$CASE_DIR"
-  AGENTBOX_STATE_DIR=$(mktemp -d /tmp/abs.XXXXXX)
+  AGENTBOX_STATE_DIR=$(mktemp -d "$GUARD_DIR/s.XXXXXX")
   export CASE_DIR AGENTBOX_STATE_DIR
   start=$(now_ms)
-  timeout -s KILL "$L_CASE_TIMEOUT" bash "$script" --one "$name" >"$CASE_DIR/case.log" 2>&1 </dev/null
+  # In the background and waited for, so the run guard knows the case's process group.
+  guard_bg timeout -s KILL "$L_CASE_TIMEOUT" bash "$script" --one "$name" >"$CASE_DIR/case.log" 2>&1 </dev/null
+  guard_track "-$GUARD_BG_PID"
+  wait "$GUARD_BG_PID"
   rc=$?
   reason=$(grep -E '^__(FAIL|SKIP|NA)__ ' "$CASE_DIR/case.log" | tail -1 | cut -d' ' -f2-)
   case $rc in
@@ -229,7 +248,7 @@ lib_run_case() {
   fi
   [[ ${VERBOSE:-} == 1 ]] && echo "    ($(($(now_ms) - start)) ms)"
   lib_clean_state_dir "$AGENTBOX_STATE_DIR"
-  rm -rf "$CASE_DIR"
+  rm -rf --one-file-system "$CASE_DIR"
 }
 
 # Decides whether this host can run the suite at all; sets L_GLOBAL_SKIP with the reason.
@@ -268,7 +287,11 @@ lib_main() {
   local filter=${1:-.} name
   export AGENTBOX_CGROUP_PARENT=${AGENTBOX_CGROUP_PARENT:-abtest-$$}
   lib_check_host
-  trap lib_remove_cgroup_parent EXIT
+  # The suite's run dir (every case's scratch and state dirs), watched by a reaper that cleans
+  # up if this process is killed; earlier killed runs' leftovers are swept here first.
+  guard_start "$(basename "$(dirname "$script")")-$BACKEND" || exit 1
+  guard_cgroup "$AGENTBOX_CGROUP_PARENT"
+  trap 'lib_remove_cgroup_parent; guard_end' EXIT
   # Cases are defined in the suite's script and in the case files it sources (L_CASE_FILES).
   for name in $(grep -hoE '^case_[A-Za-z0-9_]+\(\)' "$script" "${L_CASE_FILES[@]}" |
     sed 's/^case_//; s/()$//'); do
@@ -276,6 +299,16 @@ lib_main() {
     lib_run_case "$name" "$script"
   done
   echo "backend: $BACKEND ($L_NA case(s) not applicable to it)"
-  echo "$L_PASS passed, $L_FAIL failed"
-  ((L_FAIL == 0))
+  if ((L_SKIP > 0)); then
+    echo "$L_PASS passed, $L_FAIL failed, $L_SKIP skipped"
+  else
+    echo "$L_PASS passed, $L_FAIL failed"
+  fi
+  ((L_FAIL == 0)) || return 1
+  # Nothing ran because the host cannot run the suite: ctest's SKIP_RETURN_CODE (77), not a pass.
+  if [[ -n $L_GLOBAL_SKIP ]]; then
+    echo "SKIP: $L_GLOBAL_SKIP"
+    return 77
+  fi
+  return 0
 }

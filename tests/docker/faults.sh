@@ -45,7 +45,7 @@ case_docker_host_tcp() {
   command -v socat >/dev/null || skip "socat is missing (scripts/install-deps.sh docker installs it)"
   local port=$((20000 + RANDOM % 20000))
   socat TCP-LISTEN:$port,bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:$DOCKER_SOCK &
-  for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
+  wait_until 20 bash -c "echo >/dev/tcp/127.0.0.1/$port" 2>/dev/null
   DOCKER_HOST=tcp://127.0.0.1:$port ab run --backend docker -- echo via-tcp
   expect_rc 0
   expect_out via-tcp
@@ -85,20 +85,57 @@ case_gc_spares_other_state_dirs() {
   expect_rc 0 "gc of one state dir removed another state dir's container"
 }
 
+# private_dockerd DIR: starts a Docker daemon of this case's own — its socket, data root, exec root
+# (and so its own containerd) under DIR, no bridge, no iptables — and waits until it answers;
+# PRIV_PID is its pid, PRIV_SOCK its socket. The host's daemon, and whoever uses it, is never
+# touched: only this pid is ever signalled.
+private_dockerd() {
+  local dir=$1
+  mkdir -p "$dir"
+  PRIV_SOCK=$dir/d.sock
+  command -v dockerd >/dev/null || skip "no dockerd binary (scripts/install-deps.sh docker installs docker.io)"
+  # Not the host's /etc/docker/daemon.json: nothing of the host daemon's configuration.
+  echo '{}' >"$dir/daemon.json"
+  dockerd --host "unix://$PRIV_SOCK" --data-root "$dir/root" --exec-root "$dir/x" \
+    --pidfile "$dir/d.pid" --bridge none --iptables=false --ip6tables=false --ip-masq=false \
+    --storage-driver vfs --config-file "$dir/daemon.json" \
+    </dev/null >>"$dir/dockerd.log" 2>&1 &
+  PRIV_PID=$!
+  [[ ${PRIV_ON_EXIT:-} ]] || on_exit private_dockerd_stop
+  PRIV_ON_EXIT=1
+  wait_until 60 curl -fsS --max-time 2 --unix-socket "$PRIV_SOCK" http://docker/_ping -o /dev/null ||
+    fail "the private dockerd did not answer: $(tail -5 "$dir/dockerd.log")"
+}
+
+# private_dockerd_stop: when the case ends, its sandboxes on the private daemon (PRIV_BOXES) are
+# removed while the daemon still runs, then the daemon is stopped (SIGTERM: it stops its
+# containers and its containerd) and waited for.
+PRIV_BOXES=()
+private_dockerd_stop() {
+  local id
+  for id in "${PRIV_BOXES[@]}"; do timeout -s KILL 30 "$AGENTBOX" rm -f "$id" >/dev/null 2>&1; done
+  kill -TERM "$PRIV_PID" 2>/dev/null
+  wait "$PRIV_PID" 2>/dev/null
+}
+
+# A restart of the Docker daemon while a sandbox exists: the sandbox is either still usable or
+# reported stopped, its workspace data is intact, and new sandboxes work. On a daemon of this
+# case's own (private_dockerd), so no other user of the host's daemon notices.
 case_dockerd_restart() {
-  [[ -n $(pgrep -x dockerd) ]] || skip "no dockerd process on this host to restart"
-  local ws=$CASE_DIR/ws pid
+  local ws=$CASE_DIR/ws d=$CASE_DIR/dockerd
+  private_dockerd "$d"
+  export DOCKER_HOST=unix://$PRIV_SOCK
+  "$AGENTBOX_SRC/scripts/build-test-rootfs.sh" "$CASE_DIR/rootfs" >/dev/null 2>&1 ||
+    fail "could not make the test rootfs"
+  ab image import "$CASE_DIR/rootfs" agentbox-test:latest
+  expect_rc 0 "image import into the private daemon"
   new_box --workspace "$ws"
+  PRIV_BOXES+=("$BOX")
   ab exec "$BOX" -- sh -c 'echo before > /workspace/data'
   expect_rc 0
-  pid=$(pgrep -x dockerd | head -1)
-  kill -TERM "$pid"
-  for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.2; done
-  nohup dockerd >>/var/log/agentbox-dockerd.log 2>&1 &
-  [[ -f /run/agentbox-ci-dockerd.pid ]] && echo $! >/run/agentbox-ci-dockerd.pid
-  disown
-  for _ in $(seq 120); do dapi GET /_ping >/dev/null 2>&1 && break; sleep 0.5; done
-  dapi GET /_ping >/dev/null || fail "dockerd did not come back"
+  kill -TERM "$PRIV_PID"
+  wait "$PRIV_PID" 2>/dev/null
+  private_dockerd "$d"
   ab ls --json
   expect_rc 0 "ls after the daemon restart"
   local state
@@ -114,6 +151,7 @@ case_dockerd_restart() {
   expect_rc 0 "rm after the restart"
   [[ $(cat "$ws/data") == before ]] || fail "workspace data lost across the daemon restart"
   new_box
+  PRIV_BOXES+=("$BOX")
   ab exec "$BOX" -- echo after
   expect_out after "a new sandbox after the restart"
 }
@@ -133,12 +171,12 @@ case_warm_pool_claim_refill_drain() {
   ab exec claimed -- sh -c 'echo $GREETING; ls -A /workspace | wc -l'
   expect_out "hello
 0" "the claimed sandbox has the create's env and an empty private workspace"
-  local i warm=0
-  for i in $(seq 100); do
+  local warm=0
+  topped_up() {
     warm=$(ls "$AGENTBOX_STATE_DIR/pool/"*/ 2>/dev/null | grep -cvE '^(config.json|lock)$')
-    ((warm == 2)) && break
-    sleep 0.2
-  done
+    ((warm == 2))
+  }
+  wait_until 60 topped_up
   ((warm == 2)) || fail "the pool was not topped up to 2 (has $warm)"
   ab create --backend docker --memory 64M
   expect_rc 0

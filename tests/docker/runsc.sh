@@ -34,7 +34,7 @@ case_runsc_timeout_kills_tree() {
   ab run "${RUNSC[@]}" --json --timeout 1 -- sh -c 'setsid sh -c "sleep 100 &"; sleep 100'
   expect_rc 124
   json_assert "r['reason'] == 'timeout'"
-  (($(now_ms) - t0 < 15000)) || fail "the timeout took $(($(now_ms) - t0)) ms"
+  (($(now_ms) - t0 < 60000)) || fail "the timeout took $(($(now_ms) - t0)) ms (the sleep was 100 s)"
 }
 
 case_runsc_persistent_exec() {
@@ -110,10 +110,7 @@ case_runsc_cp_escapes_refused() {
 start_serve() {
   SOCK=$CASE_DIR/serve.sock
   "$AGENTBOX" serve --listen "unix:$SOCK" 2>"$CASE_DIR/serve.log" &
-  for _ in $(seq 100); do
-    grep -q "listening on" "$CASE_DIR/serve.log" 2>/dev/null && return 0
-    sleep 0.05
-  done
+  wait_until 30 grep -q "listening on" "$CASE_DIR/serve.log" 2>/dev/null && return 0
   fail "agentbox serve did not start: $(head -c 300 "$CASE_DIR/serve.log")"
 }
 

@@ -9,7 +9,13 @@ skip() { echo "skip: $1"; [[ "${CI:-}" == "true" ]] && exit 1; exit 77; }
 command -v curl >/dev/null || skip "curl missing"
 "$AGENTBOX" doctor >/dev/null 2>&1 || skip "agentbox doctor fails here"
 
-WORK=$(mktemp -d /tmp/ab-e2e-serve.XXXXXX)
+# The run's dir, with a reaper that stops the server and removes its sandboxes if this script is
+# killed (tests/lib/run_guard.sh); a killed earlier run's leftovers are swept here first.
+# shellcheck source=tests/lib/run_guard.sh
+source "$(dirname "$0")/../lib/run_guard.sh"
+guard_start e2e_serve || exit 1
+WORK=$GUARD_DIR/w
+mkdir -p "$WORK"
 export AGENTBOX_STATE_DIR=$WORK/state
 mkdir -p "$AGENTBOX_STATE_DIR"
 SOCK=$AGENTBOX_STATE_DIR/agentbox.sock
@@ -25,19 +31,24 @@ cleanup() {
   for id in $("$AGENTBOX" ls --json 2>/dev/null | python3 -c 'import json,sys; [print(s["id"]) for s in json.load(sys.stdin)]' 2>/dev/null); do
     "$AGENTBOX" rm -f "$id" >/dev/null 2>&1
   done
-  rm -rf "$WORK"
+  guard_end
 }
 trap cleanup EXIT
 
 start_server() {  # args: serve flags
-  "$AGENTBOX" serve "$@" 2>>"$WORK/server.log" &
-  SERVER_PID=$!
-  for _ in $(seq 100); do
+  guard_bg "$AGENTBOX" serve "$@" 2>>"$WORK/server.log"
+  SERVER_PID=$GUARD_BG_PID
+  guard_track "$SERVER_PID"
+  for _ in $(seq 600); do
     grep -q "listening on" "$WORK/server.log" 2>/dev/null && return 0
     sleep 0.05
   done
   return 1
 }
+# gone PATTERN / running PATTERN: no process / a process whose whole command line is PATTERN,
+# waited for (a 20 s hang guard): what a case needs before it looks, not a guessed delay.
+gone() { for _ in $(seq 400); do pgrep -xf "$1" >/dev/null || return 0; sleep 0.05; done; return 1; }
+running() { for _ in $(seq 400); do pgrep -xf "$1" >/dev/null && return 0; sleep 0.05; done; return 1; }
 stop_server() { kill -TERM "$SERVER_PID"; wait "$SERVER_PID"; local rc=$?; SERVER_PID=; : > "$WORK/server.log"; return $rc; }
 
 # Bodies are JSON (the server refuses any other type on a JSON route): both helpers say so.
@@ -99,13 +110,12 @@ check "still serving after bad input" '[ "$(U http://x/healthz)" = ok ]'
 # A client that hangs up kills its command, waiting for a JSON result or streaming.
 curl -s "${J[@]}" --unix-socket "$SOCK" --max-time 1 -d '{"argv":["sleep","31.5"]}' http://x/v1/sandboxes/$ID/exec >/dev/null
 curl -s "${J[@]}" --unix-socket "$SOCK" --max-time 1 -N -d '{"argv":["sleep","32.5"],"stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec >/dev/null
-sleep 1
-check "disconnect kills the command (JSON)" '! pgrep -f "sleep 31.5" >/dev/null'
-check "disconnect kills the command (stream)" '! pgrep -f "sleep 32.5" >/dev/null'
+check "disconnect kills the command (JSON)" 'gone "sleep 31.5"'
+check "disconnect kills the command (stream)" 'gone "sleep 32.5"'
 M=$(U http://x/metrics)
 check "metrics" 'echo "$M" | grep -q "^agentbox_sandboxes_live [1-9]" && echo "$M" | grep -q "^agentbox_execs_total{reason=\"exited\"}" && echo "$M" | grep -q "^agentbox_exec_duration_seconds_bucket{le=\"+Inf\"}"' "$M"
 check "openapi" 'U http://x/v1/openapi.json | jq_ "d[\"openapi\"]" | grep -q "^3"'
-check "busy sandbox refuses DELETE without force" '(U -d "{\"argv\":[\"sleep\",\"2\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); sleep 0.5; [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 400 ]'
+check "busy sandbox refuses DELETE without force" '(U -d "{\"argv\":[\"sleep\",\"20.25\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); running "sleep 20.25" && [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 400 ]'
 check "DELETE sandbox force" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$ID2?force=true")" = 200 ] && [ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/$ID2)" = 404 ]'
 
 wait $QUIET_SSE $QUIET_NDJSON
@@ -149,13 +159,12 @@ check "mcp supported MCP-Protocol-Version 200" '[ "$(code --unix-socket "$SOCK" 
 # with no response (MCP answers no cancelled request). A client that hangs up kills its call too.
 U -N -H 'Accept: text/event-stream' "${MH[@]}" -d '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 34.5"}}}' http://x/mcp > "$WORK/cancelled_body" &
 CALL=$!
-for _ in $(seq 50); do pgrep -xf "sleep 34.5" >/dev/null && break; sleep 0.1; done
+running "sleep 34.5"
 check "mcp cancel: the notification gets 202" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -d "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":8}}" http://x/mcp)" = 202 ]'
 timeout 5 tail --pid=$CALL -f /dev/null; kill $CALL 2>/dev/null
-check "mcp cancel: command killed, stream ended without a response" '! pgrep -xf "sleep 34.5" >/dev/null && ! grep -q "\"id\":8" "$WORK/cancelled_body"' "$(cat "$WORK/cancelled_body")"
+check "mcp cancel: command killed, stream ended without a response" 'gone "sleep 34.5" && ! grep -q "\"id\":8" "$WORK/cancelled_body"' "$(cat "$WORK/cancelled_body")"
 curl -s "${J[@]}" --unix-socket "$SOCK" --max-time 1 -N -H 'Accept: text/event-stream' "${MH[@]}" -d '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 35.5"}}}' http://x/mcp >/dev/null
-sleep 1
-check "mcp: a client that hangs up gets its command killed" '! pgrep -xf "sleep 35.5" >/dev/null'
+check "mcp: a client that hangs up gets its command killed" 'gone "sleep 35.5"'
 PING='{"jsonrpc":"2.0","id":11,"method":"ping"}'
 check "mcp: a foreign Origin is 403 without tokens (DNS rebinding)" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -H "Origin: http://evil.example:8080" -d "$PING" http://x/mcp)" = 403 ]'
 check "mcp: a loopback Origin passes" '[ "$(code --unix-socket "$SOCK" "${MH[@]}" -H "Origin: http://localhost:6274" -d "$PING" http://x/mcp)" = 200 ]'
@@ -166,16 +175,17 @@ N_BEFORE=$("$AGENTBOX" ls | wc -l)
 check "mcp DELETE ends the session and its sandbox" '[ "$(code --unix-socket "$SOCK" -X DELETE "${MH[@]}" http://x/mcp)" = 204 ] && [ $("$AGENTBOX" ls | wc -l) -lt $N_BEFORE ]'
 
 # SIGTERM: a request in flight finishes, then the server exits 0 and the socket is gone.
-U -d '{"argv":["sh","-c","sleep 1; echo done"]}' http://x/v1/sandboxes/$ID/exec > "$WORK/inflight" &
+U -d '{"argv":["sh","-c","sleep 1.25; echo done"]}' http://x/v1/sandboxes/$ID/exec > "$WORK/inflight" &
 CURL=$!
 U -d '{"argv":["sleep","33.5"]}' http://x/v1/sandboxes/$ID/exec > "$WORK/overdue" &
 CURL2=$!
-sleep 0.4
+# Both in flight (their commands run) when the signal comes.
+running "sleep 1.25" && running "sleep 33.5"
 kill -TERM "$SERVER_PID"; wait "$SERVER_PID"; RC=$?; SERVER_PID=
 wait $CURL $CURL2
 check "SIGTERM: exit 0" '[ $RC = 0 ]'
 check "SIGTERM: request in flight finished" 'grep -q "done" "$WORK/inflight"' "$(cat "$WORK/inflight")"
-check "SIGTERM: a command past the grace period is killed" '! pgrep -f "sleep 33.5" >/dev/null'
+check "SIGTERM: a command past the grace period is killed" 'gone "sleep 33.5"'
 check "SIGTERM: socket removed" '[ ! -e "$SOCK" ]'
 
 # ---- TCP with tokens ------------------------------------------------------------------------
@@ -201,9 +211,9 @@ check "403 host path from a tenant" '[ "$(code -H "Authorization: Bearer tok-b" 
 check "tenant b: 404 on a's sandbox" '[ "$(code -H "Authorization: Bearer tok-b" $B/v1/sandboxes/$TA)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 404 ]'
 check "tenant b: a's sandbox not listed, CLI's not either" '! curl -s -H "Authorization: Bearer tok-b" $B/v1/sandboxes | grep -q "$TA\|$ID"'
 check "tenant a: exec over TCP" '[ "$(curl -s "${J[@]}" "${A[@]}" -d "{\"argv\":[\"echo\",\"tcp\"]}" $B/v1/sandboxes/$TA/exec | jq_ "d[\"stdout\"]")" = tcp ]'
-curl -s "${J[@]}" "${A[@]}" -d '{"argv":["sleep","1.5"]}' $B/v1/sandboxes/$TA/exec >/dev/null &
+curl -s "${J[@]}" "${A[@]}" -d '{"argv":["sleep","3.25"]}' $B/v1/sandboxes/$TA/exec >/dev/null &
 SLOW=$!
-sleep 0.5
+running "sleep 3.25"
 check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
 wait $SLOW
 check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tenants.json"'
@@ -230,9 +240,9 @@ R=$(mcp_exec "$SC" 3 "echo room")
 check "mcp quota: once a slot is free the session makes its sandbox" '[[ "$R" == "False|"*room* ]]' "$R"
 MC=$(c_sandboxes)
 check "mcp quota: the session's sandbox is the tenant's (listed), REST create is 429" '[ -n "$MC" ] && [ "$(code "${C[@]}" -d "{}" $B/v1/sandboxes)" = 429 ]' "$MC"
-mcp_exec "$SC" 4 "sleep 4" > "$WORK/slow_call" &
+mcp_exec "$SC" 4 "sleep 4.25" > "$WORK/slow_call" &
 SLOW=$!
-sleep 0.7
+running "sleep 4.25"
 R=$(mcp_exec "$SC" 5 "echo second")
 check "mcp quota: a call over max_concurrent_execs is a tool error naming the quota" '[[ "$R" == "True|error: quota exceeded: tenant c may run 1 commands at once (max_concurrent_execs)"* ]]' "$R"
 R=$(code "${C[@]}" -d '{"argv":["true"]}' $B/v1/sandboxes/$MC/exec)
@@ -240,8 +250,7 @@ check "mcp quota: REST exec meanwhile is 429 (one counter)" '[ "$R" = 429 ]' "$R
 wait $SLOW
 check "mcp quota: the first call ran" '[[ "$(cat "$WORK/slow_call")" == False* ]]' "$(cat "$WORK/slow_call")"
 curl -s "${J[@]}" --max-time 1 "${C[@]}" -H "Mcp-Session-Id: $SC" -d '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"exec","arguments":{"command":"sleep 36.5"}}}' $B/mcp >/dev/null
-sleep 0.5
-check "mcp quota: a cancelled call gives its exec slot back" '[ "$(code "${C[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$MC/exec)" = 200 ] && ! pgrep -xf "sleep 36.5" >/dev/null'
+check "mcp quota: a cancelled call gives its exec slot back" 'gone "sleep 36.5" && [ "$(code "${C[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$MC/exec)" = 200 ]'
 check "mcp quota: DELETE ends the session" '[ "$(code "${C[@]}" -X DELETE -H "Mcp-Session-Id: $SC" $B/mcp)" = 204 ]'
 check "mcp quota: its sandbox is gone and unlisted" '[ -z "$(c_sandboxes)" ] && ! "$AGENTBOX" ls | grep -q "${MC:0:12}"'
 check "mcp quota: after DELETE a REST sandbox fits again" '[ "$(code "${C[@]}" -d "{}" $B/v1/sandboxes)" = 201 ] && [ "$(code "${C[@]}" -X DELETE "$B/v1/sandboxes/$(jq_ "d[\"id\"]" < "$WORK/body")")" = 200 ]'

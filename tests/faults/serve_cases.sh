@@ -13,11 +13,7 @@ start_serve() {
   "$AGENTBOX" serve </dev/null 2>"$log" &
   SERVE_PID=$!
   on_exit "kill -KILL $SERVE_PID 2>/dev/null"
-  local i
-  for i in $(seq 200); do
-    grep -q "listening on" "$log" 2>/dev/null && return 0
-    sleep 0.05
-  done
+  wait_until 30 grep -q "listening on" "$log" 2>/dev/null && return 0
   fail "serve did not start: $(cat "$log")"
 }
 
@@ -78,17 +74,18 @@ case_serve_killed_under_load_restart_adopts_or_cleans() {
     >/dev/null 2>&1) &
   "$PY" "$LOAD_PY" --socket "$SOCK" --state-dir "$AGENTBOX_STATE_DIR" \
     --cgroup-parent "$AGENTBOX_CGROUP_PARENT" --serve-pid "$SERVE_PID" --clients 20 \
-    --seconds 60 --until-server-dies --label before-kill >"$CASE_DIR/load.out" 2>&1 &
+    --seconds 60 --until-server-dies --label before-kill --cycles-file "$CASE_DIR/cycles" \
+    >"$CASE_DIR/load.out" 2>&1 &
   local load=$! i
-  for i in $(seq 100); do
-    [[ -n $(pids_of_cmd "^sleep 60.$tag") && $(sandbox_dirs | wc -l) -ge 6 ]] && break
-    sleep 0.1
-  done
-  sleep 1
+  # Killed in the middle of it: the exec in flight runs, sandboxes exist, cycles have completed.
+  under_load() {
+    [[ -n $(pids_of_cmd "^sleep 60.$tag") && $(sandbox_dirs | wc -l) -ge 6 && $(cat "$CASE_DIR/cycles" 2>/dev/null) -ge 5 ]]
+  }
+  wait_until 45 under_load || fail "the load never got going: $(head -c 600 "$CASE_DIR/load.out")"
   kill -KILL "$SERVE_PID"
   wait "$SERVE_PID" 2>/dev/null
   echo "serve killed with $(sandbox_dirs | wc -l) sandbox dirs in the state dir" >&2
-  for i in $(seq 150); do kill -0 "$load" 2>/dev/null || break; sleep 0.1; done
+  wait_until 15 eval '! kill -0 "$load" 2>/dev/null'
   kill -0 "$load" 2>/dev/null && fail "the load clients still run 15 s after the server died"
   cat "$CASE_DIR/load.out" >&2
   grep -q "cycles (create+exec+rm) completed: [1-9]" "$CASE_DIR/load.out" ||
@@ -96,11 +93,8 @@ case_serve_killed_under_load_restart_adopts_or_cleans() {
 
   # The command in flight dies with its connection; creations in flight (their helpers
   # outlive the server) finish on their own.
-  gone_within 5 "^sleep 60.$tag" || fail "the exec in flight outlived the killed server by 5 s"
-  for i in $(seq 150); do
-    [[ -z $(pids_of_cmd "create --policy $AGENTBOX_STATE_DIR") ]] && break
-    sleep 0.1
-  done
+  gone_within 10 "^sleep 60.$tag" || fail "the exec in flight outlived the killed server by 10 s"
+  wait_until 30 no_pids_of_cmd "create --policy $AGENTBOX_STATE_DIR"
   local before
   before=$(sandbox_dirs | sort)
 
@@ -147,11 +141,8 @@ case_serve_killed_under_load_restart_adopts_or_cleans() {
   ab gc
   [[ -z $(sandbox_dirs) ]] || fail "state dir not empty after rm and gc: $(sandbox_dirs | paste -sd ' ')"
   local procs
-  for i in $(seq 30); do
-    procs=$(ours_procs)
-    [[ -z $procs ]] && break
-    sleep 0.1
-  done
+  no_ours_procs() { procs=$(ours_procs); [[ -z $procs ]]; }
+  wait_until 10 no_ours_procs
   [[ -z $procs ]] || fail "processes left in the suite's cgroups: $(head -3 <<<"$procs" | paste -sd ';')"
   [[ -z $(cg_children | grep '^sb-') ]] || fail "cgroups left: $(cg_children | paste -sd ' ')"
   [[ -f $uws/before.txt && -f $uws/written.txt ]] || fail "rm of the keeper removed the user's workspace files"

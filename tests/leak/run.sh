@@ -7,12 +7,14 @@
 #   procs    processes of host uid 3900000000/3900001000 (sandbox root/user) or with "agentbox" in
 #            their command line, that belong to this suite (their cgroup is below the suite's
 #            cgroup parent, or their environment holds this case's state dir)      -> 0 new
-#   mounts   lines of /proc/self/mountinfo, less dockerd's own (/var/lib/docker, /run/docker) -> same
+#   mounts   lines of /proc/self/mountinfo that name this run's dir (state dirs, workspaces)
+#            -> same (the host's other mounts come and go with other people's work)
 #   cgroups  sb-* / run-* dirs under every /sys/fs/cgroup/*/<parent>                  -> none
 #   fds      open fds of the test shell                                              -> same
 #   state    entries of <state>/sandboxes and <state>/names                          -> none
-#   ws       /tmp/agentbox-ws-* dirs                                                 -> none new
-# Processes of other agentbox users on the host are counted apart ("foreign") and never fail it.
+#   ws       agentbox-ws-* dirs in the case's own TMPDIR (where `run` makes them)    -> none new
+# Processes of other agentbox users on the host are counted apart ("foreign") and never fail it;
+# nothing of the host is counted as a whole.
 
 LEAK_CYCLES=${LEAK_CYCLES:-30}
 : "${CASE_TIMEOUT:=$((LEAK_CYCLES * 8 > 120 ? LEAK_CYCLES * 8 : 120))}"
@@ -47,12 +49,19 @@ for p in os.listdir("/proc"):
 PYEOF
 }
 
-# host_mounts: this mount namespace's mounts (fields from the major:minor on, sorted), less the
-# Docker daemon's own (container root filesystems and netns under /var/lib/docker, /run/docker):
-# other users' containers come and go while a long run lasts, and agentbox's native sandboxes
-# mount nothing there.
+# host_mounts: this mount namespace's mounts that name this suite run's dir (GUARD_DIR holds every
+# case's state dir, workspaces and TMPDIR), fields from the major:minor on, sorted. What a
+# sandbox could leave mounted on the host is beneath its state dir or workspace; the rest of the
+# table is other people's (containers, other suites) and comes and goes while a run lasts.
 host_mounts() {
-  cut -d' ' -f3- /proc/self/mountinfo | awk '$3 !~ "^/(var/lib|run)/docker/"' | LC_ALL=C sort
+  cut -d' ' -f3- /proc/self/mountinfo | grep -F -- "$GUARD_DIR" | LC_ALL=C sort
+}
+
+# The case's own TMPDIR: `agentbox run` makes its default workspaces there, so they can be
+# counted without counting anyone else's.
+leak_tmpdir() {
+  export TMPDIR=$CASE_DIR/tmp
+  mkdir -p "$TMPDIR"
 }
 
 # snapshot FILE: the counts, one "key value" per line.
@@ -66,10 +75,10 @@ snapshot() {
     echo "cgroups $(cg_children | grep -cE '^(sb|run)-')"
     echo "fds $(ls /proc/$$/fd | wc -l)"
     echo "state $(ls "$AGENTBOX_STATE_DIR/sandboxes" "$AGENTBOX_STATE_DIR/names" 2>/dev/null | grep -cvE '^$|:$')"
-    echo "ws $(ls -d /tmp/agentbox-ws-* 2>/dev/null | wc -l)"
+    echo "ws $(ls -d "$TMPDIR"/agentbox-ws-* 2>/dev/null | wc -l)"
   } >"$1"
   printf '%s\n' "$procs" | grep ' ours ' >"$1.procs"
-  ls -d /tmp/agentbox-ws-* 2>/dev/null | sort >"$1.ws"
+  ls -d "$TMPDIR"/agentbox-ws-* 2>/dev/null | sort >"$1.ws"
   host_mounts >"$1.mounts"
 }
 
@@ -94,17 +103,13 @@ compare() {
   [[ -z $problems ]] || fail "leaks after the cycles:$problems"
 }
 
-# settle: leftovers of the last cycle get up to 2 s to go (rm waits for the agent, so they
-# should not need it).
-settle() {
-  local i
-  for i in $(seq 20); do
-    [[ -z $(suite_procs | grep ' ours ') ]] && return 0
-    sleep 0.1
-  done
-}
+# settle: leftovers of the last cycle may take a moment to go on a loaded host (rm waits for
+# the agent, so they should not need it); a 10 s hang guard, over as soon as they are gone.
+no_ours() { [[ -z $(suite_procs | grep ' ours ') ]]; }
+settle() { wait_until 10 no_ours; }
 
 case_create_exec_rm_cycles() {
+  leak_tmpdir
   snapshot "$CASE_DIR/before"
   echo data >"$CASE_DIR/in.txt"
   local i id t0=$(now_ms)
@@ -132,6 +137,7 @@ case_create_exec_rm_cycles() {
 # called directly, without the per-call logging of `ab`, so ten thousand cycles take minutes.
 case_create_exec_rm_fast_cycles() {
   local n=${LEAK_FAST_CYCLES:-$LEAK_CYCLES} i id out t0
+  leak_tmpdir
   snapshot "$CASE_DIR/before"
   t0=$(now_ms)
   for i in $(seq "$n"); do
@@ -148,12 +154,16 @@ case_create_exec_rm_fast_cycles() {
 }
 
 case_busy_rm_f_cycles() {
-  local n=$(((LEAK_CYCLES + 2) / 3)) i
+  local n=$(((LEAK_CYCLES + 2) / 3)) i ws
+  leak_tmpdir
   snapshot "$CASE_DIR/before"
   for i in $(seq "$n"); do
     new_box
-    ab_bg "busy$i" exec "$BOX" -- sh -c 'setsid sleep 30 & sleep 30'
-    sleep 0.2
+    ab inspect "$BOX"
+    ws=$(json_get "r['workspace']")
+    # rm -f of a box whose exec is running: the exec says it runs before the rm.
+    ab_bg "busy$i" exec "$BOX" -- sh -c 'touch /workspace/busy; setsid sleep 30 & sleep 30'
+    wait_until 30 test -e "$ws/busy" || fail "cycle $i: the busy exec never started"
     ab rm -f "$BOX"
     [[ $AB_RC == 0 ]] || fail "cycle $i: rm -f rc=$AB_RC: $AB_ERR"
     wait
@@ -167,6 +177,7 @@ case_busy_rm_f_cycles() {
 case_run_cycles() {
   native_only
   local n=$LEAK_CYCLES i
+  leak_tmpdir
   snapshot "$CASE_DIR/before"
   for i in $(seq "$n"); do
     ab run -- sh -c "echo $i; setsid sleep 30 &"

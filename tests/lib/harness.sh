@@ -14,6 +14,8 @@
 # Globals set here (AB_*, LISTEN_*, WS, CASE_DIR) are read by the case files.
 # shellcheck disable=SC2034
 set -u
+# shellcheck source=tests/lib/run_guard.sh
+source "$(dirname "${BASH_SOURCE[0]}")/run_guard.sh"
 
 # The backend every `box` call uses: AGENTBOX_BACKEND (native, docker), native by default.
 readonly AB_BACKEND=${AGENTBOX_BACKEND:-native}
@@ -171,32 +173,46 @@ new_marker() { printf 'abmark%s%s' "$$" "$RANDOM"; }
 # `exec -a MARKER ...`); anchored so agentbox's own command line, which holds it too, is no match.
 host_pids() { pgrep -f -- "^$1( |\$)" || true; }
 
-# expect_no_host_procs MARKER: within ~1 s no process with MARKER may remain on the host.
-expect_no_host_procs() {
-  local i
-  for i in 1 2 3 4 5 6 7 8 9 10; do
-    [[ -z $(host_pids "$1") ]] && return 0
-    sleep 0.1
+# wait_until SECONDS CMD...: polls CMD until it succeeds; fails after SECONDS. The bound is a
+# hang guard, not a guess at how long something takes: on a loaded machine the event comes
+# late, and the case goes on as soon as it comes.
+wait_until() {
+  local limit=$1 deadline
+  shift
+  deadline=$((SECONDS + limit))
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.05
   done
+}
+
+no_host_pids() { [[ -z $(host_pids "$1") ]]; }
+
+# expect_no_host_procs MARKER: no process with MARKER may remain on the host. The sandbox's
+# processes are gone when its result arrives (cleanup_gone_when_result_arrives checks that with
+# no grace); the wait here only absorbs a loaded host's late reaping of already-killed ones.
+expect_no_host_procs() {
+  wait_until 10 no_host_pids "$1" && return 0
   fail "processes survived the sandbox: $(pgrep -af -- "^$1" | head -5 | tr '\n' ';')"
 }
 
-# expect_no_box_procs MARKER: within ~1 s no process with MARKER may remain in the sandbox $BOX,
+# expect_no_box_procs MARKER: no process with MARKER may remain in the sandbox $BOX (waited for
+# up to 10 s, as expect_no_host_procs),
 # looked for by a new exec there (under gVisor the box's processes are not host processes).
 expect_no_box_procs() {
   local seen="grep -qas '^$1' /proc/[0-9]*/cmdline"
-  ab exec "$BOX" -- sh -c "i=0; while [ \$i -lt 20 ] && $seen; do sleep 0.05; i=\$((i+1)); done; $seen && echo LEFT_BEHIND; echo LOOKED"
+  ab exec "$BOX" -- sh -c "i=0; while [ \$i -lt 200 ] && $seen; do sleep 0.05; i=\$((i+1)); done; $seen && echo LEFT_BEHIND; echo LOOKED"
   expect_out_has LOOKED "could not look inside the sandbox"
   expect_out_lacks LEFT_BEHIND "processes survived the command inside the sandbox"
 }
 
-# wait_host_pid MARKER: waits (<= 5 s) for a host process with MARKER; prints its pid.
+# wait_host_pid MARKER: waits (a hang guard of 20 s) for a host process with MARKER; prints its pid.
 wait_host_pid() {
-  local i pid
-  for i in $(seq 50); do
+  local pid deadline=$((SECONDS + 20))
+  while ((SECONDS < deadline)); do
     pid=$(host_pids "$1" | head -1)
     [[ -n $pid ]] && { echo "$pid"; return 0; }
-    sleep 0.1
+    sleep 0.05
   done
   return 1
 }
@@ -250,20 +266,22 @@ harness_run_case() {
     harness_report "$name" skip "$H_GLOBAL_SKIP"
     return
   fi
-  CASE_DIR=$(mktemp -d /tmp/abtest.XXXXXX)
+  CASE_DIR=$(mktemp -d "$GUARD_DIR/c.XXXXXX")
   # Traversable like a user's ordinary dir; cases about private (0700) parents make their own.
   chmod 0755 "$CASE_DIR"
   export CASE_DIR
-  # Under gVisor every case's sandboxes live in a state dir of its own, swept when the case ends
-  # however it ends: a leftover there is a whole gVisor kernel left running.
-  local state_dir=""
-  if on_gvisor; then
-    state_dir=$(mktemp -d /tmp/abs.XXXXXX)
-    export AGENTBOX_STATE_DIR=$state_dir
-  fi
-  timeout -s KILL "$H_CASE_TIMEOUT" bash "$script" --one "$name" >"$CASE_DIR/case.log" 2>&1 </dev/null
+  # Every case's sandboxes live in a state dir of its own, swept when the case ends however it
+  # ends (under gVisor a leftover is a whole gVisor kernel left running), and by the run guard
+  # if the suite itself is killed. A case may still point AGENTBOX_STATE_DIR elsewhere.
+  local state_dir
+  state_dir=$(mktemp -d "$GUARD_DIR/s.XXXXXX")
+  export AGENTBOX_STATE_DIR=$state_dir
+  # In the background and waited for, so the run guard knows the case's process group.
+  guard_bg timeout -s KILL "$H_CASE_TIMEOUT" bash "$script" --one "$name" >"$CASE_DIR/case.log" 2>&1 </dev/null
+  guard_track "-$GUARD_BG_PID"
+  wait "$GUARD_BG_PID"
   rc=$?
-  [[ -z $state_dir ]] || harness_sweep_state_dir "$state_dir" "$name"
+  harness_sweep_state_dir "$state_dir" "$name"
   reason=$(grep -E '^__(FAIL|SKIP|NA)__ ' "$CASE_DIR/case.log" | tail -1 | cut -d' ' -f2-)
   case $rc in
     0) harness_report "$name" pass "" ;;
@@ -275,7 +293,7 @@ harness_run_case() {
   if [[ $rc != 0 && $rc != 77 && $rc != 78 ]] || [[ ${VERBOSE:-} == 1 ]]; then
     grep -v -E '^__(FAIL|SKIP)__ ' "$CASE_DIR/case.log" | tail -n 25 | sed 's/^/    | /'
   fi
-  rm -rf "$CASE_DIR"
+  rm -rf --one-file-system "$CASE_DIR"
 }
 
 # Decides whether this host can run the suite at all; sets H_GLOBAL_SKIP with the reason.
@@ -303,17 +321,27 @@ harness_main() {
   fi
   local filter=${1:-.} name
   harness_check_host
+  # The suite's run dir (every case's scratch and state dirs), watched by a reaper that cleans
+  # up if this process is killed; earlier killed runs' leftovers are swept here first.
+  guard_start "$(basename "$(dirname "$script")")${AB_RUNTIME:+-$AB_RUNTIME}" || exit 1
   for name in $(declare -F | awk '{print $3}' | sed -n 's/^case_//p'); do
     [[ $name =~ $filter ]] || continue
     harness_run_case "$name" "$script"
   done
+  guard_end
   echo "backend: $AB_TARGET ($H_NA case(s) not applicable to it)"
   if ((H_SKIP > 0)); then
     echo "$H_PASS passed, $H_FAIL failed, $H_SKIP skipped"
   else
     echo "$H_PASS passed, $H_FAIL failed"
   fi
-  ((H_FAIL == 0))
+  ((H_FAIL == 0)) || return 1
+  # Nothing ran because the host cannot run the suite: ctest's SKIP_RETURN_CODE (77), not a pass.
+  if [[ -n $H_GLOBAL_SKIP ]]; then
+    echo "SKIP: $H_GLOBAL_SKIP"
+    return 77
+  fi
+  return 0
 }
 
 # ---- host-side peers the sandbox must NOT reach ------------------------------------------------
@@ -322,7 +350,7 @@ harness_main() {
 # group) and waits until it listens. KIND tcp: ADDR is an IPv4 address, the port is picked and
 # stored in LISTEN_PORT. KIND unix: ADDR is a path. KIND abstract: ADDR is the name without "\0".
 host_listen() {
-  local ready=$CASE_DIR/listen.ready i
+  local ready=$CASE_DIR/listen.ready
   rm -f "$ready"
   "$PY" - "$1" "$2" "$ready" <<'PYEOF' &
 import os, socket, sys
@@ -349,13 +377,8 @@ while True:
     c.close()
 PYEOF
   LISTEN_PID=$!
-  for i in $(seq 50); do
-    [[ -s $ready ]] && break
-    sleep 0.1
-  done
-  [[ -s $ready ]] || fail "host listener $1 $2 did not start"
+  wait_until 20 test -s "$ready" || fail "host listener $1 $2 did not start"
   LISTEN_PORT=$(cat "$ready")
-  : "$i"
 }
 
 # host_can_connect KIND ADDR [PORT]: sanity check that the host listener answers from the host.

@@ -28,6 +28,9 @@ import threading
 import time
 
 
+
+CYCLES_FILE = ""  # --cycles-file
+
 class UnixHTTPConnection(http.client.HTTPConnection):
     """http.client over a unix socket: only connect() differs."""
 
@@ -66,6 +69,11 @@ class Stats:
         with self.lock:
             self.cycles += 1
             self.clients_served.add(client)
+            # --cycles-file: the count so far, for a test that waits for load to have happened.
+            if CYCLES_FILE:
+                with open(CYCLES_FILE + ".tmp", "w") as f:
+                    f.write(f"{self.cycles}\n")
+                os.replace(CYCLES_FILE + ".tmp", CYCLES_FILE)
 
     def throttle(self):
         with self.lock:
@@ -384,6 +392,8 @@ def main():
     ap.add_argument("--seconds", type=float, default=20)
     ap.add_argument("--token", default="", help="bearer token (a quota phase)")
     ap.add_argument("--label", default="load")
+    ap.add_argument("--cycles-file", default="",
+                    help="rewritten with the number of completed cycles after each one")
     ap.add_argument("--expect-throttled", action="store_true",
                     help="the token's quotas are below --clients: 429s must be seen")
     ap.add_argument("--max-sandboxes", type=int, default=0,
@@ -395,6 +405,8 @@ def main():
     ap.add_argument("--retry-seconds", type=float, default=60,
                     help="how long one call may keep getting 429 before it is an error")
     args = ap.parse_args()
+    global CYCLES_FILE
+    CYCLES_FILE = args.cycles_file
     headers = {"Authorization": f"Bearer {args.token}"} if args.token else {}
 
     baseline_fds = fd_count(args.serve_pid)

@@ -390,9 +390,11 @@ static int cmd_x32(int argc, char** argv) {
   return 0;
 }
 
+// int80 [NR]: the syscall NR (default 20, i386's getpid) through int 0x80; prints the raw return
+// (-errno on failure). gVisor runs int 0x80 through its x86_64 table, so there NR is an x86_64
+// number and the filter's x86_64 rules answer it.
 static int cmd_int80(int argc, char** argv) {
-  (void)argc; (void)argv;
-  long rc = 20;  // i386 __NR_getpid
+  long rc = argc > 2 ? strtol(argv[2], NULL, 0) : 20;
   __asm__ volatile("int $0x80" : "+a"(rc) : : "memory");
   printf("SURVIVED int 0x80 rc=%ld\n", rc);
   return 0;

@@ -62,7 +62,7 @@ expect_gvisor_host_side_unprivileged() {
   mark=$(new_marker)
   new_box
   timeout 10 "$AGENTBOX" exec "$BOX" -- sh -c "exec -a $mark sleep 30" >/dev/null 2>&1 &
-  ab exec "$BOX" -- sh -c "$(printf 'i=0; while [ $i -lt 40 ] && ! grep -qas "^%s" /proc/[0-9]*/cmdline; do sleep 0.05; i=$((i+1)); done; grep -qas "^%s" /proc/[0-9]*/cmdline && echo SPAWNED' "$mark" "$mark")"
+  ab exec "$BOX" -- sh -c "$(printf 'i=0; while [ $i -lt 200 ] && ! grep -qas "^%s" /proc/[0-9]*/cmdline; do sleep 0.05; i=$((i+1)); done; grep -qas "^%s" /proc/[0-9]*/cmdline && echo SPAWNED' "$mark" "$mark")"
   expect_out_has SPAWNED "the marked process never ran in the box"
   [[ -z $(host_pids "$mark") ]] || fail "under gVisor a box process is a host process: $(host_pids "$mark")"
   ab inspect "$BOX"

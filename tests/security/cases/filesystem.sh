@@ -101,8 +101,16 @@ case_fs_proc_sys_not_writable() {
   write_refused /proc/sys/kernel/hostname /proc/sys/vm/drop_caches /proc/sys/kernel/core_pattern
 }
 
-# /proc/sysrq-trigger would let the box reboot or crash the host.
-case_fs_proc_sysrq_trigger_not_writable() { write_refused /proc/sysrq-trigger; }
+# /proc/sysrq-trigger would let the box reboot or crash the host. Where the kernel has it
+# (CONFIG_MAGIC_SYSRQ, e.g. Debian's), agentbox masks it with /dev/null: a write then succeeds
+# and goes nowhere. So what must hold: the path is absent, or it is the null device, or the
+# write is refused.
+case_fs_proc_sysrq_trigger_not_writable() {
+  box -- sh -c 'if [ -e /proc/sysrq-trigger ]; then stat -c "%F %t:%T" /proc/sysrq-trigger; else echo ABSENT; fi
+    /workspace/abprobe write /proc/sysrq-trigger'
+  [[ $AB_OUT == ABSENT* || $AB_OUT == "character special file 1:3"* || $AB_OUT == *"FAIL errno="* ]] ||
+    fail "/proc/sysrq-trigger is neither absent, masked by /dev/null, nor refused: $AB_OUT"
+}
 
 case_fs_etc_shadow_unreadable() {
   box -- /workspace/abprobe read /etc/shadow

@@ -8,13 +8,13 @@
 # host threads of the Sentry (an idle box holds ~40) and of the stubs that run the box's
 # processes: a fork storm makes the Sentry fail to start a thread and the whole sandbox dies
 # (exit 125, the agent lost), so no fork is refused and "pids" cannot be reported for the
-# command. What must hold still is checked (the storm ended in a failure, the host's process
-# table is fine), then the case is N/A there (docs/security.md, gVisor).
+# command. What must hold still is checked (the storm ended in a failure), then the case is N/A
+# there (docs/security.md, gVisor). The host's whole process table is not counted: on a shared
+# machine it measures other people's work, and the limit itself is what the cases check.
 gvisor_pids_kill_the_box() {
   on_gvisor || return 0
   [[ $AB_RC != 0 ]] || fail "a fork storm past --pids succeeded under gVisor"
-  [[ $(ps -e --no-headers | wc -l) -lt 2000 ]] || fail "host process table is flooded"
-  not_applicable "gVisor's Sentry shares the --pids limit with the box's processes; a fork storm kills the whole sandbox (checked: exit $AB_RC, host unaffected), so the limit cannot be reported for the command"
+  not_applicable "gVisor's Sentry shares the --pids limit with the box's processes; a fork storm kills the whole sandbox (checked: exit $AB_RC), so the limit cannot be reported for the command"
 }
 
 # A flat fork storm under --pids 64: forks are refused, limits_hit says pids.
@@ -34,7 +34,6 @@ case_limits_fork_bomb_contained() {
   gvisor_pids_kill_the_box
   json_assert '"pids" in r["limits_hit"]' "limits_hit lacks pids"
   expect_no_host_procs "$m"
-  [[ $(ps -e --no-headers | wc -l) -lt 2000 ]] || fail "host process table is flooded"
 }
 
 # Memory bomb: OOM kill -> 137, reason oom, limits_hit memory; agentbox itself unaffected.
