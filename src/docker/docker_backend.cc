@@ -73,9 +73,10 @@ class DockerBackend : public Backend {
     }
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
     AB_RETURN_IF_ERROR(docker::CheckImage(*client, record.spec.image));
-    AB_ASSIGN_OR_RETURN(Workspace ws,
-                        PrepareWorkspace(record.spec.workspace, record.state_dir + "/workspace",
-                                         SandboxHostIds{kSandboxUid, kSandboxGid}));
+    WorkspaceRequest ws_request = SandboxWorkspaceRequest(record, state_root_);
+    ws_request.fixed_ids = SandboxHostIds{kSandboxUid, kSandboxGid};
+    AB_ASSIGN_OR_RETURN(Workspace ws, PrepareWorkspace(ws_request));
+    KeepWorkspace(ws, record);
     if (ws.idmapped_tree.valid()) {
       AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
       if (gvisor) {
@@ -83,8 +84,6 @@ class DockerBackend : public Backend {
                                                  kSandboxUid, kSandboxGid);
       }
     }
-    record.workspace = ws.host_path;
-    record.workspace_temporary = ws.temporary;
     std::string bind_source = ws.host_path;
     if (ws.idmapped_tree.valid()) {
       // Files the sandbox's uid 1000 writes land owned by the directory's owner.
@@ -145,6 +144,7 @@ class DockerBackend : public Backend {
       return Unavailable("docker: remove " + name + ": " + docker::ErrorMessage(r));
     }
     UnmountWorkspace(record.state_dir);
+    ReleaseSandboxWorkspace(record, state_root_);
     return OkStatus();
   }
 
@@ -153,7 +153,9 @@ class DockerBackend : public Backend {
                                                  : OpenCgroupAt(record.cgroup_location);
     if (!cgroup.ok()) return cgroup.status();
     AB_ASSIGN_OR_RETURN(CgroupStats stats, (*cgroup)->ReadStats());
-    return ToResourceSnapshot(stats);
+    ResourceSnapshot snapshot = ToResourceSnapshot(stats);
+    AddWorkspaceUsage(record, snapshot);
+    return snapshot;
   }
 
   // Docker records an OOM kill of the container (under gVisor: of the Sentry, so of the box).

@@ -257,15 +257,6 @@ case_output_limit() {
   result_assert 'r["stdout_truncated"] and "output" in r["limits_hit"] and r["exit_code"] == 0'
 }
 
-case_disk_limit_caps_file_size() {
-  start_agent
-  ex --disk-limit 1000000 -- dd if=/dev/zero of=/workspace/big bs=100000 count=50
-  result_assert '"disk" in r["limits_hit"]'
-  local size
-  size=$(stat -c %s "$WS/big")
-  ((size <= 1000000)) || fail "a $size-byte file passed the 1000000-byte limit"
-}
-
 case_cpu_and_memory_are_measured() {
   start_agent
   ex -- sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'

@@ -73,6 +73,26 @@ new_box() {
   on_exit "timeout -s KILL $H_CALL_TIMEOUT \"\$AGENTBOX\" rm -f '$BOX' >/dev/null 2>&1"
 }
 
+# new_private_box [CREATE-OPTION...]: a persistent sandbox on a workspace agentbox makes (held by
+# a kernel quota), with the probe copied in; its id goes to BOX, its host path to BOX_WS.
+new_private_box() {
+  ab create "${AB_KIND[@]}" "$@"
+  [[ $AB_RC == 0 && $AB_OUT =~ ^[A-Za-z0-9_.-]+$ ]] || fail "create $* exited $AB_RC: $AB_ERR"
+  BOX=$AB_OUT
+  on_exit "timeout -s KILL $H_CALL_TIMEOUT \"\$AGENTBOX\" rm -f '$BOX' >/dev/null 2>&1"
+  ab cp "$ABPROBE" "$BOX:/workspace/abprobe"
+  [[ $AB_RC == 0 ]] || fail "cp of the probe into $BOX exited $AB_RC: $AB_ERR"
+  ab exec "$BOX" -- chmod 0755 /workspace/abprobe
+  ab inspect "$BOX"
+  BOX_WS=$(json_get workspace)
+}
+
+# in_box SCRIPT: sh -c SCRIPT in the sandbox BOX (plain output).
+in_box() { ab exec "$BOX" -- sh -c "$1"; }
+
+# host_kib DIR: KiB allocated beneath DIR on the host (du -sk), what the disk actually holds.
+host_kib() { du -sk "$1" | cut -f1; }
+
 # not_applicable REASON: ends the case as N/A (exit 78): it cannot apply to this target.
 not_applicable() {
   printf '__NA__ %s\n' "$1"
@@ -214,8 +234,9 @@ harness_case_child() {
   WS=$CASE_DIR/ws
   mkdir -p "$WS"
   install -m 0755 "$ABPROBE" "$WS/abprobe"
-  # gVisor cannot use the idmapped mount another owner needs (agentbox refuses it at create).
-  if on_gvisor; then chown 1000:1000 "$WS"; fi
+  # A user's directory, as a workspace should be: agentbox refuses a non-empty one of root's
+  # (the command would act as root on its files). 1000:1000 is also the one owner gVisor can use.
+  chown -R 1000:1000 "$WS"
   trap harness_run_on_exit EXIT
   "case_$1"
 }
@@ -241,7 +262,18 @@ harness_sweep_state_dir() {
     echo "note: $2 left sandbox $id behind; removed"
     AGENTBOX_STATE_DIR=$dir timeout -s KILL 30 "$AGENTBOX" rm -f "$id" >/dev/null 2>&1
   done
-  rm -rf "$dir"
+  remove_state_dir "$dir"
+}
+
+# remove_state_dir DIR: gc first, so the workspace pool in DIR (a mounted filesystem) is
+# unmounted and its image deleted, then the dir.
+remove_state_dir() {
+  AGENTBOX_STATE_DIR=$1 timeout -s KILL 60 "$AGENTBOX" gc >/dev/null 2>&1
+  if mountpoint -q "$1/storage/pool" 2>/dev/null; then
+    echo "note: the workspace pool of $1 was still mounted; unmounted"
+    umount -l "$1/storage/pool"
+  fi
+  rm -rf "$1"
 }
 
 harness_run_case() {
