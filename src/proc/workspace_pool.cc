@@ -5,6 +5,7 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -27,13 +28,18 @@ constexpr uint64_t kMinInodes = 1024;
 constexpr PoolKind kKindsByPreference[] = {PoolKind::kBtrfs, PoolKind::kXfsProject,
                                            PoolKind::kExt4Project};
 
+// Below this much free space on the host filesystem no pool is made (and the failure is not
+// remembered: it passes when space is freed).
+constexpr uint64_t kMinFreeForPool = 64ull << 20;
+
 struct PoolPaths {
-  std::string image, mount, lock, kind;
+  std::string image, mount, lock, kind, unavailable;
   explicit PoolPaths(const std::string& dir)
       : image(dir + "/pool.img"),
         mount(dir + "/pool"),
         lock(dir + "/lock"),
-        kind(dir + "/pool.kind") {}
+        kind(dir + "/pool.kind"),
+        unavailable(dir + "/pool.unavailable") {}
 };
 
 uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
@@ -201,6 +207,19 @@ StatusOr<PoolKind> KindOnRecord(const PoolPaths& paths) {
   return Internal("unknown workspace pool kind \"" + text + "\" in " + paths.kind);
 }
 
+// What decides whether a pool can be made here: the kernel and which mkfs programs exist. A
+// failure to make one is remembered with it, so a host that cannot have a pool does not pay
+// three failed mkfs and mounts for every sandbox; it is tried again when this changes.
+std::string HostFingerprint() {
+  struct utsname u;
+  std::string print = ::uname(&u) == 0 ? std::string(u.release) + " " + u.version : "";
+  for (PoolKind k : kKindsByPreference) {
+    print += std::string(" ") + FsType(k) + (KernelHas(FsType(k)) ? "+" : "-") +
+             (MkfsCommand(k, "")[0].empty() ? "-" : "+");
+  }
+  return print;
+}
+
 // Mounts the pool, making it when there is none; `make` false: only an existing image.
 StatusOr<PoolKind> MountOrMake(const std::string& storage_dir, const PoolPaths& paths, bool make) {
   PoolKind kind;
@@ -212,13 +231,31 @@ StatusOr<PoolKind> MountOrMake(const std::string& storage_dir, const PoolPaths& 
   }
   if (!make) return NotFound("no workspace pool in " + storage_dir);
   if (::geteuid() != 0) return Unavailable("making a workspace pool needs root");
+  struct statfs host;
+  if (::statfs(storage_dir.c_str(), &host) == 0 &&
+      static_cast<uint64_t>(host.f_bavail) * host.f_frsize < kMinFreeForPool) {
+    return Unavailable("no room for a workspace pool: the filesystem holding " + storage_dir +
+                       " has less than 64 MiB free");
+  }
+  const std::string fingerprint = HostFingerprint();
+  if (auto known = ReadFile(paths.unavailable); known.ok()) {
+    size_t nl = known->find('\n');
+    if (nl != std::string::npos && known->substr(0, nl) == fingerprint) {
+      return Unavailable(known->substr(nl + 1));
+    }
+  }
   std::string why;
   for (PoolKind k : kKindsByPreference) {
     Status st = MakePool(storage_dir, paths, k);
-    if (st.ok()) return k;
+    if (st.ok()) {
+      ::unlink(paths.unavailable.c_str());
+      return k;
+    }
     why += std::string(why.empty() ? "" : "; ") + FsType(k) + ": " + st.message();
   }
-  return Unavailable("no filesystem with quotas for agentbox's workspaces (" + why + ")");
+  why = "no filesystem with quotas for agentbox's workspaces (" + why + ")";
+  (void)WriteFile(paths.unavailable, fingerprint + "\n" + why, 0600);
+  return Unavailable(why);
 }
 
 }  // namespace
@@ -340,6 +377,7 @@ std::vector<std::string> WorkspacePool::Sweep(const std::string& storage_dir,
                                               const std::function<bool(const std::string&)>& keep) {
   std::vector<std::string> removed;
   PoolPaths paths(storage_dir);
+  ::unlink(paths.unavailable.c_str());  // a host fixed since (btrfs-progs installed) tries again
   if (!PathExists(paths.image)) return removed;
   auto lock = PoolLock::Take(paths.lock);
   if (!lock.ok()) return removed;
@@ -352,7 +390,8 @@ std::vector<std::string> WorkspacePool::Sweep(const std::string& storage_dir,
     std::vector<uint64_t> live;
     for (const std::string& name : pool.VolumeNames()) {
       if (!keep(name)) {
-        if (pool.DestroyVolume(name).ok()) removed.push_back("workspace volume " + name);
+        if (pool.DestroyVolume(name).ok())
+          removed.push_back("workspace " + paths.mount + "/" + name);
         continue;
       }
       UniqueFd fd(::openat(pool.root_fd_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));

@@ -54,7 +54,8 @@ class WorkspacePool {
   PoolKind kind() const { return kind_; }
 
   // gc: deletes the volumes `keep` says no to, the quota entries nothing uses any more, and,
-  // when no volume is left, the pool itself (unmounted, image deleted). Lines of what went.
+  // when no volume is left, the pool itself (unmounted, image deleted); forgets that a pool
+  // could not be made here, so the next sandbox tries again. Lines of what went.
   static std::vector<std::string> Sweep(const std::string& storage_dir,
                                         const std::function<bool(const std::string&)>& keep);
 

@@ -100,7 +100,7 @@ case_disk_gc_takes_a_killed_runs_volume() {
   wait "$run" 2>/dev/null
   [[ -n $(ls -A "$pool") ]] || fail "the volume went with the run's kill -9 (nothing for gc to test)"
   ab gc
-  expect_out_has "workspace volume run-$run-"
+  expect_out_has "workspace $pool/run-$run-"
 }
 
 # The limit holds whatever else happens on the filesystem: 20 runs in a row, each writing past
