@@ -26,7 +26,7 @@ case_json_stdout_stderr_separate() {
 }
 
 case_plain_stdout_stderr_separate() {
-  box -- sh -c 'echo out; echo err >&2'
+  ab run -- sh -c 'echo out; echo err >&2'  # a private workspace: no disk-limit note
   expect_rc 0
   [[ $AB_OUT == out && $AB_ERR == err ]] || fail "stdout='$AB_OUT' stderr='$AB_ERR'"
 }
@@ -54,7 +54,7 @@ case_plain_output_limit_truncates() {
 
 # Plain mode streams: the first line is on agentbox's stdout while the command still runs.
 case_plain_output_streams() {
-  timeout 20 "$AGENTBOX" run --workspace "$WS" -- sh -c 'echo first; sleep 2; echo second' \
+  timeout 20 "$AGENTBOX" run -- sh -c 'echo first; sleep 2; echo second' \
     >"$CASE_DIR/stream.out" 2>&1 &
   local pid=$! i
   for i in $(seq 15); do
