@@ -22,11 +22,6 @@
 
 namespace agentbox {
 
-// Host ids of sandbox processes: unprivileged, above the subuid ranges useradd hands out, so no
-// account has them (docs/security.md).
-inline constexpr uid_t kSandboxHostRootId = 3'900'000'000u;  // uid 0 inside
-inline constexpr uid_t kSandboxHostUserId = 3'900'001'000u;  // uid 1000 inside
-
 // Private workspaces of `run` made where no pool can be had: $TMPDIR/agentbox-ws-<pid>-XXXXXX.
 inline constexpr const char* kRunWorkspacePrefix = "agentbox-ws-";
 

@@ -262,6 +262,43 @@ StatusOr<PoolKind> MountOrMake(const std::string& storage_dir, const PoolPaths& 
 
 const char* PoolKindName(PoolKind kind) { return FsType(kind); }
 
+std::string WorkspacePool::Describe(const std::string& storage_dir, bool* ok) {
+  PoolPaths paths(storage_dir);
+  PoolKind kind;
+  *ok = true;
+  if (MountedPool(paths, &kind)) {
+    return std::string(FsType(kind)) + " workspace pool at " + paths.mount +
+           (kind == PoolKind::kBtrfs ? " (a subvolume with a qgroup limit per workspace)"
+                                     : " (a directory with a project quota per workspace)");
+  }
+  if (auto known = ReadFile(paths.unavailable); known.ok()) {
+    size_t nl = known->find('\n');
+    if (nl != std::string::npos && known->substr(0, nl) == HostFingerprint()) {
+      *ok = false;
+      return known->substr(nl + 1) + "; after fixing it, `agentbox gc` makes agentbox try again";
+    }
+  }
+  std::string missing;
+  if (::geteuid() != 0) missing = "root (to make and mount it)";
+  if (::access("/dev/loop-control", R_OK | W_OK) != 0) {
+    missing += std::string(missing.empty() ? "" : ", ") + "loop devices (/dev/loop-control)";
+  }
+  if (!KernelHas("btrfs"))
+    missing += std::string(missing.empty() ? "" : ", ") + "btrfs in the kernel";
+  if (MkfsCommand(PoolKind::kBtrfs, "")[0].empty()) {
+    missing +=
+        std::string(missing.empty() ? "" : ", ") + "mkfs.btrfs (apt-get install btrfs-progs)";
+  }
+  if (missing.empty()) {
+    return "a btrfs workspace pool is made at " + paths.mount +
+           " on first use (a subvolume with a qgroup limit per workspace)";
+  }
+  *ok = false;
+  return "no btrfs workspace pool: missing " + missing +
+         " (xfs or ext4 with project quotas are tried at first use); without a pool the disk "
+         "limit of a workspace agentbox makes is not enforced";
+}
+
 uint64_t InodeCeiling(uint64_t limit_bytes) {
   if (limit_bytes == kNoDiskLimit) return 0;
   return std::max(kMinInodes, limit_bytes / kBytesPerInode);

@@ -50,6 +50,10 @@ class WorkspacePool {
   Status DestroyVolume(const std::string& name);
   std::vector<std::string> VolumeNames() const;
 
+  // For `agentbox doctor`, making nothing: the pool there is, or whether one can be made here
+  // and of what kind, or what is missing. *ok false when no pool can be had.
+  static std::string Describe(const std::string& storage_dir, bool* ok);
+
   const std::string& root() const { return root_; }
   PoolKind kind() const { return kind_; }
 

@@ -59,6 +59,11 @@ inline constexpr const char* kSandboxPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 inline constexpr uint32_t kSandboxUid = 1000;
 inline constexpr uint32_t kSandboxGid = 1000;
+// What uid 0 and uid 1000 inside a native sandbox are on the host: unprivileged, above the
+// subuid ranges useradd hands out, so no account has them (docs/security.md). (The docker
+// backend has its own, docker/host_ids.h.)
+inline constexpr uint32_t kSandboxHostRootId = 3'900'000'000u;
+inline constexpr uint32_t kSandboxHostUserId = 3'900'001'000u;
 inline constexpr const char* kSandboxHostname = "sandbox";
 inline constexpr const char* kWorkspaceDir = "/workspace";
 

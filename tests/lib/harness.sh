@@ -18,7 +18,7 @@ set -u
 # The backend every `box` call uses: AGENTBOX_BACKEND (native, docker), native by default.
 readonly AB_BACKEND=${AGENTBOX_BACKEND:-native}
 # The docker backend's OCI runtime: AGENTBOX_RUNTIME (e.g. runsc, gVisor), dockerd's default if
-# empty. Under runsc every workspace is made owned by 1000:1000, the only owner gVisor can use.
+# empty. Under runsc every workspace is made owned by $AB_WS_OWNER, the only owner gVisor can use.
 readonly AB_RUNTIME=${AGENTBOX_RUNTIME:-}
 # The options that pick the sandbox kind, for every create/run a case makes.
 AB_KIND=(--backend "$AB_BACKEND")
@@ -26,6 +26,10 @@ AB_KIND=(--backend "$AB_BACKEND")
 readonly AB_KIND
 # What the N/A lines and the summary call this target: "native", "docker", "docker (runsc)".
 readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}
+# The owner of every case's workspace: a user's (1000:1000), or under gVisor, which cannot use
+# the idmapped mount another owner needs, the container's own host ids (docker/host_ids.h).
+if [[ $AB_RUNTIME == runsc ]]; then AB_WS_OWNER=2100001000:2100001000; else AB_WS_OWNER=1000:1000; fi
+readonly AB_WS_OWNER
 readonly H_CASE_TIMEOUT=${H_CASE_TIMEOUT:-40}   # seconds for one case, however it hangs
 readonly H_CALL_TIMEOUT=${H_CALL_TIMEOUT:-30}   # seconds for one agentbox call
 if [[ -x /usr/bin/python3 ]]; then PY=/usr/bin/python3; else PY=python3; fi
@@ -235,8 +239,8 @@ harness_case_child() {
   mkdir -p "$WS"
   install -m 0755 "$ABPROBE" "$WS/abprobe"
   # A user's directory, as a workspace should be: agentbox refuses a non-empty one of root's
-  # (the command would act as root on its files). 1000:1000 is also the one owner gVisor can use.
-  chown -R 1000:1000 "$WS"
+  # (the command would act as root on its files).
+  chown -R "$AB_WS_OWNER" "$WS"
   trap harness_run_on_exit EXIT
   "case_$1"
 }

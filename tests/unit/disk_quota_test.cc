@@ -7,17 +7,17 @@
 #include <nlohmann/json.hpp>
 
 #include "core/exec_result.h"
-#include "proc/workspace_pool.h"
 #include "core/sandbox_record.h"
+#include "proc/workspace_pool.h"
 #include "spec/spec_overlay.h"
 
 namespace agentbox {
 namespace {
 
 TEST(DiskQuotaTest, AtTheLimitMeansWithinWhatOneMoreAllocationNeeds) {
-  EXPECT_TRUE(AtDiskLimit(16 * kMiB - 16 * kKiB, 16 * kMiB));   // dd refused at the limit
-  EXPECT_FALSE(AtDiskLimit(14 * kMiB, 16 * kMiB));              // 2 MB left: nothing refused
-  EXPECT_TRUE(AtDiskLimit(kGiB - 2 * kMiB, kGiB));              // 1/256 of 1G is 4 MiB
+  EXPECT_TRUE(AtDiskLimit(16 * kMiB - 16 * kKiB, 16 * kMiB));  // dd refused at the limit
+  EXPECT_FALSE(AtDiskLimit(14 * kMiB, 16 * kMiB));             // 2 MB left: nothing refused
+  EXPECT_TRUE(AtDiskLimit(kGiB - 2 * kMiB, kGiB));             // 1/256 of 1G is 4 MiB
   EXPECT_FALSE(AtDiskLimit(kGiB - 8 * kMiB, kGiB));
   EXPECT_FALSE(AtDiskLimit(0, 0)) << "0: nothing can be written, nothing to report";
   EXPECT_FALSE(AtDiskLimit(1ull << 40, kNoDiskLimit));
@@ -33,8 +33,9 @@ TEST(DiskQuotaTest, TheResultSaysHowTheLimitIsHeld) {
   q.limit_bytes = 16 * kMiB;
   r.disk_limit = DiskLimitReportOf(q);
   auto j = nlohmann::json::parse(ExecResultToJson(r));
-  EXPECT_EQ(j["disk_limit"], nlohmann::json::parse(
-                                 R"({"bytes":16777216,"enforced":true,"mechanism":"btrfs-qgroup"})"));
+  EXPECT_EQ(
+      j["disk_limit"],
+      nlohmann::json::parse(R"({"bytes":16777216,"enforced":true,"mechanism":"btrfs-qgroup"})"));
   EXPECT_EQ(UnheldDiskLimitNote(r), "");
 
   WorkspaceQuota unheld;

@@ -19,8 +19,8 @@ TEST(HostPathsTest, SystemTreesAndEverythingInThemAreRefused) {
 }
 
 TEST(HostPathsTest, SharedParentsAreRefusedButNotWhatIsBeneathThem) {
-  for (const char* p : {"/", "/home", "/root", "/tmp", "/var/tmp", "/mnt", "/media", "/srv", "/opt",
-                        "/dev/shm"}) {
+  for (const char* p :
+       {"/", "/home", "/root", "/tmp", "/var/tmp", "/mnt", "/media", "/srv", "/opt", "/dev/shm"}) {
     EXPECT_FALSE(Allowed(p)) << p;
   }
   for (const char* p : {"/home/alice/proj", "/root/proj", "/tmp/x", "/var/tmp/build", "/srv/ws",

@@ -37,7 +37,7 @@ case_disk_fallocate_stops_at_the_limit() {
 # copy_file_range, and share the blocks, which then count once).
 case_disk_copies_stop_at_the_limit() {
   new_private_box --disk-limit "$D_LIMIT"
-  in_box 'dd if=/dev/urandom of=/workspace/a bs=1M count=6 2>/dev/null; dd if=/workspace/a of=/workspace/b bs=1M 2>/dev/null; dd if=/workspace/a of=/workspace/c bs=1M 2>/dev/null; echo "copy=$?"'
+  in_box 'head -c 6291456 /dev/urandom > /workspace/a; dd if=/workspace/a of=/workspace/b bs=1M 2>/dev/null; dd if=/workspace/a of=/workspace/c bs=1M 2>/dev/null; echo "copy=$?"'
   expect_out_has "copy=1" "a third 6 MB copy under a 16M limit was not refused"
   expect_host_within_limit "copies"
 }

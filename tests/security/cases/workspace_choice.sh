@@ -83,14 +83,14 @@ case_workspace_root_files_inside_stay_roots() {
 # (connect() across network namespaces works for sockets on a path): refused at start.
 case_workspace_with_a_host_socket_refused() {
   host_listen unix "$WS/app.sock"
-  chown 1000:1000 "$WS/app.sock"
+  chown "$AB_WS_OWNER" "$WS/app.sock"
   expect_refused_workspace "$WS"
   expect_err_has "app.sock"
 }
 
 case_workspace_with_a_fifo_refused() {
   mkfifo "$WS/pipe"
-  chown 1000:1000 "$WS/pipe"
+  chown "$AB_WS_OWNER" "$WS/pipe"
   expect_refused_workspace "$WS"
   expect_err_has "pipe"
 }
