@@ -1,23 +1,53 @@
 #include "agent/container_setup.h"
 
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <string>
 
 #include "native/process_tree.h"
 #include "spec/sandbox_spec.h"
+#include "sys/unique_fd.h"
 
 namespace agentbox {
 namespace {
 
 constexpr const char* kExpected =
-    "the agent expects `docker run -u 1000:1000 --cap-drop ALL --security-opt "
-    "no-new-privileges`";
+    "the agent expects `docker run -u 2100001000:2100001000 (or 1000:1000 under userns-remap) "
+    "--cap-drop ALL --security-opt no-new-privileges`";
+
+Status WriteSelf(const char* name, const std::string& text) {
+  UniqueFd fd(::open((std::string("/proc/self/") + name).c_str(), O_WRONLY | O_CLOEXEC));
+  if (!fd.valid()) return ErrnoStatus(std::string("open /proc/self/") + name);
+  if (::write(fd.get(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    return ErrnoStatus(std::string("write /proc/self/") + name);
+  }
+  return OkStatus();
+}
+
+// A new user namespace gives its creator every capability in it and a full bounding set: none
+// of it is needed (the namespace owns nothing; the container's mounts belong to the host's).
+Status DropEveryCapability() {
+  for (int cap = 0; cap <= CAP_LAST_CAP; ++cap) {
+    if (::prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 && errno != EINVAL) {
+      return ErrnoStatus("drop capability " + std::to_string(cap) + " from the bounding set");
+    }
+  }
+  if (::prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) {
+    return ErrnoStatus("clear the ambient capabilities");
+  }
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2] = {};
+  if (::syscall(SYS_capset, &header, data) != 0) return ErrnoStatus("capset");
+  return OkStatus();
+}
 
 Status CheckIds() {
   uid_t ruid, euid, suid;
@@ -60,6 +90,22 @@ Status CheckNoCapabilities() {
 }
 
 }  // namespace
+
+Status EnterSandboxUserNamespace() {
+  const uid_t uid = ::geteuid();
+  const gid_t gid = ::getegid();
+  if (uid == kSandboxUid || uid == 0) return OkStatus();  // remapped already; 0: CheckIds refuses
+  if (::unshare(CLONE_NEWUSER) != 0) {
+    return ErrnoStatus("enter a user namespace mapping host uid " + std::to_string(uid) +
+                       " to 1000 (the kernel must allow unprivileged user namespaces)");
+  }
+  // Unprivileged: only our own ids may be mapped, and setgroups must be denied first.
+  AB_RETURN_IF_ERROR(WriteSelf("uid_map", "1000 " + std::to_string(uid) + " 1\n"));
+  // gVisor has no /proc/PID/setgroups (and needs no "deny" before gid_map).
+  if (Status st = WriteSelf("setgroups", "deny"); !st.ok() && errno != ENOENT) return st;
+  AB_RETURN_IF_ERROR(WriteSelf("gid_map", "1000 " + std::to_string(gid) + " 1\n"));
+  return DropEveryCapability();
+}
 
 Status CheckContainerIdentity() {
   AB_RETURN_IF_ERROR(CheckIds());

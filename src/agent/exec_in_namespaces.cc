@@ -54,7 +54,7 @@ bool SetgroupsAllowed() {
 
 class NamespaceLauncher : public ExecLauncher {
  public:
-  void AdjustPlan(const ExecRequest&, ChildPlan& plan) const override {
+  void AdjustPlan(ChildPlan& plan) const override {
     plan.mounts = &ExecProcPlan();
     for (const MountOp& op : plan.mounts->ops) {
       plan.full_targets.push_back(op.target);

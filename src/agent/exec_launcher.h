@@ -28,11 +28,11 @@ class ExecLauncher {
  public:
   virtual ~ExecLauncher() = default;
   // The plan's mode-specific fields: mounts, identity, subreaper, rlimits.
-  virtual void AdjustPlan(const ExecRequest& request, ChildPlan& plan) const = 0;
+  virtual void AdjustPlan(ChildPlan& plan) const = 0;
   // Starts the exec init, which forks the command. The child's ends of `pipes` are closed here,
   // so EOF on the output pipes follows the exit of the last process holding them.
   virtual StatusOr<SupervisedSandbox> Start(ChildPlan& plan, ExecPipes& pipes) = 0;
-  // SIGKILLs every process of the exec, its init included (timeout, disk limit, client gone).
+  // SIGKILLs every process of the exec, its init included (timeout, client gone).
   virtual void KillAll(SupervisedSandbox& box) = 0;
   // After supervision, before the reply: when the init did not report (it was killed), kills
   // whatever may be left of the tree and measures what the mode measures its way.

@@ -14,7 +14,6 @@
 #include "agent/connection.h"
 #include "agent/exec_launcher.h"
 #include "core/agent_protocol.h"
-#include "native/disk_growth.h"
 #include "native/exec_go.h"
 #include "native/outcome.h"
 #include "policy/sandbox_env.h"
@@ -71,7 +70,7 @@ StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, AgentMode 
   ChildPlan plan;
   FillRequestFields(req, stdin_fd, storage, plan);
   FillCommonFields(pipes, plan);
-  exec.launcher->AdjustPlan(req, plan);
+  exec.launcher->AdjustPlan(plan);
   AB_ASSIGN_OR_RETURN(exec.box, exec.launcher->Start(plan, pipes));
   return exec;
 }
@@ -84,7 +83,6 @@ std::optional<StartedExec> GoPrepared(std::unique_ptr<PreparedExec> prepared,
   ChildPlan plan;
   FillRequestFields(req, stdin_fd, storage, plan);
   StartedExec& started = prepared->started;
-  started.launcher->AdjustPlan(req, plan);  // the per-exec file-size limit, in a container
   bool sent = SendGo(prepared->go.get(), plan).ok();
   prepared->go.reset();
   if (!sent) {
@@ -106,12 +104,6 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   SupervisionLimits limits;
   limits.deadline = start + std::chrono::duration_cast<Clock::duration>(
                                 std::chrono::duration<double>(req.timeout_seconds));
-  std::optional<DiskGrowth> disk;
-  if (req.disk_limit) {
-    // The handler _exits after the reply: a baseline walk still running then just stops.
-    disk.emplace(kWorkspaceDir, req.disk_limit, DiskGrowth::Baseline::kWalkInBackground);
-    limits.disk_exceeded = [&disk] { return disk->ExceededWhileRunning(); };
-  }
   limits.kill_all = [&launcher, &box] { launcher.KillAll(box); };
   limits.cancel_fd = conn_fd;
   limits.finish_on_report = true;
@@ -123,9 +115,6 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
     if (!result.stderr_data.empty()) output.Append(OutputStream::kStderr, result.stderr_data);
   } else {
     FillOutcomeResult(outcome, CgroupStats{}, result);
-  }
-  if (disk && disk->ReachedAtEnd()) {
-    result.AddLimitHit(kLimitDisk);  // a write refused at the limit leaves the workspace full
   }
   result.cpu_ms = outcome.cpu_ms;
   result.peak_memory_bytes = outcome.max_rss_bytes;
@@ -155,7 +144,7 @@ std::unique_ptr<PreparedExec> PrepareExec(AgentMode mode) {
   started.launcher = MakeExecLauncher(mode);
   ChildPlan plan;
   FillCommonFields(*pipes, plan);
-  started.launcher->AdjustPlan(ExecRequest{}, plan);
+  started.launcher->AdjustPlan(plan);
   plan.go_fd = init_end.get();
   auto box = started.launcher->Start(plan, *pipes);
   if (!box.ok()) return nullptr;

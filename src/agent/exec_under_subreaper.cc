@@ -30,14 +30,11 @@ namespace {
 
 class SubreaperLauncher : public ExecLauncher {
  public:
-  void AdjustPlan(const ExecRequest& request, ChildPlan& plan) const override {
+  void AdjustPlan(ChildPlan& plan) const override {
     plan.mounts = nullptr;          // the box's mounts are docker's; nothing to add per exec
     plan.change_identity = false;   // already uid/gid 1000, without the privilege to switch
     plan.init_is_subreaper = true;  // no PID namespace: the init kills the rest itself
     plan.rlimit_nofile = 0;         // docker's --ulimit (or its default) stays
-    // A native sandbox caps every file at the disk limit (RLIMIT_FSIZE, set once for the box);
-    // here the exec's init sets it for the command's tree.
-    plan.rlimit_fsize = request.disk_limit;
   }
 
   StatusOr<SupervisedSandbox> Start(ChildPlan& plan, ExecPipes& pipes) override {

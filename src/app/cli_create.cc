@@ -1,5 +1,6 @@
 // `agentbox create [OPTIONS of run] [--name NAME]`: prints the new sandbox's id.
 #include "app/cli.h"
+#include "core/exec_result.h"
 #include "core/sandbox_manager.h"
 #include "spec/run_args.h"
 
@@ -12,8 +13,9 @@ int CreateSubcommand(const Args& args) {
     WriteStdout(
         "Usage: agentbox create [OPTIONS] [--name NAME]\n\n"
         "Creates a sandbox that outlives this command and prints its id. The options are\n"
-        "those of `agentbox run`; --timeout, --output-limit and --disk-limit become the\n"
-        "defaults of each `agentbox exec`, the others hold for the sandbox as a whole.\n\n"
+        "those of `agentbox run`; --timeout and --output-limit become the defaults of each\n"
+        "`agentbox exec`, the others hold for the sandbox as a whole: --disk-limit bounds\n"
+        "what its workspace gains over the sandbox's life.\n\n"
         "Options:\n  --name NAME   a unique name to use instead of the id\n" +
         FormatFlagHelp(RunFlagDefs()));
     return 0;
@@ -25,6 +27,9 @@ int CreateSubcommand(const Args& args) {
   auto record = manager->Create(*spec, invocation->name);
   if (!record.ok()) return FailWith(record.status());
   WriteStdout(record->id + "\n");
+  ExecResult about;  // the note `run` prints, once for the sandbox's life
+  about.disk_limit = DiskLimitReportOf(record->disk_quota);
+  if (std::string note = UnheldDiskLimitNote(about); !note.empty()) PrintError(note);
   return 0;
 }
 

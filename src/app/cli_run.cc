@@ -59,7 +59,7 @@ ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std
 ExecResult RunWithBackend(const SandboxSpec& spec, const std::vector<std::string>& argv,
                           OutputCapture& capture) {
   if (spec.backend == "docker") return RunInPersistentSandbox(spec, argv, capture);
-  return RunNative(spec, argv, capture);
+  return RunNative(spec, argv, capture, StateRootPath());
 }
 
 }  // namespace
@@ -72,9 +72,6 @@ int RunSubcommand(const Args& args) {
     return 0;
   }
   StatusOr<SandboxSpec> spec = ResolveRunSpec(*invocation);
-  if (spec.ok() && spec->workspace) {
-    if (Status st = CheckWorkspaceOutsideState(*spec->workspace); !st.ok()) spec = st;
-  }
   if (!spec.ok()) return ReportResult(ErrorResult(spec.status().message()), invocation->json);
   // A closed stdout must not kill agentbox mid-run (the command's tree would be left to the
   // timeout); writes then fail with EPIPE, which OutputCapture ignores. Sandbox children must
@@ -83,6 +80,8 @@ int RunSubcommand(const Args& args) {
   OutputCapture capture(spec->limits.output_bytes, /*forward_fds=*/!invocation->json);
   ExecResult result = RunWithBackend(*spec, invocation->argv, capture);
   TakeOutput(capture, invocation->json, &result);
+  // `run` says it every time (a sandbox says it once, at create): no limit goes unheld unsaid.
+  if (std::string note = UnheldDiskLimitNote(result); !note.empty()) PrintError(note);
   return ReportResult(result, invocation->json);
 }
 

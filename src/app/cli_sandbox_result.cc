@@ -46,7 +46,9 @@ int ReportResult(const ExecResult& result, bool json) {
   if (json) WriteStdout(ExecResultToJson(result) + "\n");
   if (result.reason == ExitReason::kError) {
     PrintError(result.error);
-  } else if (!json) {
+    return ExitStatusOf(result);
+  }
+  if (!json) {
     if (std::string what = WhatHappened(result); !what.empty()) PrintError(what);
   }
   return ExitStatusOf(result);

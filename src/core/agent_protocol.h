@@ -9,7 +9,7 @@
 //
 // Requests ("op"):
 //   ping                                   -> {"ok":true,"active_execs":N}
-//   exec  {argv,env:[[k,v]..],cwd,timeout_ms,output_limit,disk_limit,stdin:bool}
+//   exec  {argv,env:[[k,v]..],cwd,timeout_ms,output_limit,stdin:bool}
 //         -> kStdout/kStderr frames (already capped at output_limit per stream), then
 //            {"ok":true,"result":{exit_code,signal,reason,error?,duration_ms,cpu_ms,
 //             peak_memory_bytes,stdout_truncated,stderr_truncated,limits_hit}}

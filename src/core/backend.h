@@ -30,6 +30,11 @@ struct ResourceSnapshot {
   // cannot tell, which verify reports as a failed check.
   uint64_t memory_limit_bytes = 0;
   uint64_t pids_limit = 0;
+  // The workspace against its disk limit, as the kernel's quota counts it (0 / false where
+  // nothing holds the limit): what the sandbox has added over its life, and whether a write
+  // there is refused now (proc/disk_quota.h AtDiskLimit).
+  uint64_t disk_added_bytes = 0;
+  bool disk_at_limit = false;
 };
 
 class Backend {
@@ -42,7 +47,9 @@ class Backend {
   // True while the agent (the box's PID 1) runs.
   virtual bool IsAlive(const SandboxRecord& record) = 0;
   // Kills every process of the box and releases what the host holds for it (cgroups, mounts,
-  // containers). Idempotent: a dead or half-made box is fine. Never touches the workspace.
+  // containers, the workspace's storage: a private workspace is deleted, a quota hold on a
+  // directory the user gave released). Idempotent: a dead or half-made box is fine. Never
+  // touches the data of a directory the user gave.
   virtual Status Destroy(const SandboxRecord& record) = 0;
   virtual StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) = 0;
   // Called when the agent's connection was lost during an exec: the command's result if the

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
+#include "spec/units.h"
 
 namespace agentbox {
 namespace {
@@ -16,7 +17,21 @@ double RoundMillis(double ms) {
   return std::round(ms * 1000.0) / 1000.0;
 }
 
+nlohmann::ordered_json DiskLimitObject(const DiskLimitReport& d) {
+  using nlohmann::ordered_json;
+  ordered_json disk;
+  disk["bytes"] = d.limit_bytes == kNoDiskLimit ? ordered_json() : ordered_json(d.limit_bytes);
+  disk["enforced"] = d.mechanism != QuotaMechanism::kNone;
+  disk["mechanism"] = d.mechanism == QuotaMechanism::kNone
+                          ? ordered_json()
+                          : ordered_json(QuotaMechanismName(d.mechanism));
+  if (!d.not_enforced.empty()) disk["reason"] = SanitizeUtf8(d.not_enforced);
+  return disk;
+}
+
 }  // namespace
+
+std::string DiskLimitJson(const DiskLimitReport& report) { return DiskLimitObject(report).dump(); }
 
 const char* ExitReasonName(ExitReason reason) {
   switch (reason) {
@@ -40,6 +55,19 @@ void ExecResult::AddLimitHit(const std::string& limit) {
 
 bool ExecResult::HasLimitHit(const std::string& limit) const {
   return std::find(limits_hit.begin(), limits_hit.end(), limit) != limits_hit.end();
+}
+
+DiskLimitReport DiskLimitReportOf(const WorkspaceQuota& quota) {
+  return {quota.limit_bytes, quota.mechanism, quota.limited() ? quota.not_enforced : ""};
+}
+
+std::string UnheldDiskLimitNote(const ExecResult& result) {
+  const auto& d = result.disk_limit;
+  if (!d || d->limit_bytes == kNoDiskLimit || d->mechanism != QuotaMechanism::kNone) return "";
+  return "note: the disk limit " + FormatSize(d->limit_bytes) +
+         " is not enforced: " + d->not_enforced +
+         " (a workspace agentbox makes is limited; --disk-limit none runs without a limit and "
+         "without this note)";
 }
 
 ExecResult ErrorResult(const std::string& message) {
@@ -68,6 +96,7 @@ std::string ExecResultToJson(const ExecResult& result) {
   for (const std::string& limit : result.limits_hit) limits.push_back(SanitizeUtf8(limit));
   j["limits_hit"] = std::move(limits);
   if (result.reason == ExitReason::kError) j["error"] = SanitizeUtf8(result.error);
+  if (result.disk_limit) j["disk_limit"] = DiskLimitObject(*result.disk_limit);
   return j.dump();
 }
 

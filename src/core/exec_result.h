@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/workspace_quota.h"
+
 namespace agentbox {
 
 enum class ExitReason { kExited, kSignaled, kTimeout, kOom, kError };
@@ -19,6 +21,14 @@ inline constexpr const char* kLimitOutput = "output";
 inline constexpr const char* kLimitDisk = "disk";
 inline constexpr const char* kLimitCpu = "cpu";
 
+// How the disk limit of the command's workspace was held.
+struct DiskLimitReport {
+  uint64_t limit_bytes = kNoDiskLimit;  // bytes the command (run) or the sandbox may add
+  QuotaMechanism mechanism = QuotaMechanism::kNone;
+  std::string not_enforced;  // why nothing holds a limit that applies; "" otherwise
+};
+DiskLimitReport DiskLimitReportOf(const WorkspaceQuota& quota);
+
 struct ExecResult {
   int exit_code = 0;          // the command's code, 124 timeout, 125 error, 128+N signal N
   std::optional<int> signal;  // the signal that ended it, if any
@@ -31,7 +41,8 @@ struct ExecResult {
   std::string stderr_data;
   bool stdout_truncated = false;
   bool stderr_truncated = false;
-  std::vector<std::string> limits_hit;  // in the order first seen, no duplicates
+  std::vector<std::string> limits_hit;        // in the order first seen, no duplicates
+  std::optional<DiskLimitReport> disk_limit;  // unset when no workspace was made (an error)
 
   void AddLimitHit(const std::string& limit);
   bool HasLimitHit(const std::string& limit) const;
@@ -40,7 +51,15 @@ struct ExecResult {
 // A result for "agentbox could not do it": exit 125, reason "error".
 ExecResult ErrorResult(const std::string& message);
 
-// The JSON object of CONTRACT §1, one line, keys in the documented order.
+// The JSON object of CONTRACT §1, one line, keys in the documented order, then "disk_limit":
+// {"bytes": N or null (none), "enforced": bool, "mechanism": "btrfs-qgroup" | "project-quota" |
+// null, "reason": why not enforced (only then)}.
 std::string ExecResultToJson(const ExecResult& result);
+
+// The "disk_limit" object alone (inspect shows it too).
+std::string DiskLimitJson(const DiskLimitReport& report);
+
+// "the disk limit 1G is not enforced: <why>" when a limit applies that nothing holds; "".
+std::string UnheldDiskLimitNote(const ExecResult& result);
 
 }  // namespace agentbox

@@ -106,7 +106,6 @@ std::string ExecRequestToWire(const ExecRequest& r) {
               {"cwd", WireString(r.cwd)},
               {"timeout_ms", TimeoutMillis(r.timeout_seconds)},
               {"output_limit", r.output_limit},
-              {"disk_limit", r.disk_limit},
               {"stdin", r.pass_stdin}}
       .dump();
 }
@@ -134,7 +133,6 @@ StatusOr<ExecRequest> ExecRequestFromWire(const std::string& text) {
   if (timeout_ms == 0) return InvalidArgument("exec: \"timeout_ms\" must be positive");
   r.timeout_seconds = static_cast<double>(timeout_ms) / 1000;
   AB_ASSIGN_OR_RETURN(r.output_limit, number("output_limit", r.output_limit));
-  AB_ASSIGN_OR_RETURN(r.disk_limit, number("disk_limit", 0));
   r.pass_stdin = j.value("stdin", false);
   return r;
 }

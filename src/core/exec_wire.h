@@ -18,7 +18,6 @@ struct ExecRequest {
   std::string cwd = "/workspace";
   double timeout_seconds = 60;
   uint64_t output_limit = 1024 * 1024;
-  uint64_t disk_limit = 0;  // 0: no per-exec disk watch
   bool pass_stdin = false;  // the stdin fd rides along with the request frame
 };
 

@@ -39,6 +39,8 @@ void AddSandboxLimits(const ResourceSnapshot& before, const ResourceSnapshot& af
   if (oom || after.memory_events > before.memory_events) result.AddLimitHit(kLimitMemory);
   if (after.pids_events > before.pids_events) result.AddLimitHit(kLimitPids);
   if (after.throttled_periods > before.throttled_periods) result.AddLimitHit(kLimitCpu);
+  // Full after the command: a write there is refused (the quota keeps no count of refusals).
+  if (after.disk_at_limit) result.AddLimitHit(kLimitDisk);
   if (oom && result.signal == 9 && result.reason == ExitReason::kSignaled) {
     result.reason = ExitReason::kOom;
   }
@@ -52,7 +54,7 @@ const char* SandboxStateName(SandboxState state) {
 
 StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
                                                const std::string& state_root) {
-  if (name == "native") return MakeNativeBackend();
+  if (name == "native") return MakeNativeBackend(state_root);
   if (name == "docker") return MakeDockerBackend(state_root);
   return InvalidArgument("backend " + name + " is not available in this build");
 }
@@ -74,7 +76,6 @@ StatusOr<Backend*> SandboxManager::BackendFor(const std::string& name) {
 StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const std::string& name) {
   AB_RETURN_IF_ERROR(BackendFor(spec.backend).status());
   if (!name.empty()) AB_RETURN_IF_ERROR(ValidateSandboxName(name));
-  if (spec.workspace) AB_RETURN_IF_ERROR(CheckWorkspaceOutsideState(*spec.workspace));
   if (Poolable(spec)) {
     Status error;
     if (auto warm = ClaimWarm(spec, name, &error)) return *warm;
@@ -133,7 +134,6 @@ ExecRequest SandboxManager::DefaultExecRequest(const SandboxRecord& record) {
   request.cwd = record.spec.cwd;
   request.timeout_seconds = record.spec.limits.timeout_seconds;
   request.output_limit = record.spec.limits.output_bytes;
-  request.disk_limit = record.spec.limits.disk_bytes;
   return request;
 }
 
@@ -162,6 +162,7 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   ExecResult result = std::move(executed).value();
   auto after = backend->Snapshot(record);
   if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
+  result.disk_limit = DiskLimitReportOf(record.disk_quota);
   return result;
 }
 
@@ -208,21 +209,24 @@ GcReport SandboxManager::Gc() {
 StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
   AB_ASSIGN_OR_RETURN(SandboxStatus status, Find(ref));
   const SandboxRecord& r = status.record;
-  nlohmann::json j = {{"id", r.id},
-                      {"name", r.name},
-                      {"backend", r.backend},
-                      {"state", SandboxStateName(status.state)},
-                      {"created_at", r.created_at},
-                      {"workspace", r.workspace},
-                      {"workspace_temporary", r.workspace_temporary},
-                      {"policy", SpecToPolicyJson(r.spec)}};
+  nlohmann::json j = {
+      {"id", r.id},
+      {"name", r.name},
+      {"backend", r.backend},
+      {"state", SandboxStateName(status.state)},
+      {"created_at", r.created_at},
+      {"workspace", r.workspace},
+      {"workspace_temporary", r.workspace_temporary},
+      {"disk_limit", nlohmann::json::parse(DiskLimitJson(DiskLimitReportOf(r.disk_quota)))},
+      {"policy", SpecToPolicyJson(r.spec)}};
   nlohmann::json usage = nullptr;
   if (status.state == SandboxState::kRunning) {
     AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(r.backend));
     if (auto snap = backend->Snapshot(r); snap.ok()) {
       usage = {{"peak_memory_bytes", snap->memory_bytes},
                {"cpu_ms", snap->cpu_ms},
-               {"oom_kills", snap->oom_kills}};
+               {"oom_kills", snap->oom_kills},
+               {"disk_added_bytes", snap->disk_added_bytes}};
     }
     j["pid"] = r.init_pid;
   }

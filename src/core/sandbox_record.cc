@@ -9,6 +9,36 @@ namespace agentbox {
 
 using nlohmann::json;
 
+namespace {
+
+json QuotaToJson(const WorkspaceQuota& q) {
+  return {{"mechanism", QuotaMechanismName(q.mechanism)},
+          {"id", q.id},
+          {"limit_bytes", q.limited() ? json(q.limit_bytes) : json()},
+          {"baseline_bytes", q.baseline_bytes},
+          {"inode_limit", q.inode_limit},
+          {"pool_volume", q.pool_volume},
+          {"not_enforced", q.not_enforced}};
+}
+
+WorkspaceQuota QuotaFromJson(const json& j) {  // throws json::exception when malformed
+  WorkspaceQuota q;
+  const std::string mechanism = j.at("mechanism").get<std::string>();
+  for (QuotaMechanism m : {QuotaMechanism::kBtrfsQgroup, QuotaMechanism::kProjectQuota}) {
+    if (mechanism == QuotaMechanismName(m)) q.mechanism = m;
+  }
+  q.id = j.at("id").get<uint64_t>();
+  q.limit_bytes =
+      j.at("limit_bytes").is_null() ? kNoDiskLimit : j.at("limit_bytes").get<uint64_t>();
+  q.baseline_bytes = j.at("baseline_bytes").get<uint64_t>();
+  q.inode_limit = j.at("inode_limit").get<uint64_t>();
+  q.pool_volume = j.at("pool_volume").get<std::string>();
+  q.not_enforced = j.at("not_enforced").get<std::string>();
+  return q;
+}
+
+}  // namespace
+
 std::string SandboxRecordToJson(const SandboxRecord& r) {
   json j = {{"id", r.id},
             {"name", r.name},
@@ -17,6 +47,7 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"policy", SpecToPolicyJson(r.spec)},
             {"workspace", r.workspace},
             {"workspace_temporary", r.workspace_temporary},
+            {"disk_quota", QuotaToJson(r.disk_quota)},
             {"state_dir", r.state_dir},
             {"agent_socket", r.agent_socket},
             {"init_pid", r.init_pid},
@@ -39,6 +70,8 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.created_at = j.at("created_at").get<std::string>();
     r.workspace = j.at("workspace").get<std::string>();
     r.workspace_temporary = j.at("workspace_temporary").get<bool>();
+    // Records written before the quota: nothing to release, nothing enforced.
+    if (j.contains("disk_quota")) r.disk_quota = QuotaFromJson(j.at("disk_quota"));
     r.state_dir = j.at("state_dir").get<std::string>();
     r.agent_socket = j.at("agent_socket").get<std::string>();
     r.init_pid = j.at("init_pid").get<pid_t>();

@@ -9,6 +9,7 @@
 
 #include "base/status.h"
 #include "spec/sandbox_spec.h"
+#include "spec/workspace_quota.h"
 
 namespace agentbox {
 
@@ -20,6 +21,7 @@ struct SandboxRecord {
   SandboxSpec spec;                  // the effective policy
   std::string workspace;             // host path behind /workspace
   bool workspace_temporary = false;  // ours: removed with the sandbox; else the user's: kept
+  WorkspaceQuota disk_quota;         // what holds the disk limit (a pool volume, a hold)
   std::string state_dir;             // <state root>/sandboxes/<id>
   std::string agent_socket;
 

@@ -1,5 +1,7 @@
 // SandboxManager::Verify: the probe through the normal exec path, then the comparison of
 // core/verify.h against the policy, the host's namespaces and the backend's cgroup reading.
+#include <charconv>
+
 #include "core/sandbox_manager.h"
 #include "sys/file_util.h"
 
@@ -17,6 +19,27 @@ std::map<std::string, std::string> OwnNamespaces() {
     if (auto link = ReadLink(std::string("/proc/self/ns/") + ns); link.ok()) links[ns] = *link;
   }
   return links;
+}
+
+// The third field of each line of the host's /etc/passwd (agentbox is static: no NSS).
+std::vector<uint32_t> HostAccountUids() {
+  std::vector<uint32_t> uids;
+  auto text = ReadFile("/etc/passwd");
+  if (!text.ok()) return uids;
+  size_t pos = 0;
+  while (pos < text->size()) {
+    size_t end = text->find('\n', pos);
+    if (end == std::string::npos) end = text->size();
+    std::string line = text->substr(pos, end - pos);
+    pos = end + 1;
+    size_t a = line.find(':'), b = a == std::string::npos ? a : line.find(':', a + 1);
+    size_t c = b == std::string::npos ? b : line.find(':', b + 1);
+    if (c == std::string::npos) continue;
+    uint32_t uid = 0;
+    auto [p, ec] = std::from_chars(line.data() + b + 1, line.data() + c, uid);
+    if (ec == std::errc() && p == line.data() + c) uids.push_back(uid);
+  }
+  return uids;
 }
 
 }  // namespace
@@ -42,7 +65,7 @@ StatusOr<VerifyReport> SandboxManager::Verify(const std::string& ref) {
   }
   VerifyExpectations want;
   want.host_namespaces = OwnNamespaces();
-  want.shares_host_user_namespace = record.backend == "docker";
+  want.host_account_uids = HostAccountUids();
   want.memory_limit_bytes = record.spec.limits.memory_bytes;
   want.pids_limit = record.spec.limits.pids;
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));

@@ -1,7 +1,6 @@
 #include "core/state_store.h"
 
 #include <fcntl.h>
-#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -13,11 +12,6 @@
 
 namespace agentbox {
 namespace {
-
-std::string Realpath(const std::string& path) {
-  char buf[PATH_MAX];
-  return ::realpath(path.c_str(), buf) ? std::string(buf) : std::string();
-}
 
 std::string DefaultRoot() {
   if (const char* dir = std::getenv("AGENTBOX_STATE_DIR"); dir && *dir) return dir;
@@ -36,17 +30,6 @@ bool IsHexId(const std::string& s) {
 }  // namespace
 
 std::string StateRootPath() { return DefaultRoot(); }
-
-Status CheckWorkspaceOutsideState(const std::string& workspace) {
-  std::string ws = Realpath(workspace);
-  std::string root = Realpath(DefaultRoot());
-  if (ws.empty() || root.empty()) return OkStatus();
-  if (root == ws || root.rfind(ws == "/" ? ws : ws + "/", 0) == 0) {
-    return InvalidArgument("workspace " + workspace + " contains agentbox's state directory " +
-                           root + "; use a directory that does not");
-  }
-  return OkStatus();
-}
 
 Status ValidateSandboxName(const std::string& name) {
   bool ok = !name.empty() && name.size() <= 64 && std::isalnum(static_cast<unsigned char>(name[0]));

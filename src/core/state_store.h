@@ -51,11 +51,6 @@ class StateStore {
 // The state root as resolved from the environment (see above), whether or not it exists yet.
 std::string StateRootPath();
 
-// A workspace that contains the state dir would let its commands reach every sandbox's agent
-// socket (through the idmapped workspace the 0700 dirs even look like the sandbox user's own):
-// kInvalidArgument then. A workspace that does not exist yet contains nothing.
-Status CheckWorkspaceOutsideState(const std::string& workspace);
-
 // Names: 1-64 of [A-Za-z0-9_.-], starting with a letter or digit.
 Status ValidateSandboxName(const std::string& name);
 

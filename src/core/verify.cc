@@ -30,10 +30,6 @@ void CheckNamespaces(const std::map<std::string, std::string>& probe, const Veri
     auto got = inside.find(ns);
     std::string want = "not " + (host == w.host_namespaces.end() ? "the host's" : host->second);
     bool ok = got != inside.end() && host != w.host_namespaces.end() && got->second != host->second;
-    if (w.shares_host_user_namespace && std::string(ns) == "user") {
-      want = "the host's (docker backend)";
-      ok = got != inside.end() && host != w.host_namespaces.end() && got->second == host->second;
-    }
     out.push_back(
         Check(std::string("ns_") + ns, want, got == inside.end() ? kMissing : got->second, ok));
   }
@@ -60,13 +56,18 @@ VerifyCheck IdsCheck(const std::string& status, const char* key, uint32_t want) 
 }
 
 // The sandbox's id must not be root on the host: a root-owned host file would be its own.
-VerifyCheck MapCheck(const std::string& id_map, const char* name, uint32_t inside) {
-  std::string want = std::to_string(inside) + " -> not 0";
+// The sandbox's id maps to an outside id that is not 0 and, for uids, no account's.
+VerifyCheck MapCheck(const std::string& id_map, const char* name, uint32_t inside,
+                     const std::vector<uint32_t>& accounts) {
+  std::string want =
+      std::to_string(inside) + " -> not 0" + (accounts.empty() ? "" : ", no account");
   if (id_map.empty()) return Check(name, want, kMissing, false);
   auto outside = MapToOutside(id_map, inside);
   std::string got =
       std::to_string(inside) + " -> " + (outside ? std::to_string(*outside) : "unmapped");
-  return Check(name, want, got, outside && *outside != 0);
+  bool ok = outside && *outside != 0 &&
+            std::find(accounts.begin(), accounts.end(), *outside) == accounts.end();
+  return Check(name, want, got, ok);
 }
 
 VerifyCheck ZeroCapsCheck(const std::string& status, const char* key) {
@@ -131,8 +132,8 @@ std::vector<VerifyCheck> CompareIsolation(const std::map<std::string, std::strin
   const std::string& status = Section(probe, "status");
   out.push_back(IdsCheck(status, "Uid", want.uid));
   out.push_back(IdsCheck(status, "Gid", want.gid));
-  out.push_back(MapCheck(Section(probe, "uid_map"), "uid_map", want.uid));
-  out.push_back(MapCheck(Section(probe, "gid_map"), "gid_map", want.gid));
+  out.push_back(MapCheck(Section(probe, "uid_map"), "uid_map", want.uid, want.host_account_uids));
+  out.push_back(MapCheck(Section(probe, "gid_map"), "gid_map", want.gid, {}));
   for (const char* caps : {"CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb"}) {
     out.push_back(ZeroCapsCheck(status, caps));
   }

@@ -59,9 +59,8 @@ struct VerifyCheck {
 // Everything the comparison needs besides the probe's text.
 struct VerifyExpectations {
   std::map<std::string, std::string> host_namespaces;  // the agentbox process's own links
-  // The docker backend shares the host's user namespace (Docker's default): the user namespace
-  // is then expected to be the host's, and the uid map checks carry the weight.
-  bool shares_host_user_namespace = false;
+  // uids of the host's accounts (its /etc/passwd): the sandbox's uid 1000 must map to none.
+  std::vector<uint32_t> host_account_uids;
   uint32_t uid = 1000;
   uint32_t gid = 1000;
   bool network = false;                 // false: only loopback may exist

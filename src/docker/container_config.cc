@@ -52,7 +52,7 @@ std::string ContainerCreateBody(const SandboxSpec& spec, const ContainerInputs& 
       {"Image", spec.image},
       {"Entrypoint", {kAgentPath}},
       {"Cmd", {"--listen", std::string(kAgentRunDir) + "/" + kAgentSocketName}},
-      {"User", std::to_string(kSandboxUid) + ":" + std::to_string(kSandboxGid)},
+      {"User", in.user},
       {"Env", env},
       {"WorkingDir", kWorkspaceDir},
       {"Hostname", kSandboxHostname},

@@ -30,6 +30,7 @@ struct ContainerInputs {
   std::string run_host_dir;     // host dir of the agent's socket
   std::string workspace_host_path;
   std::string seccomp_profile_json;
+  std::string user;  // docker/host_ids.h ContainerIds::user
 };
 
 // The JSON body of POST /containers/create.

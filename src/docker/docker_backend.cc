@@ -15,6 +15,7 @@
 #include "core/agent_protocol.h"
 #include "docker/container_config.h"
 #include "docker/engine_client.h"
+#include "docker/host_ids.h"
 #include "docker/images.h"
 #include "docker/runtimes.h"
 #include "native/cgroup.h"
@@ -73,18 +74,18 @@ class DockerBackend : public Backend {
     }
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
     AB_RETURN_IF_ERROR(docker::CheckImage(*client, record.spec.image));
-    AB_ASSIGN_OR_RETURN(Workspace ws,
-                        PrepareWorkspace(record.spec.workspace, record.state_dir + "/workspace",
-                                         SandboxHostIds{kSandboxUid, kSandboxGid}));
+    AB_ASSIGN_OR_RETURN(docker::ContainerIds ids, Ids(*client));
+    WorkspaceRequest ws_request = SandboxWorkspaceRequest(record, state_root_);
+    ws_request.fixed_ids = SandboxHostIds{ids.host_uid, ids.host_gid};
+    AB_ASSIGN_OR_RETURN(Workspace ws, PrepareWorkspace(ws_request));
+    KeepWorkspace(ws, record);
     if (ws.idmapped_tree.valid()) {
       AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
       if (gvisor) {
         return docker::GvisorWorkspaceOwnerError(ws.host_path, ws.owner_uid, ws.owner_gid,
-                                                 kSandboxUid, kSandboxGid);
+                                                 ids.host_uid, ids.host_gid);
       }
     }
-    record.workspace = ws.host_path;
-    record.workspace_temporary = ws.temporary;
     std::string bind_source = ws.host_path;
     if (ws.idmapped_tree.valid()) {
       // Files the sandbox's uid 1000 writes land owned by the directory's owner.
@@ -99,7 +100,7 @@ class DockerBackend : public Backend {
     // the sandbox (same uid as the agent) can replace the socket.
     std::string run_dir = record.state_dir + "/run";
     AB_RETURN_IF_ERROR(MakeDir(run_dir, 0700));
-    if (::chown(run_dir.c_str(), kSandboxUid, kSandboxGid) != 0)
+    if (::chown(run_dir.c_str(), ids.host_uid, ids.host_gid) != 0)
       return ErrnoStatus("chown " + run_dir);
     record.agent_socket = run_dir + "/" + docker::kAgentSocketName;
 
@@ -110,6 +111,7 @@ class DockerBackend : public Backend {
     in.run_host_dir = run_dir;
     in.workspace_host_path = bind_source;
     in.seccomp_profile_json = DockerSeccompProfileJson();
+    in.user = ids.user;
     if (::access(in.agent_host_path.c_str(), X_OK) != 0) {
       return ErrnoStatus("the agent binary " + in.agent_host_path);
     }
@@ -145,6 +147,7 @@ class DockerBackend : public Backend {
       return Unavailable("docker: remove " + name + ": " + docker::ErrorMessage(r));
     }
     UnmountWorkspace(record.state_dir);
+    ReleaseSandboxWorkspace(record, state_root_);
     return OkStatus();
   }
 
@@ -153,7 +156,9 @@ class DockerBackend : public Backend {
                                                  : OpenCgroupAt(record.cgroup_location);
     if (!cgroup.ok()) return cgroup.status();
     AB_ASSIGN_OR_RETURN(CgroupStats stats, (*cgroup)->ReadStats());
-    return ToResourceSnapshot(stats);
+    ResourceSnapshot snapshot = ToResourceSnapshot(stats);
+    AddWorkspaceUsage(record, snapshot);
+    return snapshot;
   }
 
   // Docker records an OOM kill of the container (under gVisor: of the Sentry, so of the box).
@@ -243,6 +248,13 @@ class DockerBackend : public Backend {
     return OpenCgroupOf(host, proc_cgroup);
   }
 
+  // Asked once per process: whether the daemon remaps user namespaces does not change under it.
+  StatusOr<docker::ContainerIds> Ids(EngineClient& client) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!ids_) ids_ = docker::AskContainerIds(client);
+    return *ids_;
+  }
+
   StatusOr<CgroupHost> Host() {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!host_) host_ = DetectCgroupHost();
@@ -304,6 +316,7 @@ class DockerBackend : public Backend {
   std::mutex mutex_;
   std::optional<EngineClient> client_;
   std::optional<StatusOr<CgroupHost>> host_;
+  std::optional<StatusOr<docker::ContainerIds>> ids_;
 };
 
 }  // namespace

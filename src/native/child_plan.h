@@ -54,7 +54,6 @@ struct ChildPlan {
   bool die_with_parent = true;    // false for persistent sandboxes, which outlive the CLI
 
   uint64_t rlimit_nofile = 1024;  // 0 = keep the inherited limit
-  uint64_t rlimit_fsize = 0;      // per-file size cap (the disk limit); 0 = unlimited
 
   // fds inherited across clone.
   int sync_read = -1;     // the parent writes one byte once uid maps and cgroups are in place,
@@ -97,8 +96,6 @@ const char* ChildStepName(ChildStep step);
 // the command's tree is killed and reaped, so the report alone says the exec is over.
 struct InitReport {
   int32_t command_status;  // raw wait status of the command
-  int32_t
-      file_too_large;  // some process of the tree died of SIGXFSZ (RLIMIT_FSIZE, the disk limit)
   int64_t cpu_us;      // user + system time of every process of the tree (RUSAGE_CHILDREN)
   int64_t max_rss_kb;  // the largest of them
 };

@@ -176,26 +176,15 @@ void AwaitGo(ChildPlan& plan) {
                   plan.go_fd, plan.sync_read});
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);  // while it waits, too: no /proc/PID/fd or mem for others
   if (!ReceiveGo(plan)) ::_exit(0);
-  if (plan.rlimit_fsize != 0) {
-    struct rlimit fsize = {plan.rlimit_fsize, plan.rlimit_fsize};
-    if (::setrlimit(RLIMIT_FSIZE, &fsize) != 0) DieWithChildError(plan, ChildStep::kRlimits, "");
-  }
 }
 
 // PID 1 of a PID namespace: every process of it but this one. kill(-1) reaches them all: they
-// share its uid, and a fork racing with the kill fails on the pending SIGKILL. True when one
-// of them died of SIGXFSZ.
-bool KillNamespaceAndReap() {
+// share its uid, and a fork racing with the kill fails on the pending SIGKILL.
+void KillNamespaceAndReap() {
   ::kill(-1, SIGKILL);
-  bool file_too_large = false;
   for (;;) {
     int status = 0;
-    pid_t pid = ::waitpid(-1, &status, __WALL);
-    if (pid > 0) {
-      if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) file_too_large = true;
-    } else if (errno != EINTR) {
-      return file_too_large;  // ECHILD: only this process is left
-    }
+    if (::waitpid(-1, &status, __WALL) < 0 && errno != EINTR) return;  // ECHILD: only we are left
   }
 }
 
@@ -215,14 +204,15 @@ bool KillNamespaceAndReap() {
   for (;;) {
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, __WALL);  // __WALL: clone()d children too
-    if (pid > 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) report.file_too_large = 1;
     if (pid == command) {
       report.command_status = status;
       // kill(-1) only as PID 1 of a namespace of our own: anywhere else it would reach every
       // process of the uid.
-      bool killed_too_large = plan.init_is_subreaper || ::getpid() != 1 ? KillAndReapChildren()
-                                                                        : KillNamespaceAndReap();
-      if (killed_too_large) report.file_too_large = 1;
+      if (plan.init_is_subreaper || ::getpid() != 1) {
+        KillAndReapChildren();
+      } else {
+        KillNamespaceAndReap();
+      }
       struct rusage usage = {};
       ::getrusage(RUSAGE_CHILDREN, &usage);
       report.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000LL +
@@ -296,13 +286,9 @@ const char* ChildStepName(ChildStep step) {
 bool ApplyRlimits(const ChildPlan& plan) {
   struct rlimit core = {0, 0};
   if (::setrlimit(RLIMIT_CORE, &core) != 0) return false;
-  if (plan.rlimit_nofile != 0) {
-    struct rlimit nofile = {plan.rlimit_nofile, plan.rlimit_nofile};
-    if (::setrlimit(RLIMIT_NOFILE, &nofile) != 0) return false;
-  }
-  if (plan.rlimit_fsize == 0) return true;
-  struct rlimit fsize = {plan.rlimit_fsize, plan.rlimit_fsize};
-  return ::setrlimit(RLIMIT_FSIZE, &fsize) == 0;
+  if (plan.rlimit_nofile == 0) return true;
+  struct rlimit nofile = {plan.rlimit_nofile, plan.rlimit_nofile};
+  return ::setrlimit(RLIMIT_NOFILE, &nofile) == 0;
 }
 
 void ArmParentDeathSignal(const ChildPlan& plan) {

@@ -18,6 +18,8 @@
 
 #include "native/cgroup.h"
 #include "native/doctor_internal.h"
+#include "native/workspace.h"
+#include "proc/workspace_pool.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
@@ -150,12 +152,22 @@ DoctorCheck CgroupCheck() {
 
 }  // namespace
 
-std::vector<DoctorCheck> RunDoctorChecks() {
+// The disk limit: what holds it for a workspace agentbox makes (docs/architecture.md).
+DoctorCheck DiskQuotaCheck(const std::string& state_root) {
+  DoctorCheck check;
+  check.layer = "disk quota";
+  check.detail = WorkspacePool::Describe(WorkspaceStorageDir(state_root), &check.ok) +
+                 "; a directory you give: a project quota where its filesystem has them";
+  return check;
+}
+
+std::vector<DoctorCheck> RunDoctorChecks(const std::string& state_root) {
   std::vector<DoctorCheck> checks = doctor_internal::NamespaceChecks();
   for (auto& c : doctor_internal::MountApiChecks()) checks.push_back(std::move(c));
   for (auto& c : SeccompChecks()) checks.push_back(std::move(c));
   for (auto& c : ProcessSyscallChecks()) checks.push_back(std::move(c));
   checks.push_back(CgroupCheck());
+  if (!state_root.empty()) checks.push_back(DiskQuotaCheck(state_root));
   return checks;
 }
 

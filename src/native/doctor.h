@@ -16,6 +16,7 @@ struct DoctorCheck {
   std::string detail;  // what was found, or what is missing and how to fix it
 };
 
-std::vector<DoctorCheck> RunDoctorChecks();
+// state_root: where the workspace pool (the disk limit's quota) lives; "" skips that check.
+std::vector<DoctorCheck> RunDoctorChecks(const std::string& state_root = "");
 
 }  // namespace agentbox

@@ -16,7 +16,7 @@ namespace {
 // argv and environment are bounded by the exec frame (kMaxFramePayload) long before this.
 constexpr uint64_t kMaxGoBytes = 64ull << 20;
 
-// "fsize\0cwd\0argc\0argv...\0envc\0env...\0": every field NUL-terminated, so the init's argv
+// "cwd\0argc\0argv...\0envc\0env...\0": every field NUL-terminated, so the init's argv
 // and envp can point straight into the received bytes.
 std::string Encode(const ChildPlan& plan) {
   std::string out;
@@ -24,7 +24,6 @@ std::string Encode(const ChildPlan& plan) {
     out += field;
     out += '\0';
   };
-  add(std::to_string(plan.rlimit_fsize));
   add(plan.cwd);
   for (const std::vector<char*>* list : {&plan.argv, &plan.envp}) {
     size_t count = list->empty() ? 0 : list->size() - 1;  // without the null terminator
@@ -96,10 +95,9 @@ bool ReceiveGo(ChildPlan& plan) {
 
   char* pos = payload.data();
   char* end = pos + payload.size();
-  uint64_t fsize = 0, count = 0;
-  char* cwd = nullptr;
-  if (!NextCount(&pos, end, &fsize) || !(cwd = NextField(&pos, end))) return false;
-  plan.rlimit_fsize = fsize;
+  uint64_t count = 0;
+  char* cwd = NextField(&pos, end);
+  if (!cwd) return false;
   plan.cwd = cwd;
   for (std::vector<char*>* list : {&plan.argv, &plan.envp}) {
     if (!NextCount(&pos, end, &count)) return false;

@@ -12,11 +12,11 @@
 
 namespace agentbox {
 
-// plan.cwd, argv, envp and rlimit_fsize, with plan.stdin_fd passed along (SCM_RIGHTS).
+// plan.cwd, argv and envp, with plan.stdin_fd passed along (SCM_RIGHTS).
 Status SendGo(int go_fd, const ChildPlan& plan);
 
-// Blocks for the go on plan.go_fd, then closes it. Fills plan.cwd, argv, envp, stdin_fd and
-// rlimit_fsize; the strings live until exec. False when the handler hung up without one.
+// Blocks for the go on plan.go_fd, then closes it. Fills plan.cwd, argv, envp and stdin_fd;
+// the strings live until exec. False when the handler hung up without one.
 bool ReceiveGo(ChildPlan& plan);
 
 }  // namespace agentbox

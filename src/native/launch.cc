@@ -65,7 +65,6 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, ChildStorage& s
   plan.envp.push_back(nullptr);
   plan.seccomp = &DefaultSeccompProgram();
   plan.rlimit_nofile = req.spec.open_files;
-  plan.rlimit_fsize = req.spec.limits.disk_bytes;
   if (req.agent_fd >= 0) {
     plan.agent_exec_fd = req.agent_fd;
     plan.agent_keep_fd = req.listen_fd;

@@ -24,6 +24,7 @@
 #include "native/native_gc.h"
 #include "native/outcome.h"
 #include "native/workspace.h"
+#include "proc/disk_quota.h"
 #include "sys/file_util.h"
 #include "sys/process_identity.h"
 #include "sys/syscalls.h"
@@ -68,6 +69,8 @@ Status AwaitAgent(SupervisedSandbox& box) {
 
 class NativeBackend : public Backend {
  public:
+  explicit NativeBackend(std::string state_root) : state_root_(std::move(state_root)) {}
+
   Status Create(SandboxRecord& record) override {
     AB_ASSIGN_OR_RETURN(MountPlanInput root, DescribeRoot(record.spec));
     MountPlan mounts = BuildMountPlan(root);
@@ -76,9 +79,8 @@ class NativeBackend : public Backend {
     AB_ASSIGN_OR_RETURN(auto cgroup, CreateCgroup(host, record.cgroup));
     AB_RETURN_IF_ERROR(cgroup->ApplyLimits(record.spec.limits));
     AB_ASSIGN_OR_RETURN(Workspace ws,
-                        PrepareWorkspace(record.spec.workspace, record.state_dir + "/workspace"));
-    record.workspace = ws.host_path;
-    record.workspace_temporary = ws.temporary;
+                        PrepareWorkspace(SandboxWorkspaceRequest(record, state_root_)));
+    KeepWorkspace(ws, record);
     AB_ASSIGN_OR_RETURN(UniqueFd listen_fd, ListenOn(record.agent_socket));
     AB_ASSIGN_OR_RETURN(UniqueFd log_fd, OpenFile(record.state_dir + "/agent.log",
                                                   O_WRONLY | O_CREAT | O_APPEND, 0600));
@@ -108,6 +110,28 @@ class NativeBackend : public Backend {
   }
 
   Status Destroy(const SandboxRecord& record) override {
+    Status st = DestroyBox(record);
+    if (st.ok()) ReleaseSandboxWorkspace(record, state_root_);
+    return st;
+  }
+
+  StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
+    auto cgroup = record.cgroup_location.empty() ? OpenCgroupByName(record.cgroup)
+                                                 : OpenCgroupAt(record.cgroup_location);
+    if (!cgroup.ok()) return cgroup.status();
+    AB_ASSIGN_OR_RETURN(CgroupStats stats, (*cgroup)->ReadStats());
+    ResourceSnapshot snapshot = ToResourceSnapshot(stats);
+    AddWorkspaceUsage(record, snapshot);
+    return snapshot;
+  }
+
+  std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
+    return CollectNativeGarbage(state_root_, live_ids);
+  }
+
+ private:
+  // The processes and the cgroup.
+  Status DestroyBox(const SandboxRecord& record) {
     if (IsAlive(record)) {
       UniqueFd pidfd(sys::PidfdOpen(record.init_pid));
       // Checked again through the pidfd: the pid cannot be reused while we hold it.
@@ -129,19 +153,6 @@ class NativeBackend : public Backend {
     return (*cgroup)->Remove();
   }
 
-  StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
-    auto cgroup = record.cgroup_location.empty() ? OpenCgroupByName(record.cgroup)
-                                                 : OpenCgroupAt(record.cgroup_location);
-    if (!cgroup.ok()) return cgroup.status();
-    AB_ASSIGN_OR_RETURN(CgroupStats stats, (*cgroup)->ReadStats());
-    return ToResourceSnapshot(stats);
-  }
-
-  std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
-    return CollectNativeGarbage(live_ids);
-  }
-
- private:
   StatusOr<std::unique_ptr<Cgroup>> OpenCgroupByName(const std::string& name) {
     AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
     return OpenCgroup(host, name);
@@ -154,6 +165,7 @@ class NativeBackend : public Backend {
     return *host_;
   }
 
+  std::string state_root_;
   std::mutex host_mutex_;
   std::optional<StatusOr<CgroupHost>> host_;
 };
@@ -173,6 +185,34 @@ ResourceSnapshot ToResourceSnapshot(const CgroupStats& stats) {
   return s;
 }
 
-std::unique_ptr<Backend> MakeNativeBackend() { return std::make_unique<NativeBackend>(); }
+WorkspaceRequest SandboxWorkspaceRequest(const SandboxRecord& record,
+                                         const std::string& state_root) {
+  WorkspaceRequest request = WorkspaceRequestFor(record.spec, state_root, "sb-" + record.id);
+  request.fallback_dir = record.state_dir + "/workspace";
+  return request;
+}
+
+void KeepWorkspace(const Workspace& ws, SandboxRecord& record) {
+  record.workspace = ws.host_path;
+  record.workspace_temporary = ws.temporary;
+  record.disk_quota = ws.quota;
+}
+
+void ReleaseSandboxWorkspace(const SandboxRecord& record, const std::string& state_root) {
+  if (record.workspace.empty()) return;  // none was made
+  ReleaseWorkspace(state_root, "sb-" + record.id, record.workspace, record.workspace_temporary,
+                   record.disk_quota);
+}
+
+void AddWorkspaceUsage(const SandboxRecord& record, ResourceSnapshot& snapshot) {
+  auto reading = ReadWorkspaceQuota(record.workspace, record.disk_quota);
+  if (!reading.ok()) return;
+  snapshot.disk_added_bytes = reading->added_bytes;
+  snapshot.disk_at_limit = reading->at_limit;
+}
+
+std::unique_ptr<Backend> MakeNativeBackend(const std::string& state_root) {
+  return std::make_unique<NativeBackend>(state_root);
+}
 
 }  // namespace agentbox

@@ -1,4 +1,5 @@
-// What crashed native runs and sandboxes leave behind: cgroups and private temp workspaces.
+// What crashed native runs and sandboxes leave behind: cgroups, private workspaces (volumes of
+// the workspace pool, or temp dirs where there is no pool) and holds on project quotas.
 #include "native/native_gc.h"
 
 #include <signal.h>
@@ -11,6 +12,8 @@
 
 #include "native/cgroup.h"
 #include "native/workspace.h"
+#include "proc/disk_quota.h"
+#include "proc/workspace_pool.h"
 #include "sys/file_util.h"
 
 namespace agentbox {
@@ -75,20 +78,36 @@ void CollectRunWorkspaces(std::vector<std::string>& removed) {
   for (const std::string& name : *names) {
     pid_t creator = CreatorPid(name, kRunWorkspacePrefix);
     if (creator <= 0 || ProcessExists(creator)) continue;
-    Workspace ws;
-    ws.host_path = dir + "/" + name;
-    ws.temporary = true;
-    RemoveTemporaryWorkspace(ws);
-    removed.push_back("workspace " + ws.host_path);
+    RemoveTree(dir + "/" + name);
+    removed.push_back("workspace " + dir + "/" + name);
   }
+}
+
+// A volume or quota hold is named after its sandbox ("sb-<id>") or run ("run-<pid>-<hex>"):
+// kept while that one lives. The pool is shared by every backend of the state dir, and live_ids
+// are all of them.
+bool StorageOwnerLives(const std::string& name, const std::vector<std::string>& live_ids) {
+  if (name.rfind("sb-", 0) == 0) {
+    return std::find(live_ids.begin(), live_ids.end(), name.substr(3)) != live_ids.end();
+  }
+  pid_t creator = CreatorPid(name, "run-");
+  return creator <= 0 || ProcessExists(creator);  // a name of nobody's making: not ours to judge
 }
 
 }  // namespace
 
-std::vector<std::string> CollectNativeGarbage(const std::vector<std::string>& live_ids) {
+std::vector<std::string> CollectNativeGarbage(const std::string& state_root,
+                                              const std::vector<std::string>& live_ids) {
   std::vector<std::string> removed;
   CollectCgroups(live_ids, removed);
   CollectRunWorkspaces(removed);
+  auto keep = [&live_ids](const std::string& name) { return StorageOwnerLives(name, live_ids); };
+  for (std::string& line : SweepDirectoryQuotas(QuotaHoldersDir(state_root), keep)) {
+    removed.push_back(std::move(line));
+  }
+  for (std::string& line : WorkspacePool::Sweep(WorkspaceStorageDir(state_root), keep)) {
+    removed.push_back(std::move(line));
+  }
   return removed;
 }
 

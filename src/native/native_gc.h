@@ -6,6 +6,8 @@
 
 namespace agentbox {
 
-std::vector<std::string> CollectNativeGarbage(const std::vector<std::string>& live_ids);
+// state_root: its workspace pool and quota holds are swept too (they serve every backend).
+std::vector<std::string> CollectNativeGarbage(const std::string& state_root,
+                                              const std::vector<std::string>& live_ids);
 
 }  // namespace agentbox

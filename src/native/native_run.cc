@@ -15,13 +15,13 @@
 #include <random>
 
 #include "native/cgroup.h"
-#include "native/disk_growth.h"
 #include "native/host_root.h"
 #include "native/launch.h"
 #include "native/outcome.h"
 #include "native/supervisor.h"
 #include "native/workspace.h"
 #include "policy/sandbox_env.h"
+#include "proc/disk_quota.h"
 
 namespace agentbox {
 namespace {
@@ -44,7 +44,7 @@ std::string UniqueSandboxName() {
 }  // namespace
 
 ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& argv,
-                     OutputCapture& output) {
+                     OutputCapture& output, const std::string& state_root) {
   auto start = Clock::now();
   ::signal(SIGPIPE, SIG_IGN);
   auto root = DescribeRoot(spec);
@@ -53,19 +53,19 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
 
   auto host = DetectCgroupHost();
   if (!host.ok()) return ErrorResult(host.status().message());
-  auto cgroup = CreateCgroup(*host, UniqueSandboxName());
+  const std::string name = UniqueSandboxName();
+  auto cgroup = CreateCgroup(*host, name);
   if (!cgroup.ok()) return ErrorResult(cgroup.status().message());
   if (Status st = (*cgroup)->ApplyLimits(spec.limits); !st.ok()) {
     (void)(*cgroup)->Remove();
     return ErrorResult(st.message());
   }
 
-  auto ws = PrepareWorkspace(spec.workspace);
+  auto ws = PrepareWorkspace(WorkspaceRequestFor(spec, state_root, name));
   if (!ws.ok()) {
     (void)(*cgroup)->Remove();
     return ErrorResult(ws.status().message());
   }
-  DiskGrowth disk(ws->host_path, spec.limits.disk_bytes);
 
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
   auto launched = LaunchSandbox(request);
@@ -77,7 +77,6 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
     SupervisionLimits limits;
     limits.deadline = start + std::chrono::duration_cast<Clock::duration>(
                                   std::chrono::duration<double>(spec.limits.timeout_seconds));
-    limits.disk_exceeded = [&disk] { return disk.ExceededWhileRunning(); };
     limits.kill_all = [&] {
       KillSandboxInit(box.pidfd.get());
       (void)(*cgroup)->KillAll();
@@ -89,8 +88,8 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
     } else {
       FillOutcomeResult(outcome, stats.ok() ? *stats : CgroupStats{}, result);
     }
-    // A write refused at the limit (EFBIG, no signal) leaves the workspace exactly full.
-    if (disk.ReachedAtEnd()) result.AddLimitHit(kLimitDisk);
+    auto disk = ReadWorkspaceQuota(ws->host_path, ws->quota);
+    if (disk.ok() && disk->at_limit) result.AddLimitHit(kLimitDisk);
     if (stats.ok()) {
       result.cpu_ms = stats->cpu_ms;
       result.peak_memory_bytes = stats->peak_memory_bytes;
@@ -98,7 +97,8 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
   }
   (void)(*cgroup)->KillAll();
   (void)(*cgroup)->Remove();
-  RemoveTemporaryWorkspace(*ws);
+  ReleaseWorkspace(state_root, name, ws->host_path, ws->temporary, ws->quota);
+  result.disk_limit = DiskLimitReportOf(ws->quota);
   if (!result.stderr_data.empty()) {  // agentbox's own exec message: through the same channel
     output.Append(OutputStream::kStderr, result.stderr_data);
     result.stderr_data.clear();

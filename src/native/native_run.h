@@ -15,7 +15,8 @@
 
 namespace agentbox {
 
+// state_root: agentbox's state directory, whose workspace pool gives the private workspace.
 ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& argv,
-                     OutputCapture& output);
+                     OutputCapture& output, const std::string& state_root);
 
 }  // namespace agentbox

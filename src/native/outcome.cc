@@ -12,7 +12,6 @@ void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& sta
   if (stats.memory_limit_hit || stats.oom_killed) r.AddLimitHit(kLimitMemory);
   if (stats.pids_limit_hit) r.AddLimitHit(kLimitPids);
   if (stats.cpu_throttled) r.AddLimitHit(kLimitCpu);
-  if (outcome.disk_exceeded || outcome.file_too_large) r.AddLimitHit(kLimitDisk);
   if (outcome.timed_out) {
     r.AddLimitHit(kLimitTimeout);
     r.reason = ExitReason::kTimeout;
@@ -32,7 +31,7 @@ void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& sta
     r.reason = (sig == SIGKILL && stats.oom_killed) ? ExitReason::kOom : ExitReason::kSignaled;
     return;
   }
-  // No status: the sandbox was killed from outside (disk limit, agentbox's own signal).
+  // No status: the sandbox was killed from outside (agentbox's own signal).
   int sig = outcome.host_signal.value_or(SIGKILL);
   r.signal = outcome.host_signal ? sig : SIGKILL;
   r.exit_code = 128 + sig;

@@ -87,8 +87,7 @@ bool ForEachChild(void (*visit)(pid_t pid, void* ctx), void* ctx) {
   return ok;
 }
 
-bool KillAndReapChildren() {
-  bool file_too_large = false;
+void KillAndReapChildren() {
   for (;;) {
     int killed = 0;
     ForEachChild(CountAndKill, &killed);
@@ -96,12 +95,8 @@ bool KillAndReapChildren() {
     // child the scan missed (reparented mid-scan) may be alive and unsignalled: look again.
     int status = 0;
     pid_t pid = ::waitpid(-1, &status, __WALL | (killed > 0 ? 0 : WNOHANG));
-    if (pid > 0) {
-      if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXFSZ) file_too_large = true;
-      continue;
-    }
-    if (pid < 0 && errno == EINTR) continue;
-    if (pid < 0) return file_too_large;  // ECHILD: no child left at all
+    if (pid > 0 || (pid < 0 && errno == EINTR)) continue;
+    if (pid < 0) return;  // ECHILD: no child left at all
     struct timespec pause = {0, 1000 * 1000};
     ::nanosleep(&pause, nullptr);
   }

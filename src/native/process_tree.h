@@ -22,9 +22,8 @@ bool ForEachChild(void (*visit)(pid_t pid, void* ctx), void* ctx);
 
 // SIGKILLs and reaps every child of the caller, round after round, until it has none left. With
 // the caller a subreaper that is its whole tree: setsid'd, double-forked, SIGTERM-ignoring and
-// stopped processes alike (SIGKILL cannot be caught, ignored or held off by a stop). Returns true
-// when some reaped process had died of SIGXFSZ (a write past RLIMIT_FSIZE).
-bool KillAndReapChildren();
+// stopped processes alike (SIGKILL cannot be caught, ignored or held off by a stop).
+void KillAndReapChildren();
 
 // PR_SET_CHILD_SUBREAPER for the caller. gVisor (runsc) does not implement it (EINVAL): there the
 // orphans of an exec go straight to the agent (PID 1), which kills every child that is not a

@@ -15,7 +15,8 @@
 namespace agentbox {
 namespace {
 
-constexpr auto kDiskCheckInterval = std::chrono::milliseconds(100);
+// How often a loop past the deadline, or draining, looks again.
+constexpr auto kRecheckInterval = std::chrono::milliseconds(100);
 // After the init is gone every writer of the pipes is dead; this only bounds a kernel delay.
 constexpr auto kDrainGrace = std::chrono::seconds(2);
 
@@ -46,7 +47,6 @@ class Loop {
   }
 
   SupervisionOutcome Run() {
-    auto next_disk_check = std::chrono::steady_clock::now() + kDiskCheckInterval;
     std::optional<std::chrono::steady_clock::time_point> drain_until;
     while (pfds_[kStdout].fd >= 0 || pfds_[kStderr].fd >= 0 ||
            (pfds_[kInit].fd >= 0 && !(limits_.finish_on_report && outcome_.command_status)) ||
@@ -57,15 +57,8 @@ class Loop {
         outcome_.timed_out = true;
         limits_.kill_all();
       }
-      if (!init_exited_ && now >= next_disk_check) {
-        next_disk_check = now + kDiskCheckInterval;
-        if (!outcome_.disk_exceeded && limits_.disk_exceeded && limits_.disk_exceeded()) {
-          outcome_.disk_exceeded = true;
-          limits_.kill_all();
-        }
-      }
-      auto wake = init_exited_ ? *drain_until : std::min(limits_.deadline, next_disk_check);
-      if (init_exited_ || outcome_.timed_out) wake = std::min(wake, now + kDiskCheckInterval);
+      auto wake = init_exited_ ? *drain_until : limits_.deadline;
+      if (init_exited_ || outcome_.timed_out) wake = std::min(wake, now + kRecheckInterval);
       int timeout_ms = static_cast<int>(
           std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1);
       int n = ::poll(pfds_, kSlots, std::max(timeout_ms, 0));
@@ -142,7 +135,6 @@ class Loop {
     ssize_t n = ::read(pfds_[kStatus].fd, &report, sizeof(report));
     if (n == sizeof(report)) {
       outcome_.command_status = report.command_status;
-      outcome_.file_too_large = report.file_too_large != 0;
       outcome_.cpu_ms = static_cast<double>(report.cpu_us) / 1e3;
       outcome_.max_rss_bytes = static_cast<uint64_t>(report.max_rss_kb) * 1024;
     } else if (n == 0 || errno != EAGAIN) {

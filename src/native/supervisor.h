@@ -1,7 +1,7 @@
 // Supervisor: the parent's event loop while a sandboxed command runs.
 //
 // Pumps stdout/stderr into the OutputCapture, watches the sandbox init (pidfd), the wall-clock
-// deadline, the disk limit and agentbox's own termination signals, and kills the sandbox when
+// deadline and agentbox's own termination signals, and kills the sandbox when
 // a limit is hit. Returns when the sandbox init has exited (or, with finish_on_report, has
 // reported) and the output pipes are drained.
 #pragma once
@@ -30,8 +30,6 @@ struct SupervisedSandbox {
 
 struct SupervisionLimits {
   std::chrono::steady_clock::time_point deadline;
-  // Returns true when the command has added more than the disk limit; polled periodically.
-  std::function<bool()> disk_exceeded;
   // SIGKILLs every process of the sandbox.
   std::function<void()> kill_all;
   // Readable or hung up = the client went away: kill everything (-1: none).
@@ -44,10 +42,8 @@ struct SupervisionLimits {
 
 struct SupervisionOutcome {
   bool timed_out = false;
-  bool disk_exceeded = false;
   std::optional<int> host_signal;     // agentbox itself got SIGINT/SIGTERM/SIGHUP
   std::optional<int> command_status;  // raw wait status of the command
-  bool file_too_large = false;        // a process died of SIGXFSZ (a write past the disk limit)
   std::optional<ChildError> setup_error;
   bool cancelled = false;      // the client behind cancel_fd disconnected
   double cpu_ms = 0;           // every process of the tree (rusage; the init's too once reaped)

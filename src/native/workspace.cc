@@ -1,7 +1,6 @@
 #include "native/workspace.h"
 
 #include <fcntl.h>
-#include <ftw.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -13,6 +12,11 @@
 #include <cstdlib>
 #include <string>
 
+#include "policy/host_paths.h"
+#include "proc/disk_quota.h"
+#include "proc/workspace_pool.h"
+#include "proc/workspace_scan.h"
+#include "spec/units.h"
 #include "sys/file_util.h"
 #include "sys/syscalls.h"
 
@@ -79,81 +83,199 @@ StatusOr<UniqueFd> MakeIdmappedTree(const Workspace& ws) {
   return tree;
 }
 
-StatusOr<std::string> CreateWorkspaceDir(const std::optional<std::string>& requested,
-                                         const std::string& private_dir, bool& temporary) {
-  if (!requested && !private_dir.empty()) {
-    if (::mkdir(private_dir.c_str(), 0700) != 0) return ErrnoStatus("create " + private_dir);
-    temporary = true;
-    return private_dir;
+// The absolute path `path` stands for, symlinks resolved as far as it exists: what the checks
+// look at before anything is created.
+std::string ResolveForCheck(const std::string& path) {
+  std::string abs = path;
+  if (abs.empty() || abs[0] != '/') {
+    char cwd[PATH_MAX];
+    abs = std::string(::getcwd(cwd, sizeof(cwd)) ? cwd : "/") + "/" + path;
   }
-  if (!requested) {
-    const char* tmp = std::getenv("TMPDIR");
-    // The pid in the name lets `agentbox gc` tell a crashed run's leftover from a live one.
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + kRunWorkspacePrefix +
-                        std::to_string(::getpid()) + "-XXXXXX";
-    if (::mkdtemp(templ.data()) == nullptr) return ErrnoStatus("create a temporary workspace");
-    temporary = true;
-    return templ;
+  abs = NormalizeAbsolutePath(abs);
+  std::string rest;
+  for (std::string head = abs;;) {
+    char resolved[PATH_MAX];
+    if (::realpath(head.c_str(), resolved) != nullptr) {
+      return NormalizeAbsolutePath(std::string(resolved) + rest);
+    }
+    size_t slash = head.rfind('/');
+    if (slash == std::string::npos || head == "/") return abs;
+    rest = head.substr(slash) + rest;
+    head = slash == 0 ? "/" : head.substr(0, slash);
   }
-  if (requested->empty()) return InvalidArgument("--workspace: empty path");
-  AB_RETURN_IF_ERROR(MakeDirs(*requested, 0755).WithContext("create workspace"));
-  return *requested;
 }
 
-}  // namespace
+bool IsEmptyDirectory(const std::string& path) {
+  auto names = ListDir(path);
+  return names.ok() && names->empty();
+}
 
-StatusOr<Workspace> PrepareWorkspace(const std::optional<std::string>& requested,
-                                     const std::string& private_dir,
-                                     std::optional<SandboxHostIds> fixed_ids) {
+std::string LimitText(uint64_t bytes) { return FormatSize(bytes); }
+
+// A limit someone asked for is a promise: refused when nothing can hold it. The built-in
+// default is kept as a note (docs/architecture.md, "When the disk limit cannot be held").
+Status RefuseUnheldExplicitLimit(const WorkspaceRequest& req, const WorkspaceQuota& quota) {
+  if (!quota.limited() || quota.enforced() || !req.disk_limit_explicit) return OkStatus();
+  return InvalidArgument("the disk limit " + LimitText(quota.limit_bytes) +
+                         " cannot be enforced: " + quota.not_enforced +
+                         (req.host_dir ? "; leave out the workspace directory (agentbox's own "
+                                         "workspaces are held by a quota), put it on a "
+                                         "filesystem with project quotas,"
+                                       : ";") +
+                         " or give --disk-limit none");
+}
+
+// Who uid 1000 inside is on the host, and the idmapped clone when the owner differs.
+Status SetSandboxIds(const WorkspaceRequest& req, Workspace& ws) {
+  ws.sandbox_host_uid = req.fixed_ids ? req.fixed_ids->uid : kSandboxHostUserId;
+  ws.sandbox_host_gid = req.fixed_ids ? req.fixed_ids->gid : kSandboxHostUserId;
+  if (ws.sandbox_host_uid == ws.owner_uid && ws.sandbox_host_gid == ws.owner_gid) {
+    return OkStatus();
+  }
+  auto tree = MakeIdmappedTree(ws);
+  if (tree.ok()) {
+    ws.idmapped_tree = std::move(tree).value();
+    return OkStatus();
+  }
+  // A filesystem without idmapped mounts: a directory of an unprivileged user can still be
+  // used as that user (whose files the command may then change anyway); root never.
+  if (req.fixed_ids || ws.owner_uid == 0) return tree.status();
+  ws.sandbox_host_uid = ws.owner_uid;
+  ws.sandbox_host_gid = ws.owner_gid;
+  return OkStatus();
+}
+
+StatusOr<Workspace> PreparePrivate(const WorkspaceRequest& req) {
   Workspace ws;
-  AB_ASSIGN_OR_RETURN(std::string path, CreateWorkspaceDir(requested, private_dir, ws.temporary));
+  ws.temporary = true;
+  // Owned by the sandbox user itself: no idmap needed, and nothing in it is anyone else's.
+  ws.owner_uid = req.fixed_ids ? req.fixed_ids->uid : kSandboxHostUserId;
+  ws.owner_gid = req.fixed_ids ? req.fixed_ids->gid : kSandboxHostUserId;
+  auto pool = WorkspacePool::Open(WorkspaceStorageDir(req.state_root));
+  if (pool.ok()) {
+    AB_ASSIGN_OR_RETURN(PoolVolume vol,
+                        pool->CreateVolume(req.name, req.disk_limit, ws.owner_uid, ws.owner_gid));
+    ws.host_path = vol.path;
+    ws.quota = vol.quota;
+  } else {
+    std::string dir = req.fallback_dir;
+    if (dir.empty()) {
+      const char* tmp = std::getenv("TMPDIR");
+      // The pid in the name lets `agentbox gc` tell a crashed run's leftover from a live one.
+      dir = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + kRunWorkspacePrefix +
+            std::to_string(::getpid()) + "-XXXXXX";
+      if (::mkdtemp(dir.data()) == nullptr) return ErrnoStatus("create a temporary workspace");
+    } else if (::mkdir(dir.c_str(), 0700) != 0) {
+      return ErrnoStatus("create " + dir);
+    }
+    ws.host_path = dir;
+    ws.quota.limit_bytes = req.disk_limit;
+    if (ws.quota.limited()) ws.quota.not_enforced = "no workspace pool: " + pool.status().message();
+  }
+  auto fail = [&](Status st) {
+    ReleaseWorkspace(req.state_root, req.name, ws.host_path, true, ws.quota);
+    return st;
+  };
+  if (Status st = RefuseUnheldExplicitLimit(req, ws.quota); !st.ok()) return fail(st);
+  if (ws.quota.pool_volume.empty() &&
+      ::chown(ws.host_path.c_str(), ws.owner_uid, ws.owner_gid) != 0) {
+    return fail(ErrnoStatus("chown the workspace " + ws.host_path));
+  }
+  if (Status st = SetSandboxIds(req, ws); !st.ok()) return fail(st);
+  return ws;
+}
+
+StatusOr<Workspace> PrepareGiven(const WorkspaceRequest& req) {
+  const std::string& requested = *req.host_dir;
+  if (requested.empty()) return InvalidArgument("--workspace: empty path");
+  AB_RETURN_IF_ERROR(
+      CheckWorkspaceHostPath(ResolveForCheck(requested), ResolveForCheck(req.state_root)));
+  const bool existed = PathExists(requested);
+  AB_RETURN_IF_ERROR(MakeDirs(requested, 0755).WithContext("create workspace"));
+  Workspace ws;
   char resolved[PATH_MAX];
-  if (::realpath(path.c_str(), resolved) == nullptr) return ErrnoStatus("workspace " + path);
+  if (::realpath(requested.c_str(), resolved) == nullptr)
+    return ErrnoStatus("workspace " + requested);
   ws.host_path = resolved;
+  // Checked again on what the path is now: a symlink swapped in meanwhile changes nothing.
+  AB_RETURN_IF_ERROR(CheckWorkspaceHostPath(ws.host_path, ResolveForCheck(req.state_root)));
   struct stat st;
   if (::stat(resolved, &st) != 0) return ErrnoStatus("workspace " + ws.host_path);
   if (!S_ISDIR(st.st_mode))
     return InvalidArgument("workspace " + ws.host_path + " is not a directory");
-  const uid_t private_uid = fixed_ids ? fixed_ids->uid : kSandboxHostUserId;
-  const gid_t private_gid = fixed_ids ? fixed_ids->gid : kSandboxHostUserId;
-  if (ws.temporary && ::chown(resolved, private_uid, private_gid) == 0) {
-    st.st_uid = private_uid;  // a private dir: owned by the sandbox user, no idmap needed
-    st.st_gid = private_gid;
+  const uid_t own_uid = req.fixed_ids ? req.fixed_ids->uid : kSandboxHostUserId;
+  const gid_t own_gid = req.fixed_ids ? req.fixed_ids->gid : kSandboxHostUserId;
+  // A directory agentbox made, or an empty one of root's: nothing in it is anyone's yet, so the
+  // sandbox user may own it outright.
+  const bool adopt = !existed || (st.st_uid == 0 && IsEmptyDirectory(ws.host_path));
+  if (adopt) {
+    if (::chown(resolved, own_uid, own_gid) != 0) return ErrnoStatus("chown " + ws.host_path);
+    st.st_uid = own_uid;
+    st.st_gid = own_gid;
+  } else if (st.st_uid == 0 && !req.allow_root_owned) {
+    return InvalidArgument(
+        "workspace " + ws.host_path +
+        " is owned by root and not empty: the command would act as root on the files in it. "
+        "Give a directory of an unprivileged user (chown -R 1000:1000 " +
+        ws.host_path +
+        "), a new or empty one, or pass --allow-root-owned-workspace to accept that");
   }
   ws.owner_uid = st.st_uid;
   ws.owner_gid = st.st_gid;
-  if (fixed_ids) {
-    ws.sandbox_host_uid = fixed_ids->uid;
-    ws.sandbox_host_gid = fixed_ids->gid;
-  } else {
-    ws.sandbox_host_uid = st.st_uid == 0 ? kSandboxHostUserId : st.st_uid;
-    ws.sandbox_host_gid = st.st_uid == 0 ? kSandboxHostUserId : st.st_gid;
-  }
-  if (ws.sandbox_host_uid != ws.owner_uid || ws.sandbox_host_gid != ws.owner_gid) {
-    auto tree = MakeIdmappedTree(ws);
-    if (!tree.ok()) {
-      RemoveTemporaryWorkspace(ws);
-      return tree.status();
+  if (!adopt) {
+    AB_ASSIGN_OR_RETURN(ScanResult scan, ScanWorkspace(ws.host_path, std::nullopt));
+    if (!scan.host_endpoint.empty()) {
+      return InvalidArgument("workspace " + ws.host_path + " holds " + scan.host_endpoint +
+                             ", a socket or FIFO: a command could talk through it to a host "
+                             "process. Remove it, or give a directory without one");
     }
-    ws.idmapped_tree = std::move(tree).value();
   }
+  AB_ASSIGN_OR_RETURN(ws.quota, HoldDirectoryQuota(ws.host_path, req.disk_limit,
+                                                   QuotaHoldersDir(req.state_root), req.name));
+  auto fail = [&](Status status) {
+    ReleaseWorkspace(req.state_root, req.name, ws.host_path, false, ws.quota);
+    return status;
+  };
+  if (Status s = RefuseUnheldExplicitLimit(req, ws.quota); !s.ok()) return fail(s);
+  if (Status s = SetSandboxIds(req, ws); !s.ok()) return fail(s);
   return ws;
 }
 
-void RemoveTemporaryWorkspace(const Workspace& ws) {
-  if (ws.temporary && !ws.host_path.empty()) RemoveTree(ws.host_path);
+}  // namespace
+
+WorkspaceRequest WorkspaceRequestFor(const SandboxSpec& spec, const std::string& state_root,
+                                     const std::string& name) {
+  WorkspaceRequest r;
+  r.host_dir = spec.workspace;
+  r.state_root = state_root;
+  r.name = name;
+  r.disk_limit = spec.limits.disk_bytes;
+  r.disk_limit_explicit = spec.disk_limit_explicit;
+  r.allow_root_owned = spec.allow_root_owned_workspace;
+  return r;
 }
 
-uint64_t DiskUsageBytes(const std::string& dir) {
-  static thread_local uint64_t total;
-  total = 0;
-  auto add = [](const char*, const struct stat* st, int type, struct FTW*) {
-    if (type == FTW_F || type == FTW_SL || type == FTW_D)
-      total += static_cast<uint64_t>(st->st_blocks) * 512;
-    return 0;
-  };
-  ::nftw(dir.c_str(), add, 16, FTW_PHYS | FTW_MOUNT);
-  return total;
+std::string WorkspaceStorageDir(const std::string& state_root) { return state_root + "/storage"; }
+std::string QuotaHoldersDir(const std::string& state_root) {
+  return WorkspaceStorageDir(state_root) + "/projects";
+}
+
+StatusOr<Workspace> PrepareWorkspace(const WorkspaceRequest& request) {
+  return request.host_dir ? PrepareGiven(request) : PreparePrivate(request);
+}
+
+void ReleaseWorkspace(const std::string& state_root, const std::string& name,
+                      const std::string& host_path, bool temporary, const WorkspaceQuota& quota) {
+  if (!temporary) {
+    ReleaseDirectoryQuota(host_path, quota, QuotaHoldersDir(state_root), name);
+    return;
+  }
+  if (!quota.pool_volume.empty()) {
+    auto pool = WorkspacePool::Open(WorkspaceStorageDir(state_root), /*make=*/false);
+    if (pool.ok()) (void)pool->DestroyVolume(quota.pool_volume);
+    return;
+  }
+  if (!host_path.empty()) RemoveTree(host_path);
 }
 
 }  // namespace agentbox

@@ -13,7 +13,11 @@ namespace {
 // seccomp filters stack, so for them the strictest answer of the two wins.
 //   openat2: the agent's file API resolves every path with RESOLVE_BENEATH (agent/path_beneath.h);
 //            with ENOSYS every file operation would fail.
-bool LeftToTheCommandsFilter(const SeccompRule& rule) { return rule.syscall == "openat2"; }
+//   unshare: the agent starts by entering a user namespace of its own, which maps the
+//            container's unprivileged host uid to 1000 (agent/container_setup.h).
+bool LeftToTheCommandsFilter(const SeccompRule& rule) {
+  return rule.syscall == "openat2" || rule.syscall == "unshare";
+}
 
 // libseccomp's masked compare takes the mask first: Docker's "value" is the mask and
 // "valueTwo" the expected value, as in moby's own clone rule.

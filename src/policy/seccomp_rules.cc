@@ -111,6 +111,12 @@ constexpr auto kFixedRules = std::to_array<SeccompRule>({
     // shell (CVE-2016-7545, CVE-2017-5226; high-bit bypass CVE-2019-10063).
     DenyIf("ioctl", EPERM, Low32Equal(1, kTiocsti), "TIOCSTI: CVE-2017-5226, CVE-2019-10063"),
     DenyIf("ioctl", EPERM, Low32Equal(1, kTioclinux), "TIOCLINUX: console paste CVE-2023-28100"),
+    // A btrfs subvolume is a qgroup of its own: one made inside a workspace of agentbox's pool
+    // would hold bytes the workspace's disk quota does not count (any user may make one).
+    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSubvolCreate), "btrfs subvolume: quota escape"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSubvolCreateV2), "btrfs subvolume: quota escape"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSnapCreate), "btrfs snapshot: quota escape"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSnapCreateV2), "btrfs snapshot: quota escape"),
     Deny("name_to_handle_at", "file handles bypass the mount plan ('shocker' escape, 2014)"),
     Deny("open_by_handle_at", "opens any inode on the filesystem ('shocker' escape, 2014)"),
     Deny("acct", "host-wide process accounting"),

@@ -66,6 +66,11 @@ inline constexpr uint64_t kAfVsock = 40;
 // <asm-generic/ioctls.h>
 inline constexpr uint64_t kTiocsti = 0x5412;
 inline constexpr uint64_t kTioclinux = 0x541C;
+// <linux/btrfs.h>: _IOW(0x94, 1 / 14 / 23 / 24, a 4096-byte argument)
+inline constexpr uint64_t kBtrfsSnapCreate = 0x50009401;
+inline constexpr uint64_t kBtrfsSubvolCreate = 0x5000940e;
+inline constexpr uint64_t kBtrfsSnapCreateV2 = 0x50009417;
+inline constexpr uint64_t kBtrfsSubvolCreateV2 = 0x50009418;
 // <linux/personality.h>: PER_LINUX, PER_LINUX32, UNAME26 and their union; 0xffffffff queries.
 inline constexpr uint64_t kPersonalityQuery = 0xffffffff;
 inline constexpr uint64_t kPersonalityAllowedBits = 0x0020008;

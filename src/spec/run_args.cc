@@ -26,7 +26,13 @@ constexpr RunFlag kRunFlags[] = {
     {{"pids", 0, "N", "max processes/threads alive at once"}, "pids"},
     {{"cpus", 0, "X", "CPU share, fractions allowed"}, "cpus"},
     {{"output-limit", 0, "SIZE", "bytes kept per stream (stdout, stderr)"}, "output_limit"},
-    {{"disk-limit", 0, "SIZE", "bytes the command may add to /workspace"}, "disk_limit"},
+    {{"disk-limit", 0, "SIZE|none",
+      "bytes the command may add to /workspace (create: over the sandbox's life), refused at "
+      "the write"},
+     "disk_limit"},
+    {{"allow-root-owned-workspace", 0, "",
+      "use a non-empty --workspace owned by root: its files become the command's to change"},
+     ""},
     {{"env", 'e', "KEY=VALUE", "add to the environment (repeatable)"}, "env"},
     {{"cwd", 'w', "DIR", "working directory inside"}, "cwd"},
     {{"stdin", 'i', "", "pass agentbox's stdin to the command (default: /dev/null)"}, ""},
@@ -58,6 +64,8 @@ Status ApplyFlag(const ParsedFlag& flag, RunInvocation* inv, bool* stop) {
   if (name == "policy") {
     if (flag.value.empty()) return InvalidArgument("--policy: must not be empty");
     inv->policy_path = flag.value;
+  } else if (name == "allow-root-owned-workspace") {
+    inv->flags.allow_root_owned_workspace = true;
   } else if (name == "stdin") {
     inv->flags.pass_stdin = true;
   } else if (name == "json") {

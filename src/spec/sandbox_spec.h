@@ -16,6 +16,8 @@ namespace agentbox {
 inline constexpr uint64_t kKiB = 1024;
 inline constexpr uint64_t kMiB = 1024 * kKiB;
 inline constexpr uint64_t kGiB = 1024 * kMiB;
+// --disk-limit none.
+inline constexpr uint64_t kNoDiskLimit = UINT64_MAX;
 
 // Hard limits on one command (run) or one exec.
 struct Limits {
@@ -24,7 +26,9 @@ struct Limits {
   uint64_t pids = 256;                 // processes + threads alive at once
   double cpus = 1;                     // CPU share (cgroup quota), fractions allowed
   uint64_t output_bytes = 1 * kMiB;    // bytes kept per stream; the rest is drained and dropped
-  uint64_t disk_bytes = 1 * kGiB;      // bytes the command may add to /workspace
+  // Bytes the command (run) or the sandbox over its life (create) may add to /workspace,
+  // enforced by a quota at the write; kNoDiskLimit (UINT64_MAX) for "none".
+  uint64_t disk_bytes = 1 * kGiB;
 };
 
 // What the sandbox looks like. Never loosened implicitly: every field is strict by default.
@@ -42,6 +46,12 @@ struct SandboxSpec {
   uint64_t tmp_bytes = 256 * kMiB;                       // size cap of the private /tmp
   uint64_t shm_bytes = 64 * kMiB;                        // size cap of the private /dev/shm
   uint64_t open_files = 1024;                            // RLIMIT_NOFILE
+  // Set by a flag, a policy file or an API body rather than left at the built-in default: a
+  // limit someone asked for is refused where it cannot be enforced, the default reported.
+  bool disk_limit_explicit = false;
+  // --allow-root-owned-workspace (the CLI only, never a policy key): a non-empty workspace
+  // owned by root is used, its root-owned files then the command's to read and write.
+  bool allow_root_owned_workspace = false;
 };
 
 // The clean environment every command starts from (CONTRACT §2), before SandboxSpec::env.
@@ -49,6 +59,11 @@ inline constexpr const char* kSandboxPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 inline constexpr uint32_t kSandboxUid = 1000;
 inline constexpr uint32_t kSandboxGid = 1000;
+// What uid 0 and uid 1000 inside a native sandbox are on the host: unprivileged, above the
+// subuid ranges useradd hands out, so no account has them (docs/security.md). (The docker
+// backend has its own, docker/host_ids.h.)
+inline constexpr uint32_t kSandboxHostRootId = 3'900'000'000u;
+inline constexpr uint32_t kSandboxHostUserId = 3'900'001'000u;
 inline constexpr const char* kSandboxHostname = "sandbox";
 inline constexpr const char* kWorkspaceDir = "/workspace";
 

@@ -15,7 +15,9 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
                       {"pids", spec.limits.pids},
                       {"cpus", spec.limits.cpus},
                       {"output_limit", spec.limits.output_bytes},
-                      {"disk_limit", spec.limits.disk_bytes},
+                      {"disk_limit", spec.limits.disk_bytes == kNoDiskLimit
+                                         ? nlohmann::json("none")
+                                         : nlohmann::json(spec.limits.disk_bytes)},
                       {"env", env},
                       {"cwd", spec.cwd},
                       {"stdin", spec.pass_stdin},

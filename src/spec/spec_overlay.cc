@@ -107,6 +107,7 @@ Status SetFieldFromText(std::string_view key, std::string_view text, SpecOverlay
       if (text == "true" || text == "false") return SetBoolField(key, text == "true", overlay);
       return InvalidArgument("expected true or false, got \"" + std::string(text) + "\"");
     case FieldKind::kSize: {
+      if (key == "disk_limit" && text == "none") return SetSizeField(key, kNoDiskLimit, overlay);
       AB_ASSIGN_OR_RETURN(uint64_t bytes, ParseSize(text));
       return SetSizeField(key, bytes, overlay);
     }
@@ -228,12 +229,17 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.pids) spec->limits.pids = *o.pids;
   if (o.cpus) spec->limits.cpus = *o.cpus;
   if (o.output_bytes) spec->limits.output_bytes = *o.output_bytes;
-  if (o.disk_bytes) spec->limits.disk_bytes = *o.disk_bytes;
+  if (o.disk_bytes) {
+    spec->limits.disk_bytes = *o.disk_bytes;
+    spec->disk_limit_explicit = true;
+  }
   if (o.cwd) spec->cwd = *o.cwd;
   if (o.pass_stdin) spec->pass_stdin = *o.pass_stdin;
   if (o.tmp_bytes) spec->tmp_bytes = *o.tmp_bytes;
   if (o.shm_bytes) spec->shm_bytes = *o.shm_bytes;
   if (o.open_files) spec->open_files = *o.open_files;
+  if (o.allow_root_owned_workspace)
+    spec->allow_root_owned_workspace = *o.allow_root_owned_workspace;
   for (const auto& [name, value] : o.env) {
     bool replaced = false;
     for (auto& entry : spec->env) {

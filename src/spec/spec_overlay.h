@@ -36,6 +36,7 @@ struct SpecOverlay {
   std::optional<uint64_t> tmp_bytes;
   std::optional<uint64_t> shm_bytes;
   std::optional<uint64_t> open_files;
+  std::optional<bool> allow_root_owned_workspace;  // a flag only: no policy key
 };
 
 // How a key's value is written. The policy loader accepts a JSON number for the numeric kinds

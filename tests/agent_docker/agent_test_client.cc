@@ -3,7 +3,7 @@
 //
 //   agent_test_client profile                       the profile JSON
 //   (policy/seccomp_docker_profile.h) agent_test_client ping SOCK                     prints the
-//   answer agent_test_client exec SOCK [--timeout-ms N] [--output-limit N] [--disk-limit N]
+//   answer agent_test_client exec SOCK [--timeout-ms N] [--output-limit N]
 //   [--stdin]
 //                          [--result FILE] -- ARGV...
 //                                                   O/E frames to stdout/stderr, the answer to FILE
@@ -102,8 +102,6 @@ int Exec(const std::string& sock, const std::vector<std::string>& args) {
       request.timeout_seconds = std::stod(value()) / 1000;
     } else if (a == "--output-limit") {
       request.output_limit = std::stoull(value());
-    } else if (a == "--disk-limit") {
-      request.disk_limit = std::stoull(value());
     } else if (a == "--stdin") {
       request.pass_stdin = true;
     } else if (a == "--result") {

@@ -194,10 +194,15 @@ L_GLOBAL_SKIP=""
 # lib_clean_state_dir DIR: rm -f every sandbox recorded in DIR, then the dir itself.
 lib_clean_state_dir() {
   local dir=$1 id
-  [[ -d $dir/sandboxes ]] || { rm -rf "$dir"; return 0; }
   for id in $(ls "$dir/sandboxes" 2>/dev/null); do
     AGENTBOX_STATE_DIR=$dir timeout -s KILL 30 "$AGENTBOX" rm -f "$id" >/dev/null 2>&1
   done
+  # gc unmounts the state dir's workspace pool (and deletes its image) once it holds nothing.
+  AGENTBOX_STATE_DIR=$dir timeout -s KILL 60 "$AGENTBOX" gc >/dev/null 2>&1
+  if mountpoint -q "$dir/storage/pool" 2>/dev/null; then
+    echo "note: the workspace pool of $dir was still mounted; unmounted"
+    umount -l "$dir/storage/pool"
+  fi
   rm -rf "$dir"
 }
 

@@ -3,7 +3,8 @@
 # runsc (2022) supports: commands, exit statuses, timeouts that kill the whole tree, the empty
 # network, the seccomp filter and no capabilities; the file API and `cp`, which resolve paths
 # with the agent's user-space walk there (runsc has no openat2), escapes refused as with
-# openat2; and the refusal, at create, of a --workspace not owned by 1000:1000 (runsc cannot
+# openat2; and the refusal, at create, of a --workspace not owned by the container's host ids
+# 2100001000:2100001000 (docker/host_ids.h; runsc cannot
 # use the idmapped mount another owner needs). Run by tests/docker/run_suite.sh runsc; the
 # security suite runs under runsc too (run_suite.sh security with AGENTBOX_RUNTIME=runsc).
 
@@ -164,22 +165,22 @@ case_runsc_file_api() {
 }
 
 # A --workspace gVisor cannot map is refused at create in one line, saying what owner it needs;
-# one owned by 1000:1000 works, and what the box writes there is 1000:1000's on the host.
+# one owned by the container's host ids works, and what the box writes there is theirs.
 case_runsc_workspace_owner() {
   local ws=$CASE_DIR/ws
   mkdir -p "$ws"
   chown 4242:4242 "$ws"
   ab run "${RUNSC[@]}" --workspace "$ws" -- sh -c 'echo x >/workspace/f'
   expect_one_line_error "a workspace owned by 4242:4242"
-  expect_err_has "must be owned by 1000:1000"
+  expect_err_has "must be owned by 2100001000:2100001000"
   ab create "${RUNSC[@]}" --workspace "$ws"
   expect_one_line_error "create with a workspace owned by 4242:4242"
   [[ -z $(ls -A "$ws") ]] || fail "the refused workspace was written: $(ls -A "$ws")"
   [[ $(stat -c %u:%g "$ws") == 4242:4242 ]] || fail "the workspace's owner changed"
-  chown 1000:1000 "$ws"
+  chown 2100001000:2100001000 "$ws"
   ab run "${RUNSC[@]}" --workspace "$ws" -- sh -c 'echo x >/workspace/f && mkdir /workspace/d'
   expect_rc 0
-  [[ $(stat -c %u:%g "$ws/f") == 1000:1000 && $(stat -c %u:%g "$ws/d") == 1000:1000 ]] ||
+  [[ $(stat -c %u:%g "$ws/f") == 2100001000:2100001000 && $(stat -c %u:%g "$ws/d") == 2100001000:2100001000 ]] ||
     fail "files made inside belong to $(stat -c %u:%g "$ws/f") on the host"
 }
 

@@ -133,14 +133,16 @@ kill_cgroup() {
 }
 
 # start_run TAG: `agentbox run -- sleep 60.TAG` in the background; sets RUN (its pid), RUN_CG
-# (its cgroup) and RUN_WS (its temporary workspace) once the command runs.
+# (its cgroup) and RUN_WS (its private workspace: a volume of the state dir's workspace pool,
+# or a temp dir where there is none) once the command runs.
 start_run() {
   ( exec "$AGENTBOX" run --timeout 100 -- sleep "60.$1" </dev/null >/dev/null 2>&1 ) &
   RUN=$!
   RUN_CG="" RUN_WS=""
   run_started() {
     RUN_CG=$(cg_children | grep "^run-$RUN-" | head -1)
-    RUN_WS=$(ls -d /tmp/agentbox-ws-"$RUN"-* 2>/dev/null | head -1)
+    RUN_WS=$(ls -d "${AGENTBOX_STATE_DIR:-/var/lib/agentbox}"/storage/pool/run-"$RUN"-* \
+      /tmp/agentbox-ws-"$RUN"-* 2>/dev/null | head -1)
     [[ -n $RUN_CG && -n $RUN_WS && -n $(pids_of_cmd "^sleep 60.$1") ]]
   }
   wait_until 30 run_started "$1"
@@ -195,6 +197,7 @@ case_gc_removes_dead_keeps_running() {
   local uws=$CASE_DIR/userws
   mkdir -p "$uws"
   echo precious >"$uws/keep.txt"
+  chown -R 1000:1000 "$uws"  # a user's directory: one of root's is refused when not empty
   new_box --name alive
   local alive=$BOX
   ab exec alive -- sh -c 'echo mine > /workspace/alive.txt'

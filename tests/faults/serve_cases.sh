@@ -62,6 +62,7 @@ case_serve_killed_under_load_restart_adopts_or_cleans() {
   local uws=$CASE_DIR/userws tag=$RANDOM$RANDOM
   mkdir -p "$uws"
   echo precious >"$uws/before.txt"
+  chown -R 1000:1000 "$uws"  # a user's directory: one of root's is refused when not empty
   new_box --name keeper --workspace "$uws"
   local keeper=$BOX
   start_serve

@@ -13,6 +13,10 @@
 #   fds      open fds of the test shell                                              -> same
 #   state    entries of <state>/sandboxes and <state>/names                          -> none
 #   ws       agentbox-ws-* dirs in the case's own TMPDIR (where `run` makes them)    -> none new
+#   loops    loop devices backed by a file of this case's state dir                 -> none
+# The state dir's workspace pool (a mounted filesystem made by the first sandbox) must hold no
+# volume after the cycles; `gc` then takes the pool itself, so the counts above compare as if it
+# had never been.
 # Processes of other agentbox users on the host are counted apart ("foreign") and never fail it;
 # nothing of the host is counted as a whole.
 
@@ -76,10 +80,21 @@ snapshot() {
     echo "fds $(ls /proc/$$/fd | wc -l)"
     echo "state $(ls "$AGENTBOX_STATE_DIR/sandboxes" "$AGENTBOX_STATE_DIR/names" 2>/dev/null | grep -cvE '^$|:$')"
     echo "ws $(ls -d "$TMPDIR"/agentbox-ws-* 2>/dev/null | wc -l)"
+    echo "loops $(losetup -l -n -O BACK-FILE 2>/dev/null | grep -c "^$AGENTBOX_STATE_DIR/")"
   } >"$1"
   printf '%s\n' "$procs" | grep ' ours ' >"$1.procs"
   ls -d "$TMPDIR"/agentbox-ws-* 2>/dev/null | sort >"$1.ws"
   host_mounts >"$1.mounts"
+}
+
+# storage_after_cycles: no workspace volume left by the cycles; then gc, which unmounts the empty
+# pool (its loop device goes with it) and deletes its image.
+storage_after_cycles() {
+  local pool=$AGENTBOX_STATE_DIR/storage/pool
+  [[ -z $(ls -A "$pool" 2>/dev/null) ]] || fail "workspace volumes left by the cycles: $(ls -A "$pool" | head -5 | paste -sd ' ')"
+  ab gc
+  [[ $AB_RC == 0 ]] || fail "gc exited $AB_RC: $AB_ERR"
+  [[ ! -e $AGENTBOX_STATE_DIR/storage/pool.img ]] || fail "gc left the workspace pool's image"
 }
 
 val() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
@@ -88,12 +103,13 @@ val() { awk -v k="$2" '$1 == k {print $2}' "$1"; }
 compare() {
   local b=$1 a=$2 k problems=""
   printf '%-14s %8s %8s\n' what before after
-  for k in procs_ours procs_foreign mounts cgroups fds state ws; do
+  for k in procs_ours procs_foreign mounts cgroups fds state ws loops; do
     printf '%-14s %8s %8s\n' "$k" "$(val "$b" "$k")" "$(val "$a" "$k")"
   done
   [[ $(val "$a" procs_ours) == 0 ]] || problems+=" processes left: $(head -3 "$a.procs" | paste -sd ';')"
   [[ $(val "$a" mounts) == "$(val "$b" mounts)" ]] ||
     problems+=" mounts $(val "$b" mounts) -> $(val "$a" mounts): $(LC_ALL=C comm -13 "$b.mounts" "$a.mounts" | head -3 | paste -sd ';')"
+  [[ $(val "$a" loops) == 0 ]] || problems+=" loop devices left: $(losetup -l -n -O NAME,BACK-FILE | grep "$AGENTBOX_STATE_DIR/" | paste -sd ';')"
   [[ $(val "$a" cgroups) == 0 ]] || problems+=" cgroups left: $(cg_children | head -5 | paste -sd ' ')"
   [[ $(val "$a" fds) == "$(val "$b" fds)" ]] || problems+=" fds $(val "$b" fds) -> $(val "$a" fds)"
   [[ $(val "$a" state) == 0 ]] || problems+=" state entries left: $(ls -R "$AGENTBOX_STATE_DIR" | head -5 | paste -sd ' ')"
@@ -129,6 +145,7 @@ case_create_exec_rm_cycles() {
   done
   echo "$LEAK_CYCLES create/exec/cp/rm cycles in $(($(now_ms) - t0)) ms"
   settle
+  storage_after_cycles
   snapshot "$CASE_DIR/after"
   compare "$CASE_DIR/before" "$CASE_DIR/after"
 }
@@ -149,6 +166,7 @@ case_create_exec_rm_fast_cycles() {
   done
   echo "$n create/exec/rm cycles in $(($(now_ms) - t0)) ms"
   settle
+  storage_after_cycles
   snapshot "$CASE_DIR/after"
   compare "$CASE_DIR/before" "$CASE_DIR/after"
 }
@@ -170,6 +188,7 @@ case_busy_rm_f_cycles() {
   done
   echo "$n create/busy exec/rm -f cycles"
   settle
+  storage_after_cycles
   snapshot "$CASE_DIR/after"
   compare "$CASE_DIR/before" "$CASE_DIR/after"
 }
@@ -185,6 +204,7 @@ case_run_cycles() {
   done
   echo "$n run cycles"
   settle
+  storage_after_cycles
   snapshot "$CASE_DIR/after"
   compare "$CASE_DIR/before" "$CASE_DIR/after"
 }

@@ -20,7 +20,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/run_guard.sh"
 # The backend every `box` call uses: AGENTBOX_BACKEND (native, docker), native by default.
 readonly AB_BACKEND=${AGENTBOX_BACKEND:-native}
 # The docker backend's OCI runtime: AGENTBOX_RUNTIME (e.g. runsc, gVisor), dockerd's default if
-# empty. Under runsc every workspace is made owned by 1000:1000, the only owner gVisor can use.
+# empty. Under runsc every workspace is made owned by $AB_WS_OWNER, the only owner gVisor can use.
 readonly AB_RUNTIME=${AGENTBOX_RUNTIME:-}
 # The options that pick the sandbox kind, for every create/run a case makes.
 AB_KIND=(--backend "$AB_BACKEND")
@@ -28,6 +28,10 @@ AB_KIND=(--backend "$AB_BACKEND")
 readonly AB_KIND
 # What the N/A lines and the summary call this target: "native", "docker", "docker (runsc)".
 readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}
+# The owner of every case's workspace: a user's (1000:1000), or under gVisor, which cannot use
+# the idmapped mount another owner needs, the container's own host ids (docker/host_ids.h).
+if [[ $AB_RUNTIME == runsc ]]; then AB_WS_OWNER=2100001000:2100001000; else AB_WS_OWNER=1000:1000; fi
+readonly AB_WS_OWNER
 readonly H_CASE_TIMEOUT=${H_CASE_TIMEOUT:-40}   # seconds for one case, however it hangs
 readonly H_CALL_TIMEOUT=${H_CALL_TIMEOUT:-30}   # seconds for one agentbox call
 if [[ -x /usr/bin/python3 ]]; then PY=/usr/bin/python3; else PY=python3; fi
@@ -74,6 +78,26 @@ new_box() {
   BOX=$AB_OUT
   on_exit "timeout -s KILL $H_CALL_TIMEOUT \"\$AGENTBOX\" rm -f '$BOX' >/dev/null 2>&1"
 }
+
+# new_private_box [CREATE-OPTION...]: a persistent sandbox on a workspace agentbox makes (held by
+# a kernel quota), with the probe copied in; its id goes to BOX, its host path to BOX_WS.
+new_private_box() {
+  ab create "${AB_KIND[@]}" "$@"
+  [[ $AB_RC == 0 && $AB_OUT =~ ^[A-Za-z0-9_.-]+$ ]] || fail "create $* exited $AB_RC: $AB_ERR"
+  BOX=$AB_OUT
+  on_exit "timeout -s KILL $H_CALL_TIMEOUT \"\$AGENTBOX\" rm -f '$BOX' >/dev/null 2>&1"
+  ab cp "$ABPROBE" "$BOX:/workspace/abprobe"
+  [[ $AB_RC == 0 ]] || fail "cp of the probe into $BOX exited $AB_RC: $AB_ERR"
+  ab exec "$BOX" -- chmod 0755 /workspace/abprobe
+  ab inspect "$BOX"
+  BOX_WS=$(json_get workspace)
+}
+
+# in_box SCRIPT: sh -c SCRIPT in the sandbox BOX (plain output).
+in_box() { ab exec "$BOX" -- sh -c "$1"; }
+
+# host_kib DIR: KiB allocated beneath DIR on the host (du -sk), what the disk actually holds.
+host_kib() { du -sk "$1" | cut -f1; }
 
 # not_applicable REASON: ends the case as N/A (exit 78): it cannot apply to this target.
 not_applicable() {
@@ -230,8 +254,9 @@ harness_case_child() {
   WS=$CASE_DIR/ws
   mkdir -p "$WS"
   install -m 0755 "$ABPROBE" "$WS/abprobe"
-  # gVisor cannot use the idmapped mount another owner needs (agentbox refuses it at create).
-  if on_gvisor; then chown 1000:1000 "$WS"; fi
+  # A user's directory, as a workspace should be: agentbox refuses a non-empty one of root's
+  # (the command would act as root on its files).
+  chown -R "$AB_WS_OWNER" "$WS"
   trap harness_run_on_exit EXIT
   "case_$1"
 }
@@ -257,7 +282,18 @@ harness_sweep_state_dir() {
     echo "note: $2 left sandbox $id behind; removed"
     AGENTBOX_STATE_DIR=$dir timeout -s KILL 30 "$AGENTBOX" rm -f "$id" >/dev/null 2>&1
   done
-  rm -rf "$dir"
+  remove_state_dir "$dir"
+}
+
+# remove_state_dir DIR: gc first, so the workspace pool in DIR (a mounted filesystem) is
+# unmounted and its image deleted, then the dir.
+remove_state_dir() {
+  AGENTBOX_STATE_DIR=$1 timeout -s KILL 60 "$AGENTBOX" gc >/dev/null 2>&1
+  if mountpoint -q "$1/storage/pool" 2>/dev/null; then
+    echo "note: the workspace pool of $1 was still mounted; unmounted"
+    umount -l "$1/storage/pool"
+  fi
+  rm -rf "$1"
 }
 
 harness_run_case() {

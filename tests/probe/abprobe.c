@@ -509,6 +509,52 @@ static int cmd_write(int argc, char** argv) {
   return ok("written");
 }
 
+// fallocate PATH BYTES [COUNT]: COUNT files PATH.0.. of BYTES each, allocated (no data written).
+static int cmd_fallocate(int argc, char** argv) {
+  if (argc < 4) return usage("fallocate PATH BYTES [COUNT]");
+  long bytes = arg_long(argc, argv, 3, 0), count = arg_long(argc, argv, 4, 1);
+  char path[4096], detail[64];
+  for (long i = 0; i < count; i++) {
+    snprintf(path, sizeof path, "%s.%ld", argv[2], i);
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return fail("open");
+    int rc = fallocate(fd, 0, 0, bytes);
+    close(fd);
+    snprintf(detail, sizeof detail, "fallocate of file %ld", i);
+    if (rc != 0) return fail(detail);
+  }
+  return ok("allocated");
+}
+
+// files DIR COUNT: creates COUNT empty files in DIR; says how many it made before a refusal.
+static int cmd_files(int argc, char** argv) {
+  if (argc < 4) return usage("files DIR COUNT");
+  long count = arg_long(argc, argv, 3, 0);
+  char path[4096], detail[64];
+  for (long i = 0; i < count; i++) {
+    snprintf(path, sizeof path, "%s/f%ld", argv[2], i);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      snprintf(detail, sizeof detail, "made=%ld", i);
+      return fail(detail);
+    }
+    close(fd);
+  }
+  return ok("made all");
+}
+
+// subvol-create DIR NAME: a btrfs subvolume (a qgroup the workspace's quota would not count).
+static int cmd_subvol_create(int argc, char** argv) {
+  if (argc < 4) return usage("subvol-create DIR NAME");
+  struct { int64_t fd; uint64_t transid, flags, unused[4]; char name[4040]; } args;
+  memset(&args, 0, sizeof args);
+  snprintf(args.name, sizeof args.name, "%s", argv[3]);
+  int dir = open(argv[2], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return setup_failed("open dir");
+  const unsigned long kSubvolCreateV2 = 0x50009418;  // _IOW(0x94, 24, btrfs_ioctl_vol_args_v2)
+  return report(ioctl(dir, kSubvolCreateV2, &args), "BTRFS_IOC_SUBVOL_CREATE_V2");
+}
+
 static int cmd_read(int argc, char** argv) {
   if (argc < 3) return usage("read PATH");
   int fd = open(argv[2], O_RDONLY | O_CLOEXEC);
@@ -767,7 +813,8 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"ioperm", cmd_ioperm}, {"sethostname", cmd_sethostname}, {"setuid", cmd_setuid},
     {"setgid", cmd_setgid}, {"x32", cmd_x32}, {"int80", cmd_int80}, {"tiocsti", cmd_tiocsti},
     {"tioclinux", cmd_tioclinux}, {"chmod", cmd_chmod}, {"create", cmd_create},
-    {"mknod", cmd_mknod}, {"write", cmd_write}, {"read", cmd_read}, {"fds", cmd_fds},
+    {"mknod", cmd_mknod}, {"write", cmd_write}, {"read", cmd_read},
+    {"fallocate", cmd_fallocate}, {"files", cmd_files}, {"subvol-create", cmd_subvol_create}, {"fds", cmd_fds},
     {"caps", cmd_caps}, {"fork", cmd_fork}, {"alloc", cmd_alloc}, {"socket", cmd_socket},
     {"connect-unix", cmd_connect_unix}, {"connect-abstract", cmd_connect_abstract},
     {"connect-tcp", cmd_connect_tcp}, {"agent-ping", cmd_agent_ping},

@@ -16,6 +16,7 @@ nlohmann::json Body(const SandboxSpec& spec) {
   in.run_host_dir = "/var/lib/agentbox/sandboxes/0123456789ab/run";
   in.workspace_host_path = "/srv/ws";
   in.seccomp_profile_json = R"({"defaultAction":"SCMP_ACT_ALLOW"})";
+  in.user = "2100001000:2100001000";
   return nlohmann::json::parse(ContainerCreateBody(spec, in));
 }
 
@@ -24,7 +25,7 @@ TEST(DockerContainerConfigTest, StrictDefaults) {
   auto j = Body(spec);
   const auto& hc = j["HostConfig"];
   EXPECT_EQ(j["Image"], "agentbox-test:latest");
-  EXPECT_EQ(j["User"], "1000:1000");
+  EXPECT_EQ(j["User"], "2100001000:2100001000");
   EXPECT_EQ(j["Entrypoint"][0], "/.agentbox/agentbox-agent");
   EXPECT_EQ(j["Cmd"], nlohmann::json({"--listen", "/.agentbox/run/agent.sock"}));
   EXPECT_EQ(j["NetworkDisabled"], true);

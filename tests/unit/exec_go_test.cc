@@ -37,7 +37,6 @@ TEST(ExecGo, TheInitGetsWhatTheHandlerSent) {
   sent.cwd = "/workspace/sub dir";
   sent.argv = Pointers(argv);
   sent.envp = Pointers(env);
-  sent.rlimit_fsize = 12345;
   sent.stdin_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   ASSERT_GE(sent.stdin_fd, 0);
   ASSERT_TRUE(SendGo(pair.fds[0], sent).ok());
@@ -48,7 +47,6 @@ TEST(ExecGo, TheInitGetsWhatTheHandlerSent) {
   ASSERT_TRUE(ReceiveGo(got));
   EXPECT_EQ(got.go_fd, -1);
   EXPECT_EQ(got.cwd, "/workspace/sub dir");
-  EXPECT_EQ(got.rlimit_fsize, 12345u);
   ASSERT_EQ(got.argv.size(), 5u);
   for (size_t i = 0; i < argv.size(); ++i) EXPECT_EQ(std::string(got.argv[i]), argv[i]);
   EXPECT_EQ(got.argv[4], nullptr);

@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <linux/audit.h>
+#include <linux/btrfs.h>
 #include <linux/filter.h>
+#include <linux/fs.h>
 #include <linux/seccomp.h>
 #include <sched.h>
 #include <seccomp.h>
@@ -121,6 +123,15 @@ TEST(SeccompProgram, TerminalInjectionIoctlsDeniedOnTheLow32Bits) {
   EXPECT_EQ(Decide({SYS_ioctl, {0, 0x5401}}), kAllow) << "TCGETS";
   EXPECT_EQ(Decide({SYS_ioctl, {0, 0x5413}}), kAllow) << "TIOCGWINSZ";
   EXPECT_EQ(Decide({SYS_ioctl, {0x5412, 0x5401, 0x5412}}), kAllow) << "only arg 1 is the request";
+}
+
+TEST(SeccompProgram, BtrfsSubvolumeAndSnapshotCreationDenied) {
+  for (uint64_t request : {BTRFS_IOC_SNAP_CREATE, BTRFS_IOC_SUBVOL_CREATE, BTRFS_IOC_SNAP_CREATE_V2,
+                           BTRFS_IOC_SUBVOL_CREATE_V2}) {
+    EXPECT_EQ(Decide({SYS_ioctl, {3, request}}), Errno(EPERM)) << std::hex << request;
+    EXPECT_EQ(Decide({SYS_ioctl, {3, request | 0x100000000}}), Errno(EPERM)) << std::hex << request;
+  }
+  EXPECT_EQ(Decide({SYS_ioctl, {3, FICLONE}}), kAllow) << "cp --reflink tries it first";
 }
 
 TEST(SeccompProgram, RiskySocketFamiliesDenied) {

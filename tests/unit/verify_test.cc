@@ -129,19 +129,14 @@ TEST(VerifyTest, AGoodSandboxPassesEveryCheck) {
   EXPECT_TRUE(VerifyFailureLines(report).empty());
 }
 
-TEST(VerifyTest, DockerSharesTheHostUserNamespaceAndNothingElse) {
+TEST(VerifyTest, TheSandboxUserIsNoAccountOnTheHost) {
   auto w = GoodExpectations();
-  w.shares_host_user_namespace = true;
-  auto probe = GoodProbe();  // its user namespace differs from the host's: not what docker gives
-  EXPECT_EQ(Failed(CompareIsolation(probe, w)), std::vector<std::string>{"ns_user"});
-  std::string ns = probe["ns"];
-  w.host_namespaces["user"] = "user:[4026531837]";
-  size_t at = ns.find("user:[");
-  ASSERT_NE(at, std::string::npos);
-  probe["ns"] = ns.substr(0, at) + "user:[4026531837]" + ns.substr(ns.find(']', at) + 1);
-  auto checks = CompareIsolation(probe, w);
-  EXPECT_EQ(Failed(checks), std::vector<std::string>{});
-  EXPECT_EQ(Find(checks, "ns_user").want, "the host's (docker backend)");
+  w.host_account_uids = {0, 1000, 3900001000u};
+  auto checks = CompareIsolation(GoodProbe(), w);
+  EXPECT_EQ(Failed(checks), std::vector<std::string>{"uid_map"});
+  EXPECT_EQ(Find(checks, "uid_map").want, "1000 -> not 0, no account");
+  w.host_account_uids = {0, 1000};
+  EXPECT_EQ(Failed(CompareIsolation(GoodProbe(), w)), std::vector<std::string>{});
 }
 
 TEST(VerifyTest, ALeftoverCapabilityFails) {

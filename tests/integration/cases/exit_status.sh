@@ -130,7 +130,8 @@ case_plain_mode_names_the_limit() {
   expect_err_has "output" "dropped output is reported"
   # --cpus 2: on a slow host (a TCG guest) the default 1-CPU quota can throttle the sandbox's own
   # start, and agentbox then rightly says "limits hit: cpu" on stderr; this case is about the
-  # streams, so it leaves the quota no chance.
-  box --cpus 2 -- sh -c 'echo plain >&2'
+  # streams, so it leaves the quota no chance. A private workspace: on a directory without quotas
+  # `run` adds a note that the default disk limit is not enforced (disk_quota.sh).
+  ab run "${AB_KIND[@]}" --cpus 2 -- sh -c 'echo plain >&2'
   [[ $AB_ERR == "plain" || $AB_ERR == $'plain\n' ]] || fail "stderr of a clean run has extra text: '$AB_ERR'"
 }

@@ -183,16 +183,3 @@ case_workspace_containing_state_dir_refused() {
   [[ ! -e "$CASE_DIR/outer/ran" ]] || fail "the command ran"
 }
 
-# --disk-limit 0: nothing may be added to /workspace. A command that adds nothing runs to its end
-# with no "disk" (the directory's own block is not growth); one byte more and it is killed.
-case_disk_limit_zero_allows_nothing_but_nothing() {
-  ab run --json --disk-limit 0 -- sleep 0.5
-  expect_rc 0 "a command adding nothing under --disk-limit 0 (private workspace)"
-  json_assert '"disk" not in r["limits_hit"]'
-  boxj --disk-limit 0 -- sleep 0.5
-  expect_rc 0 "a command adding nothing under --disk-limit 0 (--workspace)"
-  json_assert '"disk" not in r["limits_hit"]'
-  boxj --disk-limit 0 -- sh -c 'echo a > /workspace/one-byte; sleep 5'
-  expect_rc 137 "one byte added under --disk-limit 0"
-  json_assert '"disk" in r["limits_hit"] and r["signal"] == 9'
-}

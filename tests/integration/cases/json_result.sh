@@ -28,8 +28,8 @@ case_json_stdout_stderr_separate() {
 case_plain_stdout_stderr_separate() {
   # --cpus 2: on a slow host (a TCG guest) the default 1-CPU quota can throttle the sandbox's own
   # start, and agentbox then rightly says "limits hit: cpu" on stderr; this case is about the
-  # streams, so it leaves the quota no chance.
-  box --cpus 2 -- sh -c 'echo out; echo err >&2'
+  # streams, so it leaves the quota no chance. A private workspace: no disk-limit note.
+  ab run "${AB_KIND[@]}" --cpus 2 -- sh -c 'echo out; echo err >&2'
   expect_rc 0
   [[ $AB_OUT == out && $AB_ERR == err ]] || fail "stdout='$AB_OUT' stderr='$AB_ERR'"
 }
@@ -60,7 +60,7 @@ case_plain_output_limit_truncates() {
 # in the workspace), so no timing is guessed: buffered output would never be seen, and the case
 # would fail at the hang guard.
 case_plain_output_streams() {
-  timeout 30 "$AGENTBOX" run "${AB_KIND[@]}" --workspace "$WS" -- sh -c \
+  timeout 30 "$AGENTBOX" run "${AB_KIND[@]}" --workspace "$WS" --disk-limit none -- sh -c \
     'echo first; while [ ! -e /workspace/seen ]; do sleep 0.05; done; echo second' \
     >"$CASE_DIR/stream.out" 2>&1 &
   local pid=$!

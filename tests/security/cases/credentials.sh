@@ -53,6 +53,25 @@ case_cred_host_uid_not_root() {
   [[ $capeff == 0000000000000000 ]] || fail "sandboxed process holds host capabilities CapEff=$capeff"
 }
 
+# The sandbox's processes are never a host account's uid either (with the docker backend too,
+# whose containers would otherwise run as host uid 1000, often the first user's): the host uid
+# of a command is in no line of the host's /etc/passwd.
+case_cred_host_uid_no_account() {
+  on_gvisor && not_applicable "under gVisor the box's uids exist only in the Sentry's kernel (checked by cred_host_uid_not_root)"
+  local mark pid uid
+  mark=$(new_marker)
+  ab run "${AB_KIND[@]}" --workspace "$WS" --timeout 10 -- bash -c "exec -a $mark sleep 30" &
+  pid=$(wait_host_pid "$mark") || fail "marked process never appeared on the host"
+  uid=$(awk '/^Uid:/ {print $2}' "/proc/$pid/status")
+  kill -KILL "$pid" 2>/dev/null
+  wait
+  [[ -n $uid ]] || fail "no host uid for the sandboxed process"
+  ! cut -d: -f3 /etc/passwd | grep -qx "$uid" ||
+    fail "the sandboxed process runs as host uid $uid, the account $(awk -F: -v u="$uid" '$3 == u {print $1}' /etc/passwd)"
+  box -- cat /proc/self/uid_map
+  [[ $(awk '$1 == 1000 {print $2}' <<<"$AB_OUT") == "$uid" ]] || fail "uid 1000 inside is not host uid $uid: $AB_OUT"
+}
+
 # Under gVisor the box's processes are not host processes: a marked one never shows up on the
 # host, which sees only the Sentry that runs them. The Sentry (the pid `inspect` reports) must be
 # unprivileged there: not uid 0, its capabilities only in a user namespace of its own, under
@@ -78,9 +97,10 @@ expect_gvisor_host_side_unprivileged() {
   grep -q '^Seccomp:[[:space:]]*2$' <<<"$status" || fail "the Sentry runs without a seccomp filter"
 }
 
-# expect_workspace_owner UID:GID: files made inside belong, on the host, to the workspace's owner.
+# expect_workspace_owner UID:GID [RUN-OPTION...]: files made inside belong, on the host, to the
+# workspace's owner.
 expect_workspace_owner() {
-  sh_in 'echo x >/workspace/file && mkdir /workspace/dir && echo y >/workspace/dir/inner && echo MADE'
+  box "${@:2}" -- sh -c 'echo x >/workspace/file && mkdir /workspace/dir && echo y >/workspace/dir/inner && echo MADE'
   expect_out_has MADE "cannot write the workspace"
   local f owner
   for f in "$WS/file" "$WS/dir" "$WS/dir/inner"; do
@@ -89,22 +109,24 @@ expect_workspace_owner() {
   done
 }
 
-# gvisor_refuses_workspace UID:GID: under gVisor a workspace of any owner but 1000:1000 would
+# gvisor_refuses_workspace UID:GID: under gVisor a workspace of any owner but the container's would
 # need the idmapped mount runsc cannot use; agentbox must refuse it at create (exit 125, nothing
 # run). That is checked, and the ownership case is then N/A there.
 gvisor_refuses_workspace() {
   on_gvisor || return 0
-  sh_in 'echo x >/workspace/file'
+  box "${@:2}" -- sh -c 'echo x >/workspace/file'
   expect_rc 125 "gVisor cannot map a workspace owned by $1: create must refuse it"
-  expect_err_has "must be owned by 1000:1000"
+  expect_err_has "must be owned by $AB_WS_OWNER"
   [[ ! -e $WS/file ]] || fail "the command ran in a workspace owned by $1"
   not_applicable "runsc cannot use the idmapped mount a workspace owned by $1 needs; agentbox refuses it at create (checked: exit 125)"
 }
 
+# A non-empty workspace of root's is refused (workspace_choice.sh); with the opt-in that names
+# the risk, the files the command makes still belong to root, the directory's owner.
 case_cred_workspace_owner_root() {
-  chown 0:0 "$WS"
-  gvisor_refuses_workspace 0:0
-  expect_workspace_owner 0:0
+  chown -R 0:0 "$WS"
+  gvisor_refuses_workspace 0:0 --allow-root-owned-workspace
+  expect_workspace_owner 0:0 --allow-root-owned-workspace
 }
 
 case_cred_workspace_owner_4242() {

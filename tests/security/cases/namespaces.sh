@@ -24,7 +24,6 @@ case_ns_own_uts() { expect_own_ns uts; }
 case_ns_own_mnt() { expect_own_ns mnt; }
 case_ns_own_user() {
   on_gvisor && not_applicable "under gVisor the box's uids exist only in the Sentry's kernel; on the host the Sentry runs as uid 65534 in a user namespace of its own (checked by cred_host_uid_not_root)"
-  only_on native "docker runs containers in the host's user namespace (uid 1000 inside is host uid 1000, with no capabilities); see docs/security.md"
   expect_own_ns user
 }
 case_ns_own_cgroup() { expect_own_ns cgroup; }

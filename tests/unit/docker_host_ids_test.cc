@@ -1,0 +1,35 @@
+// Who a container's processes are on the host: never an account's uid.
+#include <gtest/gtest.h>
+
+#include "docker/host_ids.h"
+
+namespace agentbox::docker {
+namespace {
+
+TEST(DockerHostIdsTest, WithoutUsernsRemapADedicatedIdBelowDockersCeiling) {
+  auto ids = ContainerIdsFor(
+      nlohmann::json::parse(R"({"SecurityOptions":["name=seccomp,profile=builtin"]})"), "", "");
+  ASSERT_TRUE(ids.ok()) << ids.status().message();
+  EXPECT_EQ(ids->user, "2100001000:2100001000");
+  EXPECT_EQ(ids->host_uid, kDockerHostUserId);
+  EXPECT_LT(ids->host_uid, 1u << 31) << "docker refuses ids of 2^31 and more";
+  EXPECT_GT(ids->host_uid, 600100000u) << "above useradd's subordinate ranges";
+  EXPECT_FALSE(ids->userns_remap);
+}
+
+TEST(DockerHostIdsTest, UnderUsernsRemapTheRemapUsersRange) {
+  const auto info = nlohmann::json::parse(R"({"SecurityOptions":["name=seccomp","name=userns"]})");
+  auto ids = ContainerIdsFor(info, "alice:100000:65536\ndockremap:165536:65536\n",
+                             "dockremap:231072:65536\n");
+  ASSERT_TRUE(ids.ok()) << ids.status().message();
+  EXPECT_EQ(ids->user, "1000:1000");
+  EXPECT_EQ(ids->host_uid, 166536u);
+  EXPECT_EQ(ids->host_gid, 232072u);
+  EXPECT_TRUE(ids->userns_remap);
+  auto unknown = ContainerIdsFor(info, "alice:100000:65536\n", "");
+  EXPECT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("dockremap"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentbox::docker
