@@ -6,7 +6,8 @@
 set -euo pipefail
 
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nlohmann-json3-dev libgtest-dev libasio-dev)
-test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev)
+# btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
+test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs)
 bench_pkgs=(hyperfine bubblewrap)
 docker_pkgs=(docker.io runsc socat)
 vm_pkgs=(qemu-system-x86 kmod busybox-static cpio e2fsprogs btrfs-progs xfsprogs quota binutils util-linux iproute2 curl)
