@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 
+#include "app/backends.h"
 #include "app/cli.h"
 #include "core/agent_files.h"
 #include "core/sandbox_manager.h"
@@ -97,7 +98,7 @@ int CpSubcommand(const Args& args) {
   if (!in && !out) {
     return FailWith(InvalidArgument("cp: exactly one of SRC and DST must be ID:PATH"));
   }
-  auto manager = SandboxManager::Open();
+  auto manager = SandboxManager::Open(BuiltInBackends());
   if (!manager.ok()) return FailWith(manager.status());
   auto sandbox = manager->Find(in ? to.ref : from.ref);
   if (!sandbox.ok()) return FailWith(sandbox.status());

@@ -1,4 +1,5 @@
 // `agentbox create [OPTIONS of run] [--name NAME]`: prints the new sandbox's id.
+#include "app/backends.h"
 #include "app/cli.h"
 #include "core/exec_result.h"
 #include "core/sandbox_manager.h"
@@ -22,7 +23,7 @@ int CreateSubcommand(const Args& args) {
   }
   auto spec = ResolveRunSpec(invocation->run);
   if (!spec.ok()) return FailWith(spec.status());
-  auto manager = SandboxManager::Open();
+  auto manager = SandboxManager::Open(BuiltInBackends());
   if (!manager.ok()) return FailWith(manager.status());
   auto record = manager->Create(*spec, invocation->name);
   if (!record.ok()) return FailWith(record.status());

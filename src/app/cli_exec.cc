@@ -1,8 +1,10 @@
 // `agentbox exec [OPTIONS] ID|NAME -- COMMAND`: one command in a running sandbox.
 #include <signal.h>
 
+#include "app/backends.h"
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
+#include "core/exec_output.h"
 #include "core/sandbox_manager.h"
 #include "spec/exec_args.h"
 
@@ -15,7 +17,7 @@ int ExecSubcommand(const Args& args) {
     WriteStdout(ExecUsage());
     return 0;
   }
-  auto manager = SandboxManager::Open();
+  auto manager = SandboxManager::Open(BuiltInBackends());
   if (!manager.ok()) return ReportResult(ErrorResult(manager.status().message()), inv->json);
   auto status = manager->Find(inv->sandbox);
   if (!status.ok()) return ReportResult(ErrorResult(status.status().message()), inv->json);

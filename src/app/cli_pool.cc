@@ -1,6 +1,7 @@
 // `agentbox pool fill|ls|drain`: warm pools of started docker sandboxes (core/warm_pool.h).
 #include <cstdlib>
 
+#include "app/backends.h"
 #include "app/cli.h"
 #include "core/sandbox_manager.h"
 #include "spec/run_args.h"
@@ -40,7 +41,7 @@ int Fill(const Args& args) {
       create_args.push_back(args[i]);
     }
   }
-  auto manager = SandboxManager::Open();
+  auto manager = SandboxManager::Open(BuiltInBackends());
   if (!manager.ok()) return FailWith(manager.status());
   if (!key.empty()) {
     auto started = manager->RefillPool(key);
@@ -73,7 +74,7 @@ int PoolSubcommand(const Args& args) {
     return FailWith(InvalidArgument("pool: unknown subcommand \"" + verb + "\" (fill, ls, drain)"));
   }
   if (!rest.empty()) return FailWith(InvalidArgument("pool " + verb + " takes no arguments"));
-  auto manager = SandboxManager::Open();
+  auto manager = SandboxManager::Open(BuiltInBackends());
   if (!manager.ok()) return FailWith(manager.status());
   if (verb == "drain") {
     WriteStdout("removed " + std::to_string(manager->DrainPools()) + "\n");

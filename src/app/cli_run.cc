@@ -6,8 +6,10 @@
 #include <atomic>
 #include <thread>
 
+#include "app/backends.h"
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
+#include "core/exec_output.h"
 #include "core/exec_result.h"
 #include "core/output_capture.h"
 #include "core/sandbox_manager.h"
@@ -22,7 +24,7 @@ namespace {
 // and SIGHUP cancel the exec (the agent kills the command's tree) and the sandbox is removed.
 ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std::string>& argv,
                                   OutputCapture& capture) {
-  auto manager = SandboxManager::Open();
+  auto manager = SandboxManager::Open(BuiltInBackends());
   if (!manager.ok()) return ErrorResult(manager.status().message());
   sigset_t stop;
   sigemptyset(&stop);

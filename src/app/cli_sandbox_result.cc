@@ -6,20 +6,6 @@
 
 namespace agentbox {
 
-// The capture is the source of truth for what was kept and dropped, whichever backend ran.
-void TakeOutput(const OutputCapture& capture, bool json, ExecResult* result) {
-  for (OutputStream s : {OutputStream::kStdout, OutputStream::kStderr}) {
-    const bool is_out = s == OutputStream::kStdout;
-    if (json && !capture.kept(s).empty()) {
-      (is_out ? result->stdout_data : result->stderr_data) = capture.kept(s);
-    }
-    if (capture.truncated(s)) {
-      (is_out ? result->stdout_truncated : result->stderr_truncated) = true;
-      result->AddLimitHit(kLimitOutput);
-    }
-  }
-}
-
 namespace {
 
 // A result's exit code is a process exit status: keep it in 0..255 whatever a backend returns.

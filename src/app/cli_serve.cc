@@ -11,7 +11,7 @@
 #include "app/server/http_server.h"
 #include "app/server/mcp_sessions.h"
 #include "app/server/sandbox_creator.h"
-#include "core/http/listen_address.h"
+#include "http/listen_address.h"
 #include "sys/file_util.h"
 
 namespace agentbox {

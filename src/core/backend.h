@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,9 +66,13 @@ class Backend {
   virtual std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) = 0;
 };
 
-// The backend named `name` ("native" or "docker") serving the sandboxes of the state dir
-// `state_root`; kInvalidArgument for an unknown name.
-StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
-                                               const std::string& state_root);
+// One backend SandboxManager may use: its name (a SandboxSpec's `backend`) and how to make it for
+// the state dir `state_root`. The list of them is app's (app/backends.h): core names no backend.
+// A backend is made the first time a sandbox of it is used.
+struct BackendMaker {
+  std::string name;
+  std::function<std::unique_ptr<Backend>(const std::string& state_root)> make;
+};
+using BackendList = std::vector<BackendMaker>;
 
 }  // namespace agentbox

@@ -9,8 +9,6 @@
 #include "core/agent_exec.h"
 #include "core/agent_protocol.h"
 #include "core/warm_pool.h"
-#include "docker/docker_backend.h"
-#include "native/native_backend.h"
 #include "spec/spec_json.h"
 
 namespace agentbox {
@@ -52,25 +50,21 @@ const char* SandboxStateName(SandboxState state) {
   return state == SandboxState::kRunning ? "running" : "dead";
 }
 
-StatusOr<std::unique_ptr<Backend>> MakeBackend(const std::string& name,
-                                               const std::string& state_root) {
-  if (name == "native") return MakeNativeBackend(state_root);
-  if (name == "docker") return MakeDockerBackend(state_root);
-  return InvalidArgument("backend " + name + " is not available in this build");
-}
-
-StatusOr<SandboxManager> SandboxManager::Open() {
+StatusOr<SandboxManager> SandboxManager::Open(BackendList backends) {
   AB_ASSIGN_OR_RETURN(StateStore store, StateStore::Open());
-  return SandboxManager(std::move(store));
+  return SandboxManager(std::move(store), std::move(backends));
 }
 
 StatusOr<Backend*> SandboxManager::BackendFor(const std::string& name) {
   for (auto& [n, backend] : backends_) {
     if (n == name) return backend.get();
   }
-  AB_ASSIGN_OR_RETURN(auto backend, MakeBackend(name, store_.root()));
-  backends_.emplace_back(name, std::move(backend));
-  return backends_.back().second.get();
+  for (const BackendMaker& maker : makers_) {
+    if (maker.name != name) continue;
+    backends_.emplace_back(name, maker.make(store_.root()));
+    return backends_.back().second.get();
+  }
+  return InvalidArgument("backend " + name + " is not available in this build");
 }
 
 StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const std::string& name) {
@@ -187,8 +181,7 @@ Status SandboxManager::Remove(const std::string& ref, bool force) {
 GcReport SandboxManager::Gc() {
   GcReport report;
   // Leftovers are collected even when no record names their backend any more.
-  (void)BackendFor("native");
-  (void)BackendFor("docker");
+  for (const BackendMaker& maker : makers_) (void)BackendFor(maker.name);
   std::vector<std::string> live;
   for (const SandboxRecord& record : store_.List()) {  // warm pool sandboxes included
     auto backend = BackendFor(record.backend);

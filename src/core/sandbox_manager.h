@@ -42,8 +42,10 @@ struct GcReport {
 
 class SandboxManager {
  public:
-  static StatusOr<SandboxManager> Open();
-  explicit SandboxManager(StateStore store) : store_(std::move(store)) {}
+  // backends: the ones this build has (app/backends.h); a spec naming another is refused.
+  static StatusOr<SandboxManager> Open(BackendList backends);
+  SandboxManager(StateStore store, BackendList backends)
+      : store_(std::move(store)), makers_(std::move(backends)) {}
 
   // Creates and starts a sandbox; `name` may be empty. Nothing is left behind on failure.
   StatusOr<SandboxRecord> Create(const SandboxSpec& spec, const std::string& name);
@@ -89,6 +91,7 @@ class SandboxManager {
   std::string PoolDir(const std::string& key) const;
 
   StateStore store_;
+  BackendList makers_;
   std::vector<std::pair<std::string, std::unique_ptr<Backend>>> backends_;
 };
 

@@ -1,4 +1,4 @@
-// The JSON bodies of the REST API (src/core/http/api_bodies.*): exec and create requests as a
+// The JSON bodies of the REST API (src/http/api_bodies.*): exec and create requests as a
 // client sends them, and the output events of a streamed exec. Beyond not crashing: an accepted
 // exec body goes onto the agent wire and back unchanged; an accepted create body is a policy
 // the spec parser accepts; a stream of output split anywhere renders as the whole would.
@@ -7,8 +7,8 @@
 #include "base/json_limits.h"
 #include "base/utf8.h"
 #include "core/exec_wire.h"
-#include "core/http/api_bodies.h"
 #include "fuzz_util.h"
+#include "http/api_bodies.h"
 #include "spec/spec_json.h"
 
 using namespace agentbox;

@@ -1,13 +1,13 @@
-// The HTTP/1.1 request parser of `agentbox serve` (src/core/http/http_message.*, routes.*): the
+// The HTTP/1.1 request parser of `agentbox serve` (src/http/http_message.*, routes.*): the
 // input is a client's byte stream, read the way HttpConnection does (heads, then chunked or
 // Content-Length bodies, pipelined). Beyond not crashing: a chunked body decodes the same
 // whether it arrives in one read or split across many (the first byte picks the split size),
 // since TCP gives no say in how bytes are cut.
 #include <optional>
 
-#include "core/http/http_message.h"
-#include "core/http/routes.h"
 #include "fuzz_util.h"
+#include "http/http_message.h"
+#include "http/routes.h"
 
 using namespace agentbox;
 

@@ -1,16 +1,16 @@
-// MCP messages (src/core/mcp/*): one line of JSON-RPC as a client writes it on stdio or POSTs to
+// MCP messages (src/mcp/*): one line of JSON-RPC as a client writes it on stdio or POSTs to
 // /mcp, taken through what McpServer does before a sandbox is involved: classify, negotiate,
 // cancellation and progress params, tool arguments, the exec request the tool would send, and
 // the text editor run over a file's content (which the sandbox controls, so it is input too).
 #include <nlohmann/json.hpp>
 
 #include "core/exec_wire.h"
-#include "core/mcp/jsonrpc.h"
-#include "core/mcp/protocol.h"
-#include "core/mcp/text_editor.h"
-#include "core/mcp/tool_args.h"
-#include "core/mcp/tool_schemas.h"
 #include "fuzz_util.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/protocol.h"
+#include "mcp/text_editor.h"
+#include "mcp/tool_args.h"
+#include "mcp/tool_schemas.h"
 
 using namespace agentbox;
 using nlohmann::json;

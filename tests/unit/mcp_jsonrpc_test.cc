@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/mcp/jsonrpc.h"
-#include "core/mcp/protocol.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/protocol.h"
 
 namespace agentbox::mcp {
 namespace {

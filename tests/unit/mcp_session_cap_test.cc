@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/http/http_status.h"
-#include "core/mcp/session_cap.h"
+#include "http/http_status.h"
+#include "mcp/session_cap.h"
 
 namespace agentbox::mcp {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/mcp/protocol.h"
-#include "core/mcp/streamable_http.h"
+#include "mcp/protocol.h"
+#include "mcp/streamable_http.h"
 
 namespace agentbox::mcp {
 namespace {

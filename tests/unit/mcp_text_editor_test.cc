@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/mcp/text_editor.h"
+#include "mcp/text_editor.h"
 
 namespace agentbox::mcp {
 namespace {

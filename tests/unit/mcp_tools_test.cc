@@ -2,10 +2,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/mcp/bash_tool.h"
-#include "core/mcp/tool_args.h"
-#include "core/mcp/tool_results.h"
-#include "core/mcp/tool_schemas.h"
+#include "mcp/bash_tool.h"
+#include "mcp/tool_args.h"
+#include "mcp/tool_results.h"
+#include "mcp/tool_schemas.h"
 
 namespace agentbox::mcp {
 namespace {

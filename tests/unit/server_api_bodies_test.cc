@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/http/api_bodies.h"
+#include "http/api_bodies.h"
 
 namespace agentbox {
 namespace {

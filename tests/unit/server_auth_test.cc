@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 
-#include "core/http/auth.h"
-#include "core/http/http_status.h"
-#include "core/http/tenants.h"
+#include "http/auth.h"
+#include "http/http_status.h"
+#include "http/tenants.h"
 
 namespace agentbox {
 namespace {

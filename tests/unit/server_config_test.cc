@@ -1,4 +1,4 @@
-#include "core/http/server_config.h"
+#include "http/server_config.h"
 
 #include <gtest/gtest.h>
 

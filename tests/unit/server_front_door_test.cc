@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "core/http/front_door.h"
+#include "http/front_door.h"
 
 namespace agentbox {
 namespace {

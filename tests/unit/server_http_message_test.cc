@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "core/http/http_message.h"
+#include "http/http_message.h"
 
 namespace agentbox {
 namespace {

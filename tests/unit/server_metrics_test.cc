@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "core/http/listen_address.h"
-#include "core/http/metrics.h"
+#include "http/listen_address.h"
+#include "http/metrics.h"
 
 namespace agentbox {
 namespace {

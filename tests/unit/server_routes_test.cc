@@ -4,8 +4,8 @@
 #include <set>
 #include <sstream>
 
-#include "core/http/openapi.h"
-#include "core/http/routes.h"
+#include "http/openapi.h"
+#include "http/routes.h"
 
 namespace agentbox {
 namespace {

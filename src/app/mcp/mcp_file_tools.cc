@@ -6,10 +6,10 @@
 #include "app/mcp/mcp_tools.h"
 #include "base/utf8.h"
 #include "core/agent_files.h"
-#include "core/mcp/text_editor.h"
-#include "core/mcp/tool_args.h"
-#include "core/mcp/tool_results.h"
-#include "core/mcp/tool_schemas.h"
+#include "mcp/text_editor.h"
+#include "mcp/tool_args.h"
+#include "mcp/tool_results.h"
+#include "mcp/tool_schemas.h"
 
 namespace agentbox {
 namespace {

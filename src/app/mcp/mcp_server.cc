@@ -8,9 +8,9 @@
 #include "app/cli.h"
 #include "app/mcp/mcp_session.h"
 #include "app/mcp/mcp_tools.h"
-#include "core/mcp/jsonrpc.h"
-#include "core/mcp/protocol.h"
-#include "core/mcp/tool_schemas.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/protocol.h"
+#include "mcp/tool_schemas.h"
 
 namespace agentbox {
 

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "app/backends.h"
 #include "app/create_helper.h"
 
 namespace agentbox {
@@ -71,7 +72,7 @@ StatusOr<SandboxRecord> McpSession::Sandbox() {
 
 Status McpSession::Acquire() {
   if (!manager_) {
-    AB_ASSIGN_OR_RETURN(SandboxManager manager, SandboxManager::Open());
+    AB_ASSIGN_OR_RETURN(SandboxManager manager, SandboxManager::Open(BuiltInBackends()));
     manager_.emplace(std::move(manager));
   }
   std::string ref = options_.sandbox;

@@ -12,7 +12,7 @@
 #include <mutex>
 #include <thread>
 
-#include "core/mcp/jsonrpc.h"
+#include "mcp/jsonrpc.h"
 
 namespace agentbox {
 namespace {

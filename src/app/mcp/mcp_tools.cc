@@ -1,10 +1,10 @@
 // Dispatch of tools/call, and the two tools that run commands: exec and bash.
 #include "app/mcp/mcp_tools.h"
 
-#include "core/mcp/bash_tool.h"
-#include "core/mcp/tool_args.h"
-#include "core/mcp/tool_results.h"
-#include "core/mcp/tool_schemas.h"
+#include "mcp/bash_tool.h"
+#include "mcp/tool_args.h"
+#include "mcp/tool_results.h"
+#include "mcp/tool_schemas.h"
 #include "spec/units.h"
 
 namespace agentbox {

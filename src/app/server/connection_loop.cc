@@ -13,7 +13,7 @@
 
 #include "app/cli.h"
 #include "app/server/http_server.h"
-#include "core/http/http_status.h"
+#include "http/http_status.h"
 
 namespace agentbox {
 namespace {

@@ -34,7 +34,7 @@
 #include "app/server/dispatch.h"
 #include "app/server/server_context.h"
 #include "app/server/worker_pool.h"
-#include "core/http/listen_address.h"
+#include "http/listen_address.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

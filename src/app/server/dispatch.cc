@@ -3,9 +3,9 @@
 
 #include <exception>
 
-#include "core/http/front_door.h"
-#include "core/http/http_status.h"
-#include "core/http/openapi.h"
+#include "http/front_door.h"
+#include "http/http_status.h"
+#include "http/openapi.h"
 
 namespace agentbox {
 namespace {

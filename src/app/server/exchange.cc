@@ -1,7 +1,7 @@
 // Exchange: how a handler answers; and the lookups every handler shares.
 #include "app/server/server_context.h"
 #include "base/json_limits.h"
-#include "core/http/http_status.h"
+#include "http/http_status.h"
 
 namespace agentbox {
 

@@ -5,10 +5,10 @@
 #include <chrono>
 #include <functional>
 
-#include "app/cli_sandbox_result.h"
 #include "app/server/server_context.h"
 #include "app/server/shared_stream.h"
-#include "core/http/api_bodies.h"
+#include "core/exec_output.h"
+#include "http/api_bodies.h"
 
 namespace agentbox {
 namespace {

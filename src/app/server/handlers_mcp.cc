@@ -19,9 +19,9 @@
 #include "app/server/server_context.h"
 #include "app/server/shared_stream.h"
 #include "app/server/tenant_quota.h"
-#include "core/http/http_status.h"
-#include "core/mcp/jsonrpc.h"
-#include "core/mcp/streamable_http.h"
+#include "http/http_status.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/streamable_http.h"
 
 namespace agentbox {
 namespace {

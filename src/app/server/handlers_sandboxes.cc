@@ -5,7 +5,7 @@
 
 #include "app/server/sandbox_creator.h"
 #include "app/server/server_context.h"
-#include "core/http/api_bodies.h"
+#include "http/api_bodies.h"
 #include "sys/file_util.h"
 
 namespace agentbox {

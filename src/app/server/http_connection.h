@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "base/status.h"
-#include "core/http/http_message.h"
+#include "http/http_message.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

@@ -4,7 +4,7 @@
 
 #include "app/server/server_context.h"
 #include "base/status.h"
-#include "core/http/listen_address.h"
+#include "http/listen_address.h"
 
 namespace agentbox {
 

@@ -1,6 +1,6 @@
 // The MCP sessions of `agentbox serve`: one McpServer per Mcp-Session-Id, each owned by the
 // tenant that made it (another tenant's id is as unknown as a made-up one). A tenant holds at
-// most as many sessions as its max_sandboxes allows (core/mcp/session_cap.h).
+// most as many sessions as its max_sandboxes allows (mcp/session_cap.h).
 #pragma once
 
 #include <chrono>
@@ -11,8 +11,8 @@
 
 #include "app/mcp/mcp_server.h"
 #include "base/status.h"
-#include "core/http/auth.h"
-#include "core/mcp/session_cap.h"
+#include "http/auth.h"
+#include "mcp/session_cap.h"
 
 namespace agentbox {
 

@@ -8,14 +8,15 @@
 #include <string>
 #include <string_view>
 
+#include "app/backends.h"
 #include "app/server/http_connection.h"
-#include "core/http/auth.h"
-#include "core/http/front_door.h"
-#include "core/http/metrics.h"
-#include "core/http/routes.h"
-#include "core/http/server_config.h"
-#include "core/http/tenants.h"
 #include "core/sandbox_manager.h"
+#include "http/auth.h"
+#include "http/front_door.h"
+#include "http/metrics.h"
+#include "http/routes.h"
+#include "http/server_config.h"
+#include "http/tenants.h"
 
 namespace agentbox {
 
@@ -34,7 +35,9 @@ struct ServerContext {
 
   // A manager per request: SandboxManager caches backends without a lock, and a fresh one
   // costs no syscall.
-  SandboxManager Manager() const { return SandboxManager(StateStore(state_root)); }
+  SandboxManager Manager() const {
+    return SandboxManager(StateStore(state_root), BuiltInBackends());
+  }
 };
 
 // One request and its answer. A handler calls exactly one Reply* or a BeginStream/.../EndStream.

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "app/mcp/mcp_quota.h"
-#include "core/http/auth.h"
-#include "core/http/tenants.h"
+#include "http/auth.h"
+#include "http/tenants.h"
 
 namespace agentbox {
 

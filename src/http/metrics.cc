@@ -1,4 +1,4 @@
-#include "core/http/metrics.h"
+#include "http/metrics.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "core/mcp/tool_schemas.h"
+#include "mcp/tool_schemas.h"
 
 namespace agentbox::mcp {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/http/routes.h"
+#include "http/routes.h"
 
 #include <vector>
 

@@ -1,10 +1,10 @@
-#include "core/http/tenants.h"
+#include "http/tenants.h"
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "base/json_limits.h"
-#include "core/http/http_status.h"
+#include "http/http_status.h"
 #include "sys/file_util.h"
 
 namespace agentbox {

@@ -1,8 +1,8 @@
-#include "core/http/openapi.h"
+#include "http/openapi.h"
 
 #include <string>
 
-#include "core/http/routes.h"
+#include "http/routes.h"
 #include "spec/spec_overlay.h"
 
 namespace agentbox {

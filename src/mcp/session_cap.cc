@@ -1,6 +1,6 @@
-#include "core/mcp/session_cap.h"
+#include "mcp/session_cap.h"
 
-#include "core/http/http_status.h"
+#include "http/http_status.h"
 
 namespace agentbox::mcp {
 

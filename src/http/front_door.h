@@ -20,8 +20,8 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "core/http/http_message.h"
-#include "core/http/routes.h"
+#include "http/http_message.h"
+#include "http/routes.h"
 
 namespace agentbox {
 

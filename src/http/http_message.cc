@@ -1,4 +1,4 @@
-#include "core/http/http_message.h"
+#include "http/http_message.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "core/mcp/text_editor.h"
+#include "mcp/text_editor.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
-#include "core/http/front_door.h"
+#include "http/front_door.h"
 
 #include "base/ascii.h"
-#include "core/http/listen_address.h"
+#include "http/listen_address.h"
 
 namespace agentbox {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/http/http_status.h"
+#include "http/http_status.h"
 
 #include <nlohmann/json.hpp>
 

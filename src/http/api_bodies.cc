@@ -1,4 +1,4 @@
-#include "core/http/api_bodies.h"
+#include "http/api_bodies.h"
 
 #include <set>
 

@@ -1,4 +1,4 @@
-#include "core/mcp/bash_tool.h"
+#include "mcp/bash_tool.h"
 
 #include <cmath>
 #include <cstdio>

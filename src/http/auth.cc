@@ -1,4 +1,4 @@
-#include "core/http/auth.h"
+#include "http/auth.h"
 
 #include <nlohmann/json.hpp>
 

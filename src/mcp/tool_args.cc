@@ -1,8 +1,8 @@
-#include "core/mcp/tool_args.h"
+#include "mcp/tool_args.h"
 
 #include <cmath>
 
-#include "core/mcp/tool_schemas.h"
+#include "mcp/tool_schemas.h"
 #include "spec/units.h"
 
 namespace agentbox::mcp {

@@ -1,4 +1,4 @@
-#include "core/http/listen_address.h"
+#include "http/listen_address.h"
 
 #include <arpa/inet.h>
 

@@ -1,7 +1,7 @@
-#include "core/mcp/tool_results.h"
+#include "mcp/tool_results.h"
 
 #include "base/utf8.h"
-#include "core/mcp/bash_tool.h"
+#include "mcp/bash_tool.h"
 
 namespace agentbox::mcp {
 

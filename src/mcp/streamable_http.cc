@@ -1,10 +1,10 @@
-#include "core/mcp/streamable_http.h"
+#include "mcp/streamable_http.h"
 
 #include <cstdlib>
 
 #include "base/ascii.h"
-#include "core/mcp/jsonrpc.h"
-#include "core/mcp/protocol.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/protocol.h"
 
 namespace agentbox::mcp {
 namespace {

@@ -1,8 +1,8 @@
-#include "core/mcp/protocol.h"
+#include "mcp/protocol.h"
 
 #include <array>
 
-#include "core/mcp/jsonrpc.h"
+#include "mcp/jsonrpc.h"
 
 namespace agentbox::mcp {
 namespace {

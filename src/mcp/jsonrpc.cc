@@ -1,4 +1,4 @@
-#include "core/mcp/jsonrpc.h"
+#include "mcp/jsonrpc.h"
 
 #include "base/json_limits.h"
 

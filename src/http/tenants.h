@@ -23,7 +23,7 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "core/http/auth.h"
+#include "http/auth.h"
 
 namespace agentbox {
 

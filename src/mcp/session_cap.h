@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "core/http/auth.h"
+#include "http/auth.h"
 
 namespace agentbox::mcp {
 

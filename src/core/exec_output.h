@@ -1,0 +1,12 @@
+// What an OutputCapture kept and dropped, moved into the ExecResult every front end renders.
+#pragma once
+
+#include "core/exec_result.h"
+#include "core/output_capture.h"
+
+namespace agentbox {
+
+// Moves kept output and truncation flags from the capture into the result (JSON mode).
+void TakeOutput(const OutputCapture& capture, bool json, ExecResult* result);
+
+}  // namespace agentbox
