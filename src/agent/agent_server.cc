@@ -27,10 +27,10 @@
 #include "agent/connection.h"
 #include "agent/container_setup.h"
 #include "agent/warm_handler.h"
-#include "core/agent_protocol.h"
-#include "core/exec_result.h"
-#include "core/exec_wire.h"
 #include "native/process_tree.h"
+#include "proto/agent_protocol.h"
+#include "proto/exec_result.h"
+#include "proto/exec_wire.h"
 #include "spec/sandbox_spec.h"
 
 namespace agentbox {

@@ -12,8 +12,8 @@
 
 #include "agent/exec_op.h"
 #include "agent/file_ops.h"
-#include "core/agent_protocol.h"
-#include "core/exec_wire.h"
+#include "proto/agent_protocol.h"
+#include "proto/exec_wire.h"
 #include "spec/sandbox_spec.h"
 #include "sys/unique_fd.h"
 

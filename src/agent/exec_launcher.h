@@ -13,9 +13,9 @@
 
 #include "agent/agent_options.h"
 #include "base/status.h"
-#include "core/exec_wire.h"
 #include "native/child_plan.h"
 #include "native/supervisor.h"
+#include "proto/exec_wire.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

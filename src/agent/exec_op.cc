@@ -13,10 +13,10 @@
 
 #include "agent/connection.h"
 #include "agent/exec_launcher.h"
-#include "core/agent_protocol.h"
 #include "native/exec_go.h"
 #include "native/outcome.h"
 #include "policy/sandbox_env.h"
+#include "proto/agent_protocol.h"
 #include "spec/sandbox_spec.h"
 
 namespace agentbox {

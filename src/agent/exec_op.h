@@ -5,7 +5,7 @@
 
 #include "agent/agent_options.h"
 #include "agent/exec_launcher.h"
-#include "core/exec_wire.h"
+#include "proto/exec_wire.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

@@ -12,7 +12,7 @@
 #include "agent/file_atomic.h"
 #include "agent/file_ops.h"
 #include "agent/file_request.h"
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox {
 namespace {

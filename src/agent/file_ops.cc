@@ -3,7 +3,7 @@
 #include <exception>
 
 #include "agent/file_request.h"
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox {
 namespace {

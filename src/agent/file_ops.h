@@ -1,5 +1,5 @@
 // File operations of the in-sandbox agent: read_file, write_file, list_dir, stat, mkdir, remove
-// and str_replace, exactly as specified in core/agent_protocol.h, strictly beneath /workspace.
+// and str_replace, exactly as specified in proto/agent_protocol.h, strictly beneath /workspace.
 //
 // Runs in the agent's per-connection handler, which acts as the sandbox user (a native agent
 // switches its fsuid/fsgid to it; a container agent is it), so the kernel checks permissions as

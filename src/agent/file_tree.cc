@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "agent/file_request.h"
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox {
 namespace {

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "core/exec_wire.h"
+#include "proto/exec_wire.h"
 #include "sys/fd_passing.h"
 
 namespace agentbox {

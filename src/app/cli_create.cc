@@ -1,8 +1,8 @@
 // `agentbox create [OPTIONS of run] [--name NAME]`: prints the new sandbox's id.
 #include "app/backends.h"
 #include "app/cli.h"
-#include "core/exec_result.h"
 #include "core/sandbox_manager.h"
+#include "proto/exec_result.h"
 #include "spec/run_args.h"
 
 namespace agentbox {

@@ -4,8 +4,8 @@
 #include "app/backends.h"
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
-#include "core/exec_output.h"
 #include "core/sandbox_manager.h"
+#include "proto/exec_output.h"
 #include "spec/exec_args.h"
 
 namespace agentbox {

@@ -9,12 +9,12 @@
 #include "app/backends.h"
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
-#include "core/exec_output.h"
-#include "core/exec_result.h"
-#include "core/output_capture.h"
 #include "core/sandbox_manager.h"
 #include "core/state_store.h"
 #include "native/native_run.h"
+#include "proto/exec_output.h"
+#include "proto/exec_result.h"
+#include "proto/output_capture.h"
 #include "spec/run_args.h"
 
 namespace agentbox {

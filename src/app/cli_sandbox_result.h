@@ -1,8 +1,8 @@
 // Rendering an ExecResult the way `run` does, for every subcommand that runs a command.
-// (TakeOutput, which serve shares, is core/exec_output.h.)
+// (TakeOutput, which serve shares, is proto/exec_output.h.)
 #pragma once
 
-#include "core/exec_result.h"
+#include "proto/exec_result.h"
 
 namespace agentbox {
 

@@ -10,7 +10,7 @@
 #include <cerrno>
 #include <string_view>
 
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 #include "sys/unique_fd.h"
 
 extern char** environ;

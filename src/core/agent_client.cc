@@ -7,7 +7,7 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox {
 

@@ -1,11 +1,11 @@
-// Host side of the agent protocol (see core/agent_protocol.h): connect, send one request.
+// Host side of the agent protocol (see proto/agent_protocol.h): connect, send one request.
 #pragma once
 
 #include <string>
 
 #include "base/status.h"
-#include "core/exec_result.h"
-#include "core/output_capture.h"
+#include "proto/exec_result.h"
+#include "proto/output_capture.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

@@ -3,7 +3,7 @@
 #include <sys/socket.h>
 
 #include "core/agent_client.h"
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox {
 

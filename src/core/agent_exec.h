@@ -1,13 +1,13 @@
-// Host side of the agent's exec (see core/agent_protocol.h).
+// Host side of the agent's exec (see proto/agent_protocol.h).
 #pragma once
 
 #include <mutex>
 #include <string>
 
 #include "base/status.h"
-#include "core/exec_result.h"
-#include "core/exec_wire.h"
-#include "core/output_capture.h"
+#include "proto/exec_result.h"
+#include "proto/exec_wire.h"
+#include "proto/output_capture.h"
 
 namespace agentbox {
 

@@ -4,7 +4,7 @@
 #include <type_traits>
 
 #include "core/agent_client.h"
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox {
 namespace {

@@ -1,4 +1,4 @@
-// Host side of the agent's file operations (see core/agent_protocol.h): each function sends one
+// Host side of the agent's file operations (see proto/agent_protocol.h): each function sends one
 // request on its own connection and returns the result or the agent's error as a Status.
 //
 // Paths are "/workspace/..." or relative to /workspace; the agent resolves them strictly

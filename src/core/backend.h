@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "base/status.h"
-#include "core/exec_result.h"
 #include "core/sandbox_record.h"
+#include "proto/exec_result.h"
 
 namespace agentbox {
 

@@ -7,8 +7,8 @@
 
 #include "core/agent_client.h"
 #include "core/agent_exec.h"
-#include "core/agent_protocol.h"
 #include "core/warm_pool.h"
+#include "proto/agent_protocol.h"
 #include "spec/spec_json.h"
 
 namespace agentbox {

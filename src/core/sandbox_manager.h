@@ -13,11 +13,11 @@
 #include "base/status.h"
 #include "core/agent_exec.h"
 #include "core/backend.h"
-#include "core/exec_result.h"
-#include "core/exec_wire.h"
-#include "core/output_capture.h"
 #include "core/state_store.h"
 #include "core/verify.h"
+#include "proto/exec_result.h"
+#include "proto/exec_wire.h"
+#include "proto/output_capture.h"
 
 namespace agentbox {
 

@@ -12,7 +12,6 @@
 
 #include "core/agent_binary.h"
 #include "core/agent_client.h"
-#include "core/agent_protocol.h"
 #include "docker/container_config.h"
 #include "docker/engine_client.h"
 #include "docker/host_ids.h"
@@ -22,6 +21,7 @@
 #include "native/native_backend.h"
 #include "native/workspace.h"
 #include "policy/seccomp_docker_profile.h"
+#include "proto/agent_protocol.h"
 #include "sys/file_util.h"
 #include "sys/mountinfo.h"
 #include "sys/process_identity.h"

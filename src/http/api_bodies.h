@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "base/status.h"
-#include "core/exec_result.h"
-#include "core/exec_wire.h"
+#include "proto/exec_result.h"
+#include "proto/exec_wire.h"
 
 namespace agentbox {
 

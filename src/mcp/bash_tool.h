@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "core/exec_result.h"
+#include "proto/exec_result.h"
 
 namespace agentbox::mcp {
 

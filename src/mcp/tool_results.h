@@ -5,7 +5,7 @@
 #include <string>
 
 #include "base/status.h"
-#include "core/exec_result.h"
+#include "proto/exec_result.h"
 
 namespace agentbox::mcp {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/exec_result.h"
-#include "core/output_capture.h"
+#include "proto/exec_result.h"
+#include "proto/output_capture.h"
 #include "spec/sandbox_spec.h"
 
 namespace agentbox {

@@ -1,10 +1,10 @@
 // From what the supervisor saw to the result of CONTRACT §1: one mapping for `run` and `exec`.
 #pragma once
 
-#include "core/exec_result.h"
 #include "native/cgroup.h"
 #include "native/child_plan.h"
 #include "native/supervisor.h"
+#include "proto/exec_result.h"
 
 namespace agentbox {
 

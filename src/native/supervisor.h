@@ -12,8 +12,8 @@
 #include <functional>
 #include <optional>
 
-#include "core/output_capture.h"
 #include "native/child_plan.h"
+#include "proto/output_capture.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

@@ -1,4 +1,4 @@
-// agent_test_client: speaks the agent protocol (core/agent_protocol.h) for tests/agent_docker,
+// agent_test_client: speaks the agent protocol (proto/agent_protocol.h) for tests/agent_docker,
 // with the framing code the host itself uses, and prints agentbox's Docker seccomp profile.
 //
 //   agent_test_client profile                       the profile JSON
@@ -25,9 +25,9 @@
 #include <string>
 #include <vector>
 
-#include "core/agent_protocol.h"
-#include "core/exec_wire.h"
 #include "policy/seccomp_docker_profile.h"
+#include "proto/agent_protocol.h"
+#include "proto/exec_wire.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

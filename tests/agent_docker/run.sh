@@ -5,7 +5,7 @@
 # (`docker run -u 2100001000:2100001000 --cap-drop ALL --security-opt no-new-privileges --security-opt
 # seccomp=<agentbox's profile> ... --entrypoint /.agentbox/agentbox-agent IMAGE --listen
 # /.agentbox/run/agent.sock`) and drives it from the host over that socket with
-# agent_test_client, which uses the host's own framing code (src/core/agent_protocol.cc).
+# agent_test_client, which uses the host's own framing code (src/proto/agent_protocol.cc).
 #
 #   AGENTBOX_AGENT=build/agentbox-agent AGENT_TEST_CLIENT=build/tests/agent_test_client \
 #   ABPROBE=build/tests/abprobe bash tests/agent_docker/run.sh [REGEX]

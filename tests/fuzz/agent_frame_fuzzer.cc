@@ -1,4 +1,4 @@
-// The agent protocol's framing (src/core/agent_protocol.*): the input is the byte stream on the
+// The agent protocol's framing (src/proto/agent_protocol.*): the input is the byte stream on the
 // agent's socket, read with ReadFrame as both ends do (the agent reads requests and data, the
 // host reads output and responses, and a compromised sandbox could write either). Each frame's
 // payload goes where its type would take it: request JSON to the agent's field readers, a
@@ -9,9 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "agent/file_request.h"
-#include "core/agent_protocol.h"
-#include "core/exec_wire.h"
 #include "fuzz_util.h"
+#include "proto/agent_protocol.h"
+#include "proto/exec_wire.h"
 #include "sys/unique_fd.h"
 
 using namespace agentbox;

@@ -6,9 +6,9 @@
 
 #include "base/json_limits.h"
 #include "base/utf8.h"
-#include "core/exec_wire.h"
 #include "fuzz_util.h"
 #include "http/api_bodies.h"
+#include "proto/exec_wire.h"
 #include "spec/spec_json.h"
 
 using namespace agentbox;

@@ -4,8 +4,8 @@
 // request it makes survives the agent wire whatever bytes the arguments hold.
 #include <nlohmann/json.hpp>
 
-#include "core/exec_wire.h"
 #include "fuzz_util.h"
+#include "proto/exec_wire.h"
 #include "spec/exec_args.h"
 #include "spec/run_args.h"
 #include "spec/spec_json.h"

@@ -1,10 +1,10 @@
-// The exec wire JSON (src/core/exec_wire.*): requests the agent parses and results the host
+// The exec wire JSON (src/proto/exec_wire.*): requests the agent parses and results the host
 // parses (the agent lives inside the box, so a result is only as trusted as the sandbox). The
 // first byte picks the mode: parse the rest as wire JSON, or build an ExecRequest / ExecResult
 // from arbitrary bytes and check it survives the wire unchanged (argv and env come from users
 // and may hold any bytes, valid UTF-8 or not).
-#include "core/exec_wire.h"
 #include "fuzz_util.h"
+#include "proto/exec_wire.h"
 
 using namespace agentbox;
 

@@ -4,13 +4,13 @@
 // the text editor run over a file's content (which the sandbox controls, so it is input too).
 #include <nlohmann/json.hpp>
 
-#include "core/exec_wire.h"
 #include "fuzz_util.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/protocol.h"
 #include "mcp/text_editor.h"
 #include "mcp/tool_args.h"
 #include "mcp/tool_schemas.h"
+#include "proto/exec_wire.h"
 
 using namespace agentbox;
 using nlohmann::json;

@@ -762,7 +762,7 @@ static int cmd_thread(int argc, char** argv) {
   return ok("THREAD_OK");
 }
 
-// agent-ping PATH: connects to an agent socket and sends a ping frame (core/agent_protocol.h:
+// agent-ping PATH: connects to an agent socket and sends a ping frame (proto/agent_protocol.h:
 // 'Q', u32 LE length, JSON). OK when an answer frame comes back; FAIL when the agent hangs up.
 static int cmd_agent_ping(int argc, char** argv) {
   if (argc < 3) return usage("agent-ping PATH");

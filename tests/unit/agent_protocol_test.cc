@@ -1,4 +1,4 @@
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/exec_result.h"
 #include "core/sandbox_record.h"
 #include "proc/workspace_pool.h"
+#include "proto/exec_result.h"
 #include "spec/spec_overlay.h"
 
 namespace agentbox {

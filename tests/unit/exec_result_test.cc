@@ -1,4 +1,4 @@
-#include "core/exec_result.h"
+#include "proto/exec_result.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "core/exec_wire.h"
+#include "proto/exec_wire.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 
 #include "agent/path_beneath.h"
 #include "core/agent_files.h"
-#include "core/agent_protocol.h"
+#include "proto/agent_protocol.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

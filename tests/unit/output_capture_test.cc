@@ -1,4 +1,4 @@
-#include "core/output_capture.h"
+#include "proto/output_capture.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -7,8 +7,8 @@
 
 #include "app/server/server_context.h"
 #include "app/server/shared_stream.h"
-#include "core/exec_output.h"
 #include "http/api_bodies.h"
+#include "proto/exec_output.h"
 
 namespace agentbox {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "core/exec_result.h"
+#include "proto/exec_result.h"
 
 namespace agentbox {
 

@@ -1,4 +1,4 @@
-#include "core/exec_output.h"
+#include "proto/exec_output.h"
 
 namespace agentbox {
 

@@ -1,8 +1,8 @@
 // What an OutputCapture kept and dropped, moved into the ExecResult every front end renders.
 #pragma once
 
-#include "core/exec_result.h"
-#include "core/output_capture.h"
+#include "proto/exec_result.h"
+#include "proto/output_capture.h"
 
 namespace agentbox {
 
