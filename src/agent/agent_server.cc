@@ -27,7 +27,7 @@
 #include "agent/connection.h"
 #include "agent/container_setup.h"
 #include "agent/warm_handler.h"
-#include "native/process_tree.h"
+#include "proc/process_tree.h"
 #include "proto/agent_protocol.h"
 #include "proto/exec_result.h"
 #include "proto/exec_wire.h"

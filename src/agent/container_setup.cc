@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <string>
 
-#include "native/process_tree.h"
+#include "proc/process_tree.h"
 #include "spec/sandbox_spec.h"
 #include "sys/unique_fd.h"
 

@@ -1,7 +1,7 @@
 // How one exec's processes are started and killed: one implementation per AgentMode.
 //
 // Both start an exec init that forks the command and reports its wait status
-// (native/command_process.cc); they differ in what holds the command's process tree together:
+// (proc/command_process.cc); they differ in what holds the command's process tree together:
 //   native     a fresh PID namespace: killing its init makes the kernel kill the whole tree
 //              (exec_in_namespaces.cc);
 //   container  subreapers (no capabilities, so no namespaces): the handler and the exec init set
@@ -13,8 +13,8 @@
 
 #include "agent/agent_options.h"
 #include "base/status.h"
-#include "native/child_plan.h"
-#include "native/supervisor.h"
+#include "proc/child_plan.h"
+#include "proc/supervisor.h"
 #include "proto/exec_wire.h"
 #include "sys/unique_fd.h"
 

@@ -13,9 +13,9 @@
 
 #include "agent/connection.h"
 #include "agent/exec_launcher.h"
-#include "native/exec_go.h"
-#include "native/outcome.h"
 #include "policy/sandbox_env.h"
+#include "proc/exec_go.h"
+#include "proc/outcome.h"
 #include "proto/agent_protocol.h"
 #include "spec/sandbox_spec.h"
 

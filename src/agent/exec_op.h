@@ -17,7 +17,7 @@ struct StartedExec {
 };
 
 // The next exec's init, started before its request: namespaces, mounts and hardening are done
-// and it waits on `go` for the command (native/exec_go.h). Closing `go` unused ends it.
+// and it waits on `go` for the command (proc/exec_go.h). Closing `go` unused ends it.
 struct PreparedExec {
   StartedExec started;
   UniqueFd go;

@@ -17,7 +17,7 @@
 #include <cerrno>
 
 #include "agent/exec_launcher.h"
-#include "native/process_tree.h"
+#include "proc/process_tree.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {

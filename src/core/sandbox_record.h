@@ -30,7 +30,7 @@ struct SandboxRecord {
   uint64_t init_start_time = 0;  // /proc/PID/stat field 22: tells a reused pid apart
   std::string cgroup;
 
-  // Both: the directories of the cgroup holding the sandbox (native/cgroup.h CgroupLocation),
+  // Both: the directories of the cgroup holding the sandbox (proc/cgroup.h CgroupLocation),
   // resolved at create; empty in records written before agentbox kept it.
   std::map<std::string, std::string> cgroup_location;
 

@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "backend_common/sandbox_resources.h"
 #include "core/agent_binary.h"
 #include "core/agent_client.h"
 #include "docker/container_config.h"
@@ -17,10 +18,9 @@
 #include "docker/host_ids.h"
 #include "docker/images.h"
 #include "docker/runtimes.h"
-#include "native/cgroup.h"
-#include "native/native_backend.h"
-#include "native/workspace.h"
 #include "policy/seccomp_docker_profile.h"
+#include "proc/cgroup.h"
+#include "proc/workspace.h"
 #include "proto/agent_protocol.h"
 #include "sys/file_util.h"
 #include "sys/mountinfo.h"

@@ -1,5 +1,7 @@
 // The child's setup order, in ONE place. Runs between clone and exec: no allocation, no logging,
 // no exceptions, no locks. Each step says why it is where it is.
+#include "native/child_setup.h"
+
 #include <fcntl.h>
 #include <grp.h>
 #include <net/if.h>
@@ -14,7 +16,6 @@
 #include <cerrno>
 #include <cstring>
 
-#include "native/child_plan.h"
 #include "spec/sandbox_spec.h"
 #include "sys/syscalls.h"
 

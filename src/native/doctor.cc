@@ -16,9 +16,9 @@
 #include <climits>
 #include <cstring>
 
-#include "native/cgroup.h"
 #include "native/doctor_internal.h"
-#include "native/workspace.h"
+#include "proc/cgroup.h"
+#include "proc/workspace.h"
 #include "proc/workspace_pool.h"
 #include "sys/unique_fd.h"
 

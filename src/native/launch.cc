@@ -9,10 +9,11 @@
 
 #include <cerrno>
 
-#include "native/child_plan.h"
+#include "native/child_setup.h"
 #include "native/mount_trees.h"
 #include "policy/sandbox_env.h"
 #include "policy/seccomp_program.h"
+#include "proc/child_plan.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "base/status.h"
-#include "native/cgroup.h"
-#include "native/supervisor.h"
-#include "native/workspace.h"
 #include "policy/mount_plan.h"
+#include "proc/cgroup.h"
+#include "proc/supervisor.h"
+#include "proc/workspace.h"
 #include "spec/sandbox_spec.h"
 
 namespace agentbox {

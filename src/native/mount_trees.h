@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "base/status.h"
-#include "native/workspace.h"
 #include "policy/mount_plan.h"
+#include "proc/workspace.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {

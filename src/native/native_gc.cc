@@ -10,9 +10,9 @@
 #include <cstdlib>
 #include <set>
 
-#include "native/cgroup.h"
-#include "native/workspace.h"
+#include "proc/cgroup.h"
 #include "proc/disk_quota.h"
+#include "proc/workspace.h"
 #include "proc/workspace_pool.h"
 #include "sys/file_util.h"
 

@@ -14,14 +14,14 @@
 #include <cstring>
 #include <random>
 
-#include "native/cgroup.h"
 #include "native/host_root.h"
 #include "native/launch.h"
-#include "native/outcome.h"
-#include "native/supervisor.h"
-#include "native/workspace.h"
 #include "policy/sandbox_env.h"
+#include "proc/cgroup.h"
 #include "proc/disk_quota.h"
+#include "proc/outcome.h"
+#include "proc/supervisor.h"
+#include "proc/workspace.h"
 
 namespace agentbox {
 namespace {

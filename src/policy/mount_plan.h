@@ -2,7 +2,7 @@
 //
 // Pure (no OS headers): the parent lists the host directories it needs (RootEntry) and
 // BuildMountPlan turns them, with the spec, into MountOps. The child executes the ops in order
-// (native/mount_ops.cc) with no decisions of its own. Targets are paths inside the new root.
+// (proc/mount_ops.cc) with no decisions of its own. Targets are paths inside the new root.
 #pragma once
 
 #include <cstdint>

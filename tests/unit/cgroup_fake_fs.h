@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "native/cgroup_internal.h"
+#include "proc/cgroup_internal.h"
 
 namespace agentbox::testing {
 

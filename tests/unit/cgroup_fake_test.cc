@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "cgroup_fake_fs.h"
-#include "native/cgroup_internal.h"
+#include "proc/cgroup_internal.h"
 
 namespace agentbox {
 namespace {

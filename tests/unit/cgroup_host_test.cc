@@ -13,7 +13,7 @@
 #include <functional>
 #include <thread>
 
-#include "native/cgroup.h"
+#include "proc/cgroup.h"
 #include "sys/file_util.h"
 
 namespace agentbox {

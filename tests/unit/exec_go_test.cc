@@ -1,5 +1,5 @@
 // The "go" of a prepared exec init: what the handler sends is what the init runs.
-#include "native/exec_go.h"
+#include "proc/exec_go.h"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // KillAndReapChildren: a subreaper kills a whole tree without a PID namespace.
-#include "native/process_tree.h"
+#include "proc/process_tree.h"
 
 #include <gtest/gtest.h>
 #include <signal.h>

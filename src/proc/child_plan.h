@@ -25,7 +25,7 @@ struct ChildPlan {
   const MountPlan* mounts = nullptr;
   std::vector<std::string> full_targets;   // kNewRootMountpoint + op.target, one per op
   std::vector<std::string> tmpfs_options;  // "size=N,mode=M" per op ("" for non-tmpfs)
-  std::vector<int> source_trees;    // detached mount trees by op (-1: none), see mount_trees.h
+  std::vector<int> source_trees;    // detached trees by op (-1: none), see native/mount_trees.h
   std::vector<char> source_is_dir;  // mount point kind for each source tree
   std::string dev_null_path;        // the new root's /dev/null, for masking files
 
@@ -38,7 +38,7 @@ struct ChildPlan {
   bool change_identity = true;
   // No PID namespace whose init's death kills the tree (docker): the init is a subreaper of the
   // command's tree (PR_SET_CHILD_SUBREAPER) and, when the command exits, kills and reaps every
-  // process left (native/process_tree.h) before it reports.
+  // process left (proc/process_tree.h) before it reports.
   bool init_is_subreaper = false;
 
   std::string cwd;
@@ -63,7 +63,7 @@ struct ChildPlan {
   int stdin_fd = -1;
   int stdout_write = -1;
   int stderr_write = -1;
-  // A prepared exec init (native/exec_go.h): once hardened it waits here for the request's cwd,
+  // A prepared exec init (proc/exec_go.h): once hardened it waits here for the request's cwd,
   // argv, envp, stdin and file-size limit, which are unset until then. -1: they are set already.
   int go_fd = -1;
 
@@ -96,8 +96,8 @@ const char* ChildStepName(ChildStep step);
 // the command's tree is killed and reaped, so the report alone says the exec is over.
 struct InitReport {
   int32_t command_status;  // raw wait status of the command
-  int64_t cpu_us;      // user + system time of every process of the tree (RUSAGE_CHILDREN)
-  int64_t max_rss_kb;  // the largest of them
+  int64_t cpu_us;          // user + system time of every process of the tree (RUSAGE_CHILDREN)
+  int64_t max_rss_kb;      // the largest of them
 };
 
 struct ChildError {
@@ -105,9 +105,6 @@ struct ChildError {
   int32_t err;       // errno
   char detail[240];  // e.g. the mount target; NUL-terminated
 };
-
-// Runs in the cloned child (PID 1 of the new PID namespace); never returns.
-[[noreturn]] void RunChild(ChildPlan& plan);
 
 // In PID 1 of a fresh PID namespace (or, with plan.init_is_subreaper, in a subreaper): drops
 // privileges, installs the seccomp filter, spawns the command (which inherits both) and stays as

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "native/cgroup_internal.h"
+#include "proc/cgroup_internal.h"
 #include "sys/file_util.h"
 #include "sys/unique_fd.h"
 

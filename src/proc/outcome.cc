@@ -1,4 +1,4 @@
-#include "native/outcome.h"
+#include "proc/outcome.h"
 
 #include <signal.h>
 #include <sys/wait.h>

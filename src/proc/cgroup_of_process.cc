@@ -2,7 +2,7 @@
 // /proc/PID/cgroup text of a process inside it, so its counters read like our own cgroups'.
 #include <sstream>
 
-#include "native/cgroup.h"
+#include "proc/cgroup.h"
 
 namespace agentbox {
 namespace {

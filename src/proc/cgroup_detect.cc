@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "native/cgroup_internal.h"
+#include "proc/cgroup_internal.h"
 #include "sys/file_util.h"
 #include "sys/mountinfo.h"
 

@@ -1,4 +1,4 @@
-#include "native/process_tree.h"
+#include "proc/process_tree.h"
 
 #include <dirent.h>
 #include <fcntl.h>

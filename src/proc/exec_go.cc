@@ -1,4 +1,4 @@
-#include "native/exec_go.h"
+#include "proc/exec_go.h"
 
 #include <sys/socket.h>
 #include <unistd.h>

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
-#include "native/cgroup.h"
+#include "proc/cgroup.h"
 
 namespace agentbox::cgroup_internal {
 

@@ -9,7 +9,7 @@
 
 #include <cerrno>
 
-#include "native/child_plan.h"
+#include "proc/child_plan.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {

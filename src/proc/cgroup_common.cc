@@ -11,7 +11,7 @@
 #include <sstream>
 #include <thread>
 
-#include "native/cgroup_internal.h"
+#include "proc/cgroup_internal.h"
 #include "sys/file_util.h"
 
 namespace agentbox::cgroup_internal {

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "base/status.h"
-#include "native/child_plan.h"
+#include "proc/child_plan.h"
 
 namespace agentbox {
 

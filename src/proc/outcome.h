@@ -1,9 +1,9 @@
 // From what the supervisor saw to the result of CONTRACT §1: one mapping for `run` and `exec`.
 #pragma once
 
-#include "native/cgroup.h"
-#include "native/child_plan.h"
-#include "native/supervisor.h"
+#include "proc/cgroup.h"
+#include "proc/child_plan.h"
+#include "proc/supervisor.h"
 #include "proto/exec_result.h"
 
 namespace agentbox {

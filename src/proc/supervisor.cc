@@ -1,4 +1,4 @@
-#include "native/supervisor.h"
+#include "proc/supervisor.h"
 
 #include <fcntl.h>
 #include <poll.h>

@@ -12,7 +12,7 @@
 #include <functional>
 #include <optional>
 
-#include "native/child_plan.h"
+#include "proc/child_plan.h"
 #include "proto/output_capture.h"
 #include "sys/unique_fd.h"
 

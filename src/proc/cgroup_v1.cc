@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "native/cgroup_internal.h"
+#include "proc/cgroup_internal.h"
 #include "sys/file_util.h"
 
 namespace agentbox::cgroup_internal {

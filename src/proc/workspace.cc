@@ -1,4 +1,4 @@
-#include "native/workspace.h"
+#include "proc/workspace.h"
 
 #include <fcntl.h>
 #include <sched.h>

@@ -18,9 +18,9 @@
 #include <cstring>
 #include <initializer_list>
 
-#include "native/child_plan.h"
-#include "native/exec_go.h"
-#include "native/process_tree.h"
+#include "proc/child_plan.h"
+#include "proc/exec_go.h"
+#include "proc/process_tree.h"
 #include "sys/syscalls.h"
 
 extern char** environ;
