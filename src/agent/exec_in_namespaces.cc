@@ -18,14 +18,11 @@
 namespace agentbox {
 namespace {
 
-// The exec's own /proc, masked like the sandbox's (policy/mount_plan.cc AddProc).
+// The exec's own /proc, masked like the sandbox's: the same list (policy/mount_plan.h).
 const MountPlan& ExecProcPlan() {
   static const MountPlan plan = [] {
     MountPlan p;
-    p.ops.push_back({MountKind::kProc, "", "/proc", "", 0, 0});
-    p.ops.push_back({MountKind::kBindSelfReadOnly, "", "/proc/sys", "", 0, 0});
-    p.ops.push_back({MountKind::kMaskFile, "", "/proc/sysrq-trigger", "", 0, 0});
-    p.ops.push_back({MountKind::kMaskFile, "", "/proc/kcore", "", 0, 0});
+    p.ops = ProcMounts();
     return p;
   }();
   return plan;

@@ -98,14 +98,20 @@ void AddDev(const MountPlanInput& in, std::vector<MountOp>& ops) {
 }
 
 void AddProc(std::vector<MountOp>& ops) {
+  for (MountOp& op : ProcMounts()) ops.push_back(std::move(op));
+}
+
+}  // namespace
+
+std::vector<MountOp> ProcMounts() {
+  std::vector<MountOp> ops;
   ops.push_back(Op(MountKind::kProc, "/proc"));
   // Defence in depth: uid 1000 without capabilities cannot write these anyway.
   ops.push_back(Op(MountKind::kBindSelfReadOnly, "/proc/sys"));
   ops.push_back(Op(MountKind::kMaskFile, "/proc/sysrq-trigger"));
   ops.push_back(Op(MountKind::kMaskFile, "/proc/kcore"));
+  return ops;
 }
-
-}  // namespace
 
 const std::vector<std::string>& DefaultRootAllowlist() {
   static const std::vector<std::string> kAllow = {"usr",   "bin",   "sbin",  "lib",

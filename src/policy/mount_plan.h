@@ -68,6 +68,11 @@ struct MountPlan {
 
 MountPlan BuildMountPlan(const MountPlanInput& input);
 
+// The sandbox's /proc: a fresh proc, /proc/sys read-only, the files that must not be reached
+// masked. The one list for both the box (BuildMountPlan) and each native exec's own /proc (the
+// agent's exec_in_namespaces.cc), so a mask added here covers both.
+std::vector<MountOp> ProcMounts();
+
 // Generated /etc files of the default root.
 std::string GeneratedPasswd();
 std::string GeneratedGroup();

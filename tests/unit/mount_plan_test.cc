@@ -81,6 +81,30 @@ TEST(MountPlanTest, DevHoldsOnlyTheMinimalNodes) {
                                                "/dev/urandom", "/dev/tty"}));
 }
 
+// The box's /proc and each native exec's own /proc (agent/exec_in_namespaces.cc) are both
+// ProcMounts(): the box's plan holds that list, in order, with its masks.
+TEST(MountPlanTest, ProcIsTheOneSharedListWithItsMasks) {
+  const std::vector<MountOp> proc = ProcMounts();
+  ASSERT_FALSE(proc.empty());
+  EXPECT_EQ(proc.front().kind, MountKind::kProc);
+  auto has = [&](MountKind kind, const std::string& target) {
+    return std::any_of(proc.begin(), proc.end(),
+                       [&](const MountOp& op) { return op.kind == kind && op.target == target; });
+  };
+  EXPECT_TRUE(has(MountKind::kBindSelfReadOnly, "/proc/sys"));
+  EXPECT_TRUE(has(MountKind::kMaskFile, "/proc/sysrq-trigger"));
+  EXPECT_TRUE(has(MountKind::kMaskFile, "/proc/kcore"));
+  MountPlan plan = BuildMountPlan(DefaultInput());
+  auto at = std::find_if(plan.ops.begin(), plan.ops.end(),
+                         [](const MountOp& op) { return op.kind == MountKind::kProc; });
+  ASSERT_NE(at, plan.ops.end());
+  ASSERT_GE(static_cast<size_t>(plan.ops.end() - at), proc.size());
+  for (size_t i = 0; i < proc.size(); ++i) {
+    EXPECT_EQ(at[i].kind, proc[i].kind) << i;
+    EXPECT_EQ(at[i].target, proc[i].target) << i;
+  }
+}
+
 TEST(MountPlanTest, CustomRootfsBindsItsEntriesButNotReservedOnes) {
   MountPlanInput in;
   in.root_source = "/srv/rootfs";
