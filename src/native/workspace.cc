@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "native/userns_hint.h"
 #include "policy/host_paths.h"
 #include "proc/disk_quota.h"
 #include "proc/workspace_pool.h"
@@ -44,7 +45,7 @@ StatusOr<UniqueFd> MakeIdmapUserns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
   args.flags = CLONE_NEWUSER;
   args.exit_signal = SIGCHLD;
   long pid = sys::Clone3(&args);
-  if (pid < 0) return ErrnoStatus("clone(CLONE_NEWUSER) for the workspace idmap");
+  if (pid < 0) return UserNamespaceError("clone(CLONE_NEWUSER) for the workspace idmap", errno);
   if (pid == 0) {  // holds the namespace alive until the parent has opened it
     char byte;
     hold_write.reset();
