@@ -148,8 +148,8 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
     // ENOMEM or EAGAIN is the host's load; anything else is a switch that forbids the user
     // namespace (ENOSPC at max_user_namespaces=0, EPERM under an LSM), which the error names.
     const char* what = "clone the sandbox (user, mount, pid, ipc, uts and net namespaces)";
-    Status failed = errno == ENOMEM || errno == EAGAIN ? ErrnoStatus(what)
-                                                       : UserNamespaceError(what, errno);
+    Status failed =
+        errno == ENOMEM || errno == EAGAIN ? ErrnoStatus(what) : UserNamespaceError(what, errno);
     return failed.WithContext("the host cannot create the sandbox; see `agentbox doctor`");
   }
   if (pid == 0) StartChild(plan);

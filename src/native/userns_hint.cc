@@ -26,9 +26,9 @@ std::string UserNamespaceHint() {
 
 Status UserNamespaceError(const std::string& what, int err) {
   // The host's refusal is not agentbox's bug: unavailable (HTTP 503), whatever the errno.
-  return Status(StatusCode::kUnavailable, ErrnoStatus(what, err).message() +
-                                              "; user namespaces are refused here: " +
-                                              UserNamespaceHint());
+  return Status(StatusCode::kUnavailable,
+                ErrnoStatus(what, err).message() +
+                    "; user namespaces are refused here: " + UserNamespaceHint());
 }
 
 }  // namespace agentbox
