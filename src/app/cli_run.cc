@@ -83,7 +83,9 @@ int RunSubcommand(const Args& args) {
   ExecResult result = RunWithBackend(*spec, invocation->argv, capture);
   TakeOutput(capture, invocation->json, &result);
   // `run` says it every time (a sandbox says it once, at create): no limit goes unheld unsaid.
-  if (std::string note = UnheldDiskLimitNote(result); !note.empty()) PrintError(note);
+  // A run that never started has only its error to say, in one line.
+  std::string note = result.reason == ExitReason::kError ? "" : UnheldDiskLimitNote(result);
+  if (!note.empty()) PrintError(note);
   return ReportResult(result, invocation->json);
 }
 

@@ -216,9 +216,13 @@ Status TenantLimits::CheckOne(const TenantLimit& limit, double value) const {
 }
 
 Status TenantLimits::ApplyToPolicy(json* policy) const {
+  // A default equal to agentbox's own stays out of the policy, so the sandbox knows nobody asked
+  // for it (a built-in disk limit that a host directory cannot hold is reported, not refused).
+  const SandboxSpec builtin;
   for (const TenantLimit& limit : limits_) {
     const std::string key(limit.key);
-    if (!policy->contains(key)) (*policy)[key] = AsJson(limit, limit.default_value);
+    if (policy->contains(key) || limit.default_value == SpecValue(builtin, key)) continue;
+    (*policy)[key] = AsJson(limit, limit.default_value);
   }
   AB_ASSIGN_OR_RETURN(SpecOverlay overlay, ParsePolicyJson(policy->dump(), "the body"));
   SandboxSpec spec;

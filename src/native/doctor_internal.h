@@ -30,8 +30,6 @@ StatusOr<ProbeResults> RunProbeInChild(ProbeFn probe, const void* arg);
 // User namespace plus the mount, pid, ipc, uts, net and cgroup namespaces inside it, and a
 // /proc mount inside a new pid namespace.
 std::vector<DoctorCheck> NamespaceChecks();
-// Why unprivileged user namespaces fail here, from the sysctls that gate them.
-std::string UserNamespaceHint();
 
 // open_tree/move_mount/mount_setattr, and idmapped mounts on /tmp and the current directory.
 std::vector<DoctorCheck> MountApiChecks();

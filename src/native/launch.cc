@@ -14,6 +14,7 @@
 #include "policy/sandbox_env.h"
 #include "policy/seccomp_program.h"
 #include "proc/child_plan.h"
+#include "proc/userns_hint.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -145,8 +146,12 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   args.exit_signal = SIGCHLD;
   long pid = sys::Clone3(&args);
   if (pid < 0) {
-    return ErrnoStatus("clone the sandbox (user, mount, pid, ipc, uts and net namespaces)")
-        .WithContext("the host cannot create the sandbox; see `agentbox doctor`");
+    // ENOMEM or EAGAIN is the host's load; anything else is a switch that forbids the user
+    // namespace (ENOSPC at max_user_namespaces=0, EPERM under an LSM), which the error names.
+    const char* what = "clone the sandbox (user, mount, pid, ipc, uts and net namespaces)";
+    Status failed =
+        errno == ENOMEM || errno == EAGAIN ? ErrnoStatus(what) : UserNamespaceError(what, errno);
+    return failed.WithContext("the host cannot create the sandbox; see `agentbox doctor`");
   }
   if (pid == 0) StartChild(plan);
 

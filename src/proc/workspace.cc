@@ -14,6 +14,7 @@
 
 #include "policy/host_paths.h"
 #include "proc/disk_quota.h"
+#include "proc/userns_hint.h"
 #include "proc/workspace_pool.h"
 #include "proc/workspace_scan.h"
 #include "spec/units.h"
@@ -44,7 +45,7 @@ StatusOr<UniqueFd> MakeIdmapUserns(uid_t from_uid, gid_t from_gid, uid_t to_uid,
   args.flags = CLONE_NEWUSER;
   args.exit_signal = SIGCHLD;
   long pid = sys::Clone3(&args);
-  if (pid < 0) return ErrnoStatus("clone(CLONE_NEWUSER) for the workspace idmap");
+  if (pid < 0) return UserNamespaceError("clone(CLONE_NEWUSER) for the workspace idmap", errno);
   if (pid == 0) {  // holds the namespace alive until the parent has opened it
     char byte;
     hold_write.reset();

@@ -143,7 +143,7 @@ case_runsc_file_api() {
   http GET "files?path=/workspace/dir&list=1"
   expect_http 200 "list"
   [[ $HTTP_BODY == *'"name":"f.txt"'* ]] || fail "list lacks f.txt: $HTTP_BODY"
-  http POST "files/edit" -d '{"path":"dir/f.txt","old_str":"world","new_str":"there"}'
+  http POST "files/edit" -H 'Content-Type: application/json' -d '{"path":"dir/f.txt","old_str":"world","new_str":"there"}'
   expect_http 200 "edit"
   ab exec "$BOX" -- cat /workspace/dir/f.txt
   expect_out "hello there" "the edit inside the box"
@@ -160,7 +160,7 @@ case_runsc_file_api() {
   done
   http PUT "files?path=dir/up/evil" -T "$CASE_DIR/f.txt"
   expect_http 403 "write through a link that leads out"
-  http POST "files/edit" -d '{"path":"pw","old_str":"root","new_str":"evil"}'
+  http POST "files/edit" -H 'Content-Type: application/json' -d '{"path":"pw","old_str":"root","new_str":"evil"}'
   [[ $HTTP_CODE == 400 || $HTTP_CODE == 403 ]] || fail "edit through a link: HTTP $HTTP_CODE"
 }
 

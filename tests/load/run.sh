@@ -48,6 +48,10 @@ cleanup() {
     done
   done
   for d in $(cg_dirs); do rmdir "$d"/* "$d" 2>/dev/null; done
+  for state in "$WORK"/state-*; do
+    AGENTBOX_STATE_DIR=$state timeout -s KILL 60 "$AGENTBOX" gc >/dev/null 2>&1
+    mountpoint -q "$state/storage/pool" 2>/dev/null && umount -l "$state/storage/pool"
+  done
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -59,8 +63,10 @@ start_server() {
   mkdir -p "$state"
   AGENTBOX_STATE_DIR=$state "$AGENTBOX" serve "$@" 2>"$state.log" &
   SERVER_PID=$!
-  for _ in $(seq 200); do
+  local deadline=$((SECONDS + 60))  # a hang guard: a loaded host starts it late
+  while ((SECONDS < deadline)); do
     grep -q "listening on" "$state.log" 2>/dev/null && return 0
+    kill -0 "$SERVER_PID" 2>/dev/null || break
     sleep 0.05
   done
   echo "server did not start: $(cat "$state.log")"
@@ -107,6 +113,14 @@ phase() {
   fi
   if grep -qiE 'abort|terminate|sanitizer|segmentation' "$state.log"; then
     FAIL=$((FAIL + 1)); echo "FAIL $label: serve's log shows a crash:"; head -5 "$state.log"
+  fi
+  # With no sandbox left, gc takes the workspace pool away: no mount, no loop device.
+  AGENTBOX_STATE_DIR=$state timeout -s KILL 60 "$AGENTBOX" gc >/dev/null 2>&1
+  if grep -qF "$state" /proc/self/mountinfo; then
+    FAIL=$((FAIL + 1)); echo "FAIL $label: a mount mentions the state dir after gc:"
+    grep -F "$state" /proc/self/mountinfo | head -3
+  else
+    PASS=$((PASS + 1)); echo "PASS $label: gc leaves no mount of the state dir"
   fi
 }
 

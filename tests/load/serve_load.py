@@ -11,7 +11,8 @@ socket (python3 stdlib only) and then checks that nothing leaked:
   leaks    GET /v1/sandboxes is empty; <state>/sandboxes and <state>/names are empty and
            no temporary file is left in <state>; no process lives in a cgroup under the
            test's cgroup parent; no sb-* cgroup is left there; no mount mentions the state
-           dir; the server's open fds and threads are back to their baseline.
+           dir but its workspace pool (which lives until `agentbox gc`), and the pool holds
+           no sandbox's volume; the server's open fds and threads are back to their baseline.
 
 Prints throughput figures, then exactly `N passed, N failed`; exits 1 on any failure.
 """
@@ -370,8 +371,11 @@ def check_leaks(report, args, baseline_fds, baseline_threads, headers):
     report.check("no sandbox process left", not procs, " ".join(procs[:5]))
     cgs = settle(lambda: leftover_cgroups(args.cgroup_parent), [], 5)
     report.check("no cgroup left under the parent", not cgs, " ".join(cgs[:10]))
-    mounts = mounts_mentioning(state, args.serve_pid)
-    report.check("no mount mentions the state dir", not mounts, " | ".join(mounts[:3]))
+    pool = f"{state}/storage/pool"
+    mounts = [m for m in mounts_mentioning(state, args.serve_pid) if m.split()[4] != pool]
+    report.check("no mount mentions the state dir but the pool", not mounts, " | ".join(mounts[:3]))
+    volumes = os.listdir(pool) if os.path.isdir(pool) else []
+    report.check("the pool holds no sandbox's volume", not volumes, " ".join(volumes[:10]))
     fds = settle(lambda: fd_count(args.serve_pid), baseline_fds)
     report.check("serve's fd count back to its baseline", fds == baseline_fds,
                  f"{baseline_fds} before, {fds} after: " +

@@ -119,3 +119,42 @@ case_disk_limit_holds_while_the_filesystem_is_busy() {
       "run $i: past the limit or not reported"
   done
 }
+
+# A directory of the user's own on a filesystem of its own (an image this case makes and
+# mounts): where the kernel has quotas (ext4 with the project feature, xfs with prjquota) the
+# limit is a project quota and holds at the write that crosses it; where it has none (this
+# host's kernel lacks CONFIG_QUOTA) the same ask is refused, naming project quotas.
+case_disk_limit_on_a_project_quota_filesystem() {
+  local fs tried=0
+  for fs in ext4 xfs; do
+    command -v "mkfs.$fs" >/dev/null || continue
+    tried=$((tried + 1))
+    local img=$CASE_DIR/$fs.img mnt=$CASE_DIR/$fs-mnt quotas=1
+    truncate -s 512M "$img" && mkdir -p "$mnt"
+    if [[ $fs == ext4 ]]; then mkfs.ext4 -q -O quota,project "$img"; else mkfs.xfs -q "$img"; fi ||
+      fail "mkfs.$fs failed"
+    if ! mount -o loop,prjquota "$img" "$mnt" 2>/dev/null; then
+      quotas=0  # the kernel cannot mount it with quotas: the same filesystem without them
+      [[ $fs == ext4 ]] && mkfs.ext4 -q -F "$img" >/dev/null
+      mount -o loop "$img" "$mnt" || fail "mount of the $fs image failed"
+    fi
+    on_exit "umount -l '$mnt'"
+    mkdir "$mnt/ws" && chown "$AB_WS_OWNER" "$mnt/ws"
+    ab run "${AB_KIND[@]}" --json --workspace "$mnt/ws" --disk-limit 16M -- \
+      sh -c 'dd if=/dev/zero of=/workspace/f bs=1M count=32 2>/dev/null; echo "dd=$?"'
+    if ((quotas)); then
+      expect_rc 0 "$fs with project quotas"
+      json_assert 'r["disk_limit"]["mechanism"] == "project-quota" and r["disk_limit"]["enforced"] is True' \
+        "$fs with prjquota: not held by a project quota"
+      json_assert '"dd=0" not in r["stdout"] and "disk" in r["limits_hit"]' "$fs: dd past 16M was not refused"
+      local size
+      size=$(stat -c %s "$mnt/ws/f")
+      ((size <= 16 * 1024 * 1024)) || fail "$fs: $size bytes landed under a 16M limit"
+    else
+      expect_rc 125 "$fs without quotas, a limit asked for"
+      expect_err_has "project quotas"
+      [[ ! -e $mnt/ws/f ]] || fail "$fs: the command ran"
+    fi
+  done
+  ((tried > 0)) || skip "neither mkfs.ext4 nor mkfs.xfs is installed"
+}
