@@ -104,6 +104,15 @@ TEST(ServerConfigTest, ConnectionSettings) {
   EXPECT_EQ(config.mcp_session_idle_timeout_seconds, 600) << "built-in: ten minutes";
 }
 
+TEST(ServerConfigTest, McpBashOutputChars) {
+  ServerConfig config;
+  EXPECT_EQ(config.mcp_bash_output_chars, 30000);
+  ASSERT_TRUE(ParseServerConfig(R"({"mcp_bash_output_chars": 0})", "c.json", &config).ok());
+  EXPECT_EQ(config.mcp_bash_output_chars, 0) << "never cut";
+  EXPECT_FALSE(ParseServerConfig(R"({"mcp_bash_output_chars": -1})", "c.json", &config).ok());
+  EXPECT_FALSE(ParseServerConfig(R"({"mcp_bash_output_chars": "1k"})", "c.json", &config).ok());
+}
+
 TEST(ServerConfigTest, McpSessionIdleTimeout) {
   ServerConfig config;
   ASSERT_TRUE(ParseServerConfig(R"({"mcp_session_idle_timeout": "90s"})", "c.json", &config).ok());

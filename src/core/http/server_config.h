@@ -81,6 +81,9 @@ struct ServerConfig {
   // An MCP session with no request for this long is ended and its sandbox removed (clients
   // routinely go without DELETE /mcp); also when an initialize over the cap may end one.
   double mcp_session_idle_timeout_seconds = 600;
+  // The most characters one MCP `bash` result carries before its middle is cut (as `agentbox
+  // mcp --bash-output-chars`); 0: never cut.
+  int mcp_bash_output_chars = 30000;
 };
 
 inline constexpr int kMaxConnections = 65536;

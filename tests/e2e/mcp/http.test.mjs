@@ -211,7 +211,7 @@ describe('MCP sessions left without DELETE', { skip: skip || false }, () => {
   before(async () => {
     stateDir = makeStateDir();
     const config = path.join(stateDir, 'serve.json');
-    writeFileSync(config, JSON.stringify({ mcp_session_idle_timeout: '2s' }));
+    writeFileSync(config, JSON.stringify({ mcp_session_idle_timeout: '2s', mcp_bash_output_chars: 100 }));
     server = await startServe(stateDir, ['--config', config]);
   });
   after(async () => {
@@ -229,6 +229,14 @@ describe('MCP sessions left without DELETE', { skip: skip || false }, () => {
     assert.equal(listSandboxes(stateDir).length, 3, 'each session made its sandbox');
     assert.ok(await waitFor(() => listSandboxes(stateDir).length === 0, 15000),
       `left behind: ${JSON.stringify(listSandboxes(stateDir))}`);
+  });
+
+  test('the config\'s mcp_bash_output_chars sets where bash output is cut', async () => {
+    const { client } = await connectHttp(server.url);
+    const t = text(await client.callTool({ name: 'bash', arguments: { command: 'seq 1 1000' } }));
+    assert.ok(t.startsWith('1\n2\n') && t.endsWith('999\n1000\n'), t);
+    assert.match(t, /3,793 of 3,893 characters cut from the middle; the full output is in \/workspace\//);
+    await client.close();
   });
 
   test('a call running longer than the idle timeout is not idle', async () => {
