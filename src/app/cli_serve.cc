@@ -203,7 +203,8 @@ StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
   ctx->tenants->Prune([&manager](const std::string& id) { return manager.store().Load(id).ok(); });
   RemoveStalePolicyFiles(ctx->state_root);
   AB_ASSIGN_OR_RETURN(ctx->self_exe, SelfExe());
-  ctx->mcp = std::make_shared<McpSessions>();
+  ctx->mcp = std::make_shared<McpSessions>(std::chrono::duration_cast<mcp::SessionClock::duration>(
+      std::chrono::duration<double>(ctx->config.mcp_session_idle_timeout_seconds)));
   if (args.insecure_no_auth) {
     WriteStderr("agentbox serve: warning: --insecure-no-auth: tcp:" + address.host +
                 " takes requests without a token: every local user can act as you\n");

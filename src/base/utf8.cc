@@ -70,4 +70,32 @@ bool IsValidUtf8(std::string_view bytes) {
   return true;
 }
 
+namespace {
+bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+}  // namespace
+
+size_t Utf8Length(std::string_view text) {
+  size_t n = 0;
+  for (char c : text) n += IsContinuation(c) ? 0 : 1;
+  return n;
+}
+
+size_t Utf8PrefixBytes(std::string_view text, size_t chars) {
+  size_t i = 0;
+  for (size_t seen = 0; i < text.size(); ++i) {
+    if (!IsContinuation(text[i]) && seen++ == chars) break;
+  }
+  return i;
+}
+
+size_t Utf8SuffixStart(std::string_view text, size_t chars) {
+  if (chars == 0) return text.size();
+  size_t i = text.size();
+  for (size_t seen = 0; i > 0;) {
+    --i;
+    if (!IsContinuation(text[i]) && ++seen == chars) return i;
+  }
+  return 0;
+}
+
 }  // namespace agentbox

@@ -15,4 +15,15 @@ std::string SanitizeUtf8(std::string_view bytes);
 // True when SanitizeUtf8 would return the input unchanged.
 bool IsValidUtf8(std::string_view bytes);
 
+// Characters (code points) of UTF-8 text: every byte but continuation bytes (10xxxxxx) starts
+// one. Exact for valid UTF-8, such as SanitizeUtf8's output.
+size_t Utf8Length(std::string_view text);
+
+// The bytes of the first `chars` characters (all of text if it has fewer): a cut there never
+// splits a character.
+size_t Utf8PrefixBytes(std::string_view text, size_t chars);
+
+// Where the last `chars` characters begin (0 if text has fewer).
+size_t Utf8SuffixStart(std::string_view text, size_t chars);
+
 }  // namespace agentbox

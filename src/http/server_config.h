@@ -78,6 +78,12 @@ struct ServerConfig {
   double head_timeout_seconds = 10;  // a request head must be in within this, from its start
   double body_timeout_seconds = 60;  // and its body within this, from the head's end
   double idle_timeout_seconds = 60;  // a keep-alive connection with no request is closed
+  // An MCP session with no request for this long is ended and its sandbox removed (clients
+  // routinely go without DELETE /mcp); also when an initialize over the cap may end one.
+  double mcp_session_idle_timeout_seconds = 600;
+  // The most characters one MCP `bash` result carries before its middle is cut (as `agentbox
+  // mcp --bash-output-chars`); 0: never cut.
+  int mcp_bash_output_chars = 30000;
 };
 
 inline constexpr int kMaxConnections = 65536;

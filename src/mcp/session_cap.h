@@ -39,4 +39,11 @@ StatusOr<std::optional<std::string>> AdmitSession(const Caller& caller,
                                                   SessionClock::time_point now,
                                                   SessionClock::duration stale_after);
 
+// The sessions to end now whatever the cap: idle for at least `idle_after` and serving no
+// request. Clients end sessions without DELETE /mcp as a matter of course (the TypeScript SDK's
+// close() sends none, nor does the Inspector), and each holds a sandbox until it is ended.
+std::vector<std::string> IdleSessions(const std::vector<SessionUse>& sessions,
+                                      SessionClock::time_point now,
+                                      SessionClock::duration idle_after);
+
 }  // namespace agentbox::mcp

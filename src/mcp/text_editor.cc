@@ -59,9 +59,11 @@ std::string EditedMessage(const std::string& path, const std::string& snippet_ou
 
 }  // namespace
 
-std::string CatN(std::string_view content, std::string_view descriptor, int64_t first_line) {
-  std::string text(content.substr(0, kMaxEditorResponse));
-  if (content.size() > kMaxEditorResponse) text += kClippedNote;
+std::string CatN(std::string_view content, std::string_view descriptor, int64_t first_line,
+                 size_t max_characters) {
+  const size_t cut = Utf8PrefixBytes(content, max_characters);
+  std::string text(content.substr(0, cut));
+  if (cut < content.size()) text += kClippedNote;
   std::string out = "Here's the result of running `cat -n` on " + std::string(descriptor) + ":\n";
   std::vector<std::string> lines = Lines(text);
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -73,8 +75,8 @@ std::string CatN(std::string_view content, std::string_view descriptor, int64_t 
 }
 
 StatusOr<std::string> EditorViewFile(std::string_view content, const std::string& path,
-                                     const json& view_range) {
-  if (view_range.is_null()) return CatN(content, path, 1);
+                                     const json& view_range, size_t max_characters) {
+  if (view_range.is_null()) return CatN(content, path, 1, max_characters);
   if (!IsIntegerPair(view_range)) {
     return InvalidArgument("Invalid `view_range`. It should be a list of two integers.");
   }
@@ -98,7 +100,7 @@ StatusOr<std::string> EditorViewFile(std::string_view content, const std::string
                                       std::to_string(first) + "`");
   }
   const size_t end = last == -1 ? lines.size() : static_cast<size_t>(last);
-  return CatN(Join(lines, first - 1, end), path, first);
+  return CatN(Join(lines, first - 1, end), path, first, max_characters);
 }
 
 std::string EditorViewDirectory(const std::string& path, const std::vector<std::string>& paths) {

@@ -27,12 +27,17 @@ struct EditorEdit {
 };
 
 // "Here's the result of running `cat -n` on DESCRIPTOR:\n" and the numbered lines from
-// first_line on (6-wide number, a tab, the line).
-std::string CatN(std::string_view content, std::string_view descriptor, int64_t first_line);
+// first_line on (6-wide number, a tab, the line). Content past max_characters (counted before
+// the numbering, as the reference does) is clipped, with a note saying how to find the rest.
+std::string CatN(std::string_view content, std::string_view descriptor, int64_t first_line,
+                 size_t max_characters = kMaxEditorResponse);
 
 // `view` of a file; view_range is null or [start, end]. kInvalidArgument holds the message.
+// max_characters: the view's clipping limit (the tool's `max_characters`, as in Anthropic's
+// text_editor_20250728), counted in characters (UTF-8 code points), never splitting one.
 StatusOr<std::string> EditorViewFile(std::string_view content, const std::string& path,
-                                     const nlohmann::json& view_range);
+                                     const nlohmann::json& view_range,
+                                     size_t max_characters = kMaxEditorResponse);
 
 // `view` of a directory: `paths` are the entries up to 2 levels deep, relative to `path`, sorted,
 // hidden ones already left out.

@@ -68,6 +68,38 @@ Status ParseEnv(const json& args, ExecToolArgs* out) {
   return OkStatus();
 }
 
+// `timeout`: seconds, within what CheckTimeout accepts (the server's ceiling is checked later).
+Status OptionalTimeout(const json& args, std::optional<double>* out) {
+  auto timeout = args.find("timeout");
+  if (timeout == args.end() || timeout->is_null()) return OkStatus();
+  if (!timeout->is_number() || !CheckTimeout(timeout->get<double>()).ok()) {
+    return WrongType("timeout", "a positive number of seconds, at most 604800 (one week)");
+  }
+  *out = timeout->get<double>();
+  return OkStatus();
+}
+
+// `output_limit`: a positive number of bytes or a size ("64K"), as REST's exec takes it.
+Status OptionalSize(const json& args, const std::string& key, std::optional<uint64_t>* out) {
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return OkStatus();
+  StatusOr<uint64_t> size = InvalidArgument("");
+  if (it->is_number_unsigned()) {
+    size = it->get<uint64_t>();
+  } else if (it->is_number_integer() && it->get<int64_t>() > 0) {
+    size = static_cast<uint64_t>(it->get<int64_t>());
+  } else if (it->is_number_float() && it->get<double>() >= 1 && it->get<double>() < 1e18) {
+    size = static_cast<uint64_t>(it->get<double>());
+  } else if (it->is_string()) {
+    size = ParseSize(it->get<std::string>());
+  }
+  if (!size.ok() || *size == 0) {
+    return WrongType(key, "a positive number of bytes or a size such as \"64K\"");
+  }
+  *out = *size;
+  return OkStatus();
+}
+
 Status CheckObject(const json& arguments) {
   if (arguments.is_null() || arguments.is_object()) return OkStatus();
   return InvalidArgument("invalid arguments: `arguments` must be an object");
@@ -99,13 +131,9 @@ StatusOr<ExecToolArgs> ParseExecToolArgs(const json& arguments) {
   }
   AB_RETURN_IF_ERROR(OptionalString(args, "cwd", &out.cwd));
   AB_RETURN_IF_ERROR(ParseEnv(args, &out));
-  auto timeout = args.find("timeout");
-  if (timeout != args.end() && !timeout->is_null()) {
-    if (!timeout->is_number() || !CheckTimeout(timeout->get<double>()).ok()) {
-      return WrongType("timeout", "a positive number of seconds, at most 604800 (one week)");
-    }
-    out.timeout_seconds = timeout->get<double>();
-  }
+  AB_RETURN_IF_ERROR(OptionalTimeout(args, &out.timeout_seconds));
+  AB_RETURN_IF_ERROR(OptionalString(args, "stdin", &out.stdin_data));
+  AB_RETURN_IF_ERROR(OptionalSize(args, "output_limit", &out.output_limit));
   return out;
 }
 
@@ -121,6 +149,7 @@ StatusOr<BashToolArgs> ParseBashToolArgs(const json& arguments) {
   std::optional<std::string> command;
   AB_RETURN_IF_ERROR(OptionalString(args, "command", &command));
   if (!command && !out.restart) return InvalidArgument("no command provided.");
+  AB_RETURN_IF_ERROR(OptionalTimeout(args, &out.timeout_seconds));
   out.command = command.value_or("");
   return out;
 }
@@ -136,6 +165,11 @@ StatusOr<EditorToolArgs> ParseEditorToolArgs(const json& arguments) {
   AB_RETURN_IF_ERROR(OptionalString(args, "new_str", &out.new_str));
   AB_RETURN_IF_ERROR(OptionalInteger(args, "insert_line", &out.insert_line));
   if (auto range = args.find("view_range"); range != args.end()) out.view_range = *range;
+  std::optional<int64_t> max_characters;
+  AB_RETURN_IF_ERROR(OptionalInteger(args, "max_characters", &max_characters));
+  if (max_characters && *max_characters < 1)
+    return WrongType("max_characters", "a positive integer");
+  if (max_characters) out.max_characters = static_cast<size_t>(*max_characters);
   return out;
 }
 

@@ -19,11 +19,14 @@ struct ExecToolArgs {
   std::optional<std::string> cwd;
   std::vector<std::pair<std::string, std::string>> env;
   std::optional<double> timeout_seconds;
+  std::optional<std::string> stdin_data;  // the command's stdin; absent: /dev/null
+  std::optional<uint64_t> output_limit;   // bytes kept per stream; absent: the sandbox's
 };
 
 struct BashToolArgs {
   std::string command;
   bool restart = false;
+  std::optional<double> timeout_seconds;
 };
 
 struct EditorToolArgs {
@@ -34,6 +37,7 @@ struct EditorToolArgs {
   std::optional<std::string> new_str;
   std::optional<int64_t> insert_line;
   nlohmann::json view_range;  // null when absent; checked by the editor for its own messages
+  std::optional<size_t> max_characters;  // view: clip past this many characters
 };
 
 // The most read_file's max_bytes may ask: the file comes back inside one JSON-RPC message, and

@@ -21,14 +21,17 @@ json StructuredToolResult(json structured, bool is_error) {
   return result;
 }
 
-json ExecToolResult(const ExecResult& result, double timeout_seconds) {
+json ExecToolResult(const ExecResult& result, const CommandLimits& limits) {
   // ExecResultToJson sanitizes every string, so this parse cannot fail; be safe anyway.
   const std::string text = ExecResultToJson(result);  // in the documented key order
   json structured = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (structured.is_discarded()) return TextToolResult("error: could not render the result", true);
-  std::string failure = ExecFailureReason(result, timeout_seconds);
+  std::string failure = ExecFailureReason(result, limits);
   json out = TextToolResult(text, !failure.empty());
   out["structuredContent"] = std::move(structured);
+  for (const std::string& note : LimitNotes(result, limits)) {
+    out["content"].push_back({{"type", "text"}, {"text", note}});
+  }
   if (failure.empty()) return out;
   // The reason leads, so a client that shows only the first block still says why it failed.
   json reason = json::object();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "mcp/bash_tool.h"
 #include "proto/exec_result.h"
 
 namespace agentbox::mcp {
@@ -20,7 +21,9 @@ nlohmann::json StatusToolResult(const Status& status);
 nlohmann::json StructuredToolResult(nlohmann::json structured, bool is_error = false);
 
 // The exec tool's result: structuredContent is the CONTRACT §1 JSON result. A non-zero exit code
-// is data; a timeout, an OOM kill or an agentbox error is isError, with the reason first.
-nlohmann::json ExecToolResult(const ExecResult& result, double timeout_seconds);
+// is data; a timeout, an OOM kill or an agentbox error is isError, with the reason first
+// ("killed: memory limit 512M reached"); a pids, memory or disk refusal the command survived
+// is said in a text block after the JSON.
+nlohmann::json ExecToolResult(const ExecResult& result, const CommandLimits& limits);
 
 }  // namespace agentbox::mcp

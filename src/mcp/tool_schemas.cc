@@ -30,14 +30,16 @@ constexpr const char* kTools = R"json([
 {
   "name": "bash",
   "title": "Persistent bash shell",
-  "description": "Run a bash command in the sandbox. The shell state persists between calls: the working directory, exported environment variables, functions and aliases. stdout and stderr are returned together; a non-zero exit status is reported after the output. Commands cannot read stdin and have no network. Set restart to true to reset the shell (cwd back to /workspace, variables cleared).",
+  "description": "Run a bash command in the sandbox. The shell state persists between calls: the working directory, shell variables (exported or not), functions and aliases. stdout and stderr are returned together; a non-zero exit status and any limit the command ran into are reported after the output. A long output is cut in the middle (its start and end are kept) and saved whole in a file under /workspace/.agentbox/bash-output, named in the result. Commands cannot read stdin and have no network. Set restart to true to reset the shell (cwd back to /workspace, variables cleared).",
   "inputSchema": {
     "type": "object",
     "properties": {
       "command": {"type": "string", "description": "The bash command to run."},
-      "restart": {"type": "boolean", "description": "Restart the shell instead of running a command."}
+      "restart": {"type": "boolean", "description": "Restart the shell instead of running a command."},
+      "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 604800, "description": "Wall-clock limit of this call in seconds (default: the sandbox policy's, 60; at most the server's ceiling)."}
     }
-  }
+  },
+  "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
 },
 {
   "name": "exec",
@@ -50,10 +52,13 @@ constexpr const char* kTools = R"json([
       "command": {"type": "string", "description": "A shell command line, run with /bin/sh -c (when argv is not given)."},
       "cwd": {"type": "string", "description": "Working directory inside the sandbox (default /workspace)."},
       "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra environment variables."},
-      "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 604800, "description": "Wall-clock limit in seconds, at most one week (default: the sandbox policy's, 60)."}
+      "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 604800, "description": "Wall-clock limit in seconds (default: the sandbox policy's, 60; at most the server's ceiling, one week at most)."},
+      "stdin": {"type": "string", "description": "Text given to the command on its stdin (default: none, /dev/null)."},
+      "output_limit": {"type": ["integer", "string"], "description": "Bytes of stdout and of stderr kept, a number or a size such as \"64K\" (default: the sandbox policy's, 1M; at most the server's ceiling)."}
     }
   },
-  "outputSchema": null
+  "outputSchema": null,
+  "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
 },
 {
   "name": "str_replace_based_edit_tool",
@@ -68,10 +73,12 @@ constexpr const char* kTools = R"json([
       "old_str": {"type": "string", "description": "str_replace: the exact text to replace."},
       "new_str": {"type": "string", "description": "str_replace: the replacement; insert: the text to insert."},
       "insert_line": {"type": "integer", "minimum": 0, "description": "insert: the line after which new_str goes."},
-      "view_range": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2, "description": "view: [first line, last line], 1-based; -1 as last line means the end."}
+      "view_range": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2, "description": "view: [first line, last line], 1-based; -1 as last line means the end."},
+      "max_characters": {"type": "integer", "minimum": 1, "description": "view: clip the file's content after this many characters (default 16000)."}
     },
     "required": ["command", "path"]
-  }
+  },
+  "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
 },
 {
   "name": "read_file",
@@ -85,7 +92,7 @@ constexpr const char* kTools = R"json([
     },
     "required": ["path"]
   },
-  "annotations": {"readOnlyHint": true}
+  "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
 },
 {
   "name": "write_file",
@@ -104,7 +111,8 @@ constexpr const char* kTools = R"json([
     "type": "object",
     "properties": {"path": {"type": "string"}, "bytes_written": {"type": "integer"}},
     "required": ["path", "bytes_written"]
-  }
+  },
+  "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": true, "openWorldHint": false}
 },
 {
   "name": "list_files",
@@ -137,7 +145,7 @@ constexpr const char* kTools = R"json([
     },
     "required": ["path", "entries"]
   },
-  "annotations": {"readOnlyHint": true}
+  "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
 }
 ])json";
 

@@ -13,7 +13,10 @@ inline constexpr std::string_view kReadFileTool = "read_file";
 inline constexpr std::string_view kWriteFileTool = "write_file";
 inline constexpr std::string_view kListFilesTool = "list_files";
 
-// The `tools` array of a tools/list result, in a stable order.
+// The `tools` array of a tools/list result, in a stable order. Every tool carries all four
+// annotations. openWorldHint is false for each: a sandbox has no network (this build has no
+// egress option), so no tool reaches beyond the sandbox; a policy that opens egress must flip
+// it for bash and exec.
 const nlohmann::json& ToolDefinitions();
 
 // True when `name` is one of the tools above.

@@ -28,6 +28,12 @@ constexpr SeccompArgCondition BitSet(uint8_t index, uint64_t bit) {
   return {index, SeccompArgOp::kMaskedEqual, bit, bit};
 }
 
+// The file-type bits of a mode are `type`. The kernel reads mknod's mode as a 16-bit umode_t;
+// the mask keeps only bits 12..15, so no high bit changes what the kernel and the filter see.
+constexpr SeccompArgCondition FileTypeIs(uint8_t index, uint64_t type) {
+  return {index, SeccompArgOp::kMaskedEqual, kFileTypeMask, type};
+}
+
 // Equality on the low 32 bits: the kernel truncates int arguments, so 0x100005412 is TIOCSTI
 // too (CVE-2019-10063, flatpak's filter compared all 64 bits and was bypassed that way).
 constexpr SeccompArgCondition Low32Equal(uint8_t index, uint64_t value) {
@@ -131,8 +137,22 @@ constexpr auto kFixedRules = std::to_array<SeccompRule>({
     Deny("fanotify_init", "filesystem-wide event monitoring"),
     Deny("sethostname", "hostname stays 'sandbox' (CONTRACT §2)"),
     Deny("setdomainname", "domain name stays fixed"),
-    Deny("mknod", "device nodes would bypass the minimal /dev"),
-    Deny("mknodat", "device nodes would bypass the minimal /dev"),
+    // mknod makes FIFOs (mkfifo, make's job server, shell scripts, test harnesses), sockets and
+    // regular files (type 0 or S_IFREG) as everyday work: only device nodes are refused. The
+    // user namespace refuses them too (CAP_MKNOD counts only in the initial one); this is the
+    // second wall, and it also keeps the overlayfs whiteout (char 0:0, allowed unprivileged
+    // since Linux 5.8) out. Any other type the kernel rejects itself (EINVAL, or EPERM for a
+    // directory).
+    DenyIf("mknod", EPERM, FileTypeIs(1, kCharDevice),
+           "char devices would bypass the minimal /dev"),
+    DenyIf("mknod", EPERM, FileTypeIs(1, kBlockDevice), "block devices: raw disks"),
+    DenyIf("mknod", EPERM, BitSet(1, kSetUidBit), kSetIdWhy),
+    DenyIf("mknod", EPERM, BitSet(1, kSetGidBit), kSetIdWhy),
+    DenyIf("mknodat", EPERM, FileTypeIs(2, kCharDevice),
+           "char devices would bypass the minimal /dev"),
+    DenyIf("mknodat", EPERM, FileTypeIs(2, kBlockDevice), "block devices: raw disks"),
+    DenyIf("mknodat", EPERM, BitSet(2, kSetUidBit), kSetIdWhy),
+    DenyIf("mknodat", EPERM, BitSet(2, kSetGidBit), kSetIdWhy),
     // No setuid/setgid file, ever: mode checks on every call that sets a mode.
     DenyIf("chmod", EPERM, BitSet(1, kSetUidBit), kSetIdWhy),
     DenyIf("chmod", EPERM, BitSet(1, kSetGidBit), kSetIdWhy),

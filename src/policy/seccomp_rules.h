@@ -59,6 +59,9 @@ inline constexpr uint64_t kCloneNewNet = 0x40000000;
 // <sys/stat.h>
 inline constexpr uint64_t kSetUidBit = 04000;
 inline constexpr uint64_t kSetGidBit = 02000;
+inline constexpr uint64_t kFileTypeMask = 0170000;  // S_IFMT
+inline constexpr uint64_t kCharDevice = 0020000;    // S_IFCHR
+inline constexpr uint64_t kBlockDevice = 0060000;   // S_IFBLK
 // <sys/socket.h>
 inline constexpr uint64_t kAfPacket = 17;
 inline constexpr uint64_t kAfAlg = 38;

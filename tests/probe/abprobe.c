@@ -494,9 +494,59 @@ static int cmd_create(int argc, char** argv) {
   return expect_mode_bits(path, mode & 06000, via);
 }
 
+static mode_t node_type(const char* name) {
+  if (strcmp(name, "char") == 0) return S_IFCHR;
+  if (strcmp(name, "block") == 0) return S_IFBLK;
+  if (strcmp(name, "fifo") == 0) return S_IFIFO;
+  if (strcmp(name, "sock") == 0) return S_IFSOCK;
+  if (strcmp(name, "reg") == 0) return S_IFREG;
+  return (mode_t)-1;
+}
+
+// mknod [PATH] [char|block|fifo|sock|reg] [mknod|mknodat]: a char device 1:1 (/dev/mem) by
+// default, through the raw syscall (glibc's mknod is mknodat; the filter checks both).
 static int cmd_mknod(int argc, char** argv) {
   const char* path = arg_str(argc, argv, 2, "/workspace/mem");
-  return report(mknod(path, S_IFCHR | 0666, makedev(1, 1)), "mknod char 1:1");
+  mode_t type = node_type(arg_str(argc, argv, 3, "char"));
+  const char* via = arg_str(argc, argv, 4, "mknodat");
+  if (type == (mode_t)-1) return usage("mknod [PATH] [char|block|fifo|sock|reg] [mknod|mknodat]");
+  dev_t dev = (type == S_IFCHR || type == S_IFBLK) ? makedev(1, 1) : 0;
+  long rc = strcmp(via, "mknod") == 0 ? syscall(SYS_mknod, path, type | 0666, dev)
+                                      : syscall(SYS_mknodat, AT_FDCWD, path, type | 0666, dev);
+  if (rc < 0) return fail(via);
+  struct stat st;
+  if (lstat(path, &st) < 0) return setup_failed("lstat");
+  if ((st.st_mode & S_IFMT) != type) { errno = EINVAL; return fail("made another file type"); }
+  return ok(via);
+}
+
+// mknod-userns DIR: outside the sandbox's filter, in a fresh user namespace where the caller is
+// root with every capability: a FIFO can be made (the control), a char device cannot, because
+// CAP_MKNOD counts only in the initial user namespace. The second wall behind the filter's rule.
+// DIR is made first, by the caller as it is, so the namespace's root owns it; it is left empty.
+static int cmd_mknod_userns(int argc, char** argv) {
+  if (argc < 3) return usage("mknod-userns DIR");
+  char uid_map[64], gid_map[64], fifo[4096], dev[4096];
+  snprintf(uid_map, sizeof uid_map, "0 %u 1", (unsigned)getuid());
+  snprintf(gid_map, sizeof gid_map, "0 %u 1", (unsigned)getgid());
+  snprintf(fifo, sizeof fifo, "%s/fifo", argv[2]);
+  snprintf(dev, sizeof dev, "%s/mem", argv[2]);
+  if (mkdir(argv[2], 0700) < 0) return setup_failed("mkdir DIR");
+  if (unshare(CLONE_NEWUSER) < 0) return setup_failed("unshare(CLONE_NEWUSER)");
+  const char* files[] = {"/proc/self/uid_map", "/proc/self/setgroups", "/proc/self/gid_map"};
+  const char* lines[] = {uid_map, "deny", gid_map};
+  for (int i = 0; i < 3; i++) {
+    int fd = open(files[i], O_WRONLY | O_CLOEXEC);
+    if (fd < 0 || write(fd, lines[i], strlen(lines[i])) < 0) return setup_failed(files[i]);
+    close(fd);
+  }
+  if (mknod(fifo, S_IFIFO | 0600, 0) < 0) return setup_failed("mknod fifo (the control)");
+  unlink(fifo);
+  long rc = mknod(dev, S_IFCHR | 0600, makedev(1, 1));
+  int saved = errno;
+  if (rc == 0) unlink(dev);
+  errno = saved;
+  return report(rc, "mknod char 1:1 in a user namespace");
 }
 
 static int cmd_write(int argc, char** argv) {
@@ -813,7 +863,7 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"ioperm", cmd_ioperm}, {"sethostname", cmd_sethostname}, {"setuid", cmd_setuid},
     {"setgid", cmd_setgid}, {"x32", cmd_x32}, {"int80", cmd_int80}, {"tiocsti", cmd_tiocsti},
     {"tioclinux", cmd_tioclinux}, {"chmod", cmd_chmod}, {"create", cmd_create},
-    {"mknod", cmd_mknod}, {"write", cmd_write}, {"read", cmd_read},
+    {"mknod", cmd_mknod}, {"mknod-userns", cmd_mknod_userns}, {"write", cmd_write}, {"read", cmd_read},
     {"fallocate", cmd_fallocate}, {"files", cmd_files}, {"subvol-create", cmd_subvol_create}, {"fds", cmd_fds},
     {"caps", cmd_caps}, {"fork", cmd_fork}, {"alloc", cmd_alloc}, {"socket", cmd_socket},
     {"connect-unix", cmd_connect_unix}, {"connect-abstract", cmd_connect_abstract},

@@ -59,5 +59,16 @@ TEST(McpSessionCapTest, OneStaleSessionDoesNotMakeRoomFarOverTheCap) {
   EXPECT_FALSE(AdmitSession(Caller{"a", 1, 0}, over, kNow, minutes(10)).ok());
 }
 
+// Sessions whose clients left without DELETE /mcp: idle long enough and serving nothing.
+TEST(McpSessionCapTest, IdleSessionsAreThoseQuietLongEnoughAndNotBusy) {
+  std::vector<SessionUse> uses = {{"fresh", false, kNow - seconds(30)},
+                                  {"idle", false, kNow - minutes(11)},
+                                  {"exactly", false, kNow - minutes(10)},
+                                  {"long-call", true, kNow - minutes(40)}};
+  EXPECT_EQ(IdleSessions(uses, kNow, minutes(10)), (std::vector<std::string>{"idle", "exactly"}));
+  EXPECT_EQ(IdleSessions(uses, kNow, minutes(60)), std::vector<std::string>{});
+  EXPECT_EQ(IdleSessions({}, kNow, seconds(1)), std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace agentbox::mcp

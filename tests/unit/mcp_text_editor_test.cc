@@ -52,6 +52,27 @@ TEST(McpTextEditorTest, LongViewsAreClipped) {
   EXPECT_LT(out->size(), kMaxEditorResponse + 600);
 }
 
+// The tool's max_characters (text_editor_20250728) sets the clip, in characters.
+TEST(McpTextEditorTest, MaxCharactersIsHonoured) {
+  auto small = EditorViewFile(kFile, "/w", nullptr, 9);  // "one\ntwo\nt"
+  ASSERT_TRUE(small.ok());
+  EXPECT_NE(small->find("     2\ttwo\n     3\tt<response clipped>"), std::string::npos) << *small;
+  EXPECT_EQ(small->find("four"), std::string::npos);
+  auto ranged = EditorViewFile(kFile, "/w", json::array({3, 4}), 3);
+  ASSERT_TRUE(ranged.ok());
+  EXPECT_NE(ranged->find("     3\tthr<response clipped>"), std::string::npos) << *ranged;
+  auto whole = EditorViewFile(kFile, "/w", nullptr, 1000);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_EQ(whole->find("<response clipped>"), std::string::npos);
+  std::string accents;
+  for (int i = 0; i < 20; ++i) accents += "\xC3\xA9";
+  auto wide = EditorViewFile(accents, "/w", nullptr, 5);
+  ASSERT_TRUE(wide.ok());
+  EXPECT_NE(wide->find("\t\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9\xC3\xA9<response clipped>"),
+            std::string::npos)
+      << "5 characters, 10 bytes, none split";
+}
+
 TEST(McpTextEditorTest, StrReplaceShowsASnippet) {
   auto edit = EditorStrReplace(kFile, "/workspace/x", "six", "SIX\nSIX2");
   ASSERT_TRUE(edit.ok());

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
 #include "mcp/bash_tool.h"
 #include "mcp/tool_args.h"
 #include "mcp/tool_results.h"
@@ -24,8 +25,42 @@ TEST(McpToolSchemasTest, EveryToolHasNameDescriptionAndObjectSchema) {
     }
   }
   EXPECT_TRUE(IsKnownTool("bash"));
+  EXPECT_TRUE(IsKnownTool("exec"));
   EXPECT_TRUE(IsKnownTool("str_replace_based_edit_tool"));
   EXPECT_FALSE(IsKnownTool("rm_rf"));
+}
+
+// Clients decide from these whether to ask the user first: every tool says all four, and none
+// claims an open world while sandboxes have no network.
+TEST(McpToolSchemasTest, EveryToolIsAnnotated) {
+  for (const json& tool : ToolDefinitions()) {
+    const json& a = tool["annotations"];
+    ASSERT_TRUE(a.is_object()) << tool["name"];
+    for (const char* hint :
+         {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}) {
+      EXPECT_TRUE(a[hint].is_boolean()) << tool["name"] << " " << hint;
+    }
+    EXPECT_FALSE(a["openWorldHint"].get<bool>()) << tool["name"];
+    const bool read_only = tool["name"] == "read_file" || tool["name"] == "list_files";
+    EXPECT_EQ(a["readOnlyHint"].get<bool>(), read_only) << tool["name"];
+    EXPECT_EQ(a["destructiveHint"].get<bool>(), !read_only) << tool["name"];
+  }
+}
+
+TEST(McpToolSchemasTest, NewArgumentsAreDeclared) {
+  for (const json& tool : ToolDefinitions()) {
+    const json& props = tool["inputSchema"]["properties"];
+    if (tool["name"] == "bash") {
+      EXPECT_TRUE(props.contains("timeout"));
+    }
+    if (tool["name"] == "exec") {
+      EXPECT_TRUE(props.contains("stdin"));
+      EXPECT_TRUE(props.contains("output_limit"));
+    }
+    if (tool["name"] == "str_replace_based_edit_tool") {
+      EXPECT_TRUE(props.contains("max_characters"));
+    }
+  }
 }
 
 TEST(McpToolSchemasTest, ExecOutputSchemaNamesEveryResultField) {
@@ -48,6 +83,13 @@ TEST(McpToolArgsTest, ExecArgvOrCommand) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ(c->argv, (std::vector<std::string>{"/bin/sh", "-c", "exit 3"}));
   EXPECT_EQ(*c->cwd, "/tmp");
+  EXPECT_FALSE(c->stdin_data);
+  EXPECT_FALSE(c->output_limit);
+  auto io = ParseExecToolArgs({{"command", "cat"}, {"stdin", "in\n"}, {"output_limit", "64K"}});
+  ASSERT_TRUE(io.ok());
+  EXPECT_EQ(*io->stdin_data, "in\n");
+  EXPECT_EQ(*io->output_limit, 65536u);
+  EXPECT_EQ(*ParseExecToolArgs({{"command", "cat"}, {"output_limit", 100}})->output_limit, 100u);
 }
 
 TEST(McpToolArgsTest, ExecRejectsBadArguments) {
@@ -56,7 +98,10 @@ TEST(McpToolArgsTest, ExecRejectsBadArguments) {
         json({{"argv", {1}}}), json({{"command", "ls"}, {"argv", {"ls"}}}),
         json({{"command", "ls"}, {"timeout", -1}}), json({{"command", "ls"}, {"timeout", 1e300}}),
         json({{"command", "ls"}, {"env", {{"A", 1}}}}),
-        json({{"command", "ls"}, {"env", {{"A=B", "1"}}}}), json(5)}) {
+        json({{"command", "ls"}, {"env", {{"A=B", "1"}}}}), json(5),
+        json({{"command", "ls"}, {"stdin", 5}}), json({{"command", "ls"}, {"output_limit", 0}}),
+        json({{"command", "ls"}, {"output_limit", -4}}),
+        json({{"command", "ls"}, {"output_limit", "lots"}})}) {
     auto r = ParseExecToolArgs(bad);
     EXPECT_FALSE(r.ok()) << bad;
     if (!r.ok()) {
@@ -69,6 +114,15 @@ TEST(McpToolArgsTest, BashAndEditorAndFiles) {
   EXPECT_TRUE(ParseBashToolArgs({{"restart", true}}).ok());
   EXPECT_FALSE(ParseBashToolArgs(json::object()).ok());
   EXPECT_FALSE(ParseBashToolArgs({{"command", "ls"}, {"restart", "yes"}}).ok());
+  EXPECT_EQ(*ParseBashToolArgs({{"command", "ls"}, {"timeout", 300}})->timeout_seconds, 300);
+  EXPECT_FALSE(ParseBashToolArgs({{"command", "ls"}})->timeout_seconds);
+  EXPECT_FALSE(ParseBashToolArgs({{"command", "ls"}, {"timeout", 0}}).ok());
+  EXPECT_FALSE(ParseBashToolArgs({{"command", "ls"}, {"timeout", "5"}}).ok());
+  EXPECT_EQ(*ParseEditorToolArgs({{"command", "view"}, {"path", "/w"}, {"max_characters", 10}})
+                 ->max_characters,
+            10u);
+  EXPECT_FALSE(
+      ParseEditorToolArgs({{"command", "view"}, {"path", "/w"}, {"max_characters", 0}}).ok());
   auto e = ParseEditorToolArgs(
       {{"command", "insert"}, {"path", "/workspace/a"}, {"insert_line", 2.0}, {"new_str", "x"}});
   ASSERT_TRUE(e.ok());
@@ -86,44 +140,126 @@ TEST(McpToolArgsTest, BashAndEditorAndFiles) {
   EXPECT_FALSE(ParseFileToolArgs(kReadFileTool, {{"path", "a"}, {"max_bytes", 0}}).ok());
 }
 
-TEST(McpBashToolTest, ScriptCarriesTheCommandAsItsOwnArgument) {
-  std::vector<std::string> argv = BashCommandArgv("cd /tmp && echo '$HOME'");
-  ASSERT_EQ(argv.size(), 5u);
-  EXPECT_EQ(argv[0], "/bin/bash");
-  EXPECT_EQ(argv[4], "cd /tmp && echo '$HOME'");  // never spliced into the script text
-  EXPECT_NE(argv[2].find("trap __agentbox_save EXIT"), std::string::npos);
-  EXPECT_NE(argv[2].find(kBashStateDir), std::string::npos);
+// The command is bash's own -c string (messages and ps read as a plain bash's); the wrapper
+// comes on stdin through BASH_ENV, never spliced together with the command.
+TEST(McpBashToolTest, CommandIsBashsOwnScriptAndTheWrapperComesOnStdin) {
+  BashInvocation bash = BashCommand("cd /tmp && echo '$HOME'");
+  EXPECT_EQ(bash.argv,
+            (std::vector<std::string>{"/bin/bash", "-c", "cd /tmp && echo '$HOME'", "bash"}));
+  EXPECT_EQ(bash.env,
+            (std::vector<std::pair<std::string, std::string>>{{"BASH_ENV", "/proc/self/fd/0"}}));
+  EXPECT_EQ(bash.stdin_script.rfind("unset BASH_ENV\n", 0), 0u) << "no child shell re-reads it";
+  EXPECT_NE(bash.stdin_script.find("trap __agentbox_save EXIT"), std::string::npos);
+  EXPECT_NE(bash.stdin_script.find("declare -p"), std::string::npos) << "unexported variables";
+  EXPECT_NE(bash.stdin_script.find("</dev/null"), std::string::npos) << "stdin is not the script";
+  EXPECT_NE(bash.stdin_script.find(kBashStateDir), std::string::npos);
+  EXPECT_EQ(bash.stdin_script.find("cd /tmp"), std::string::npos);
 }
 
 TEST(McpBashToolTest, FormatsLikeAnthropicsTool) {
   ExecResult r;
   r.stdout_data = "hello\n";
-  EXPECT_EQ(FormatBashResult(r, 60).text, "hello\n");
+  EXPECT_EQ(FormatBashResult(r, {}).text, "hello\n");
   r.exit_code = 2;
-  BashToolText failed = FormatBashResult(r, 60);
+  BashToolText failed = FormatBashResult(r, {});
   EXPECT_EQ(failed.text, "hello\n[exit code: 2]");
   EXPECT_FALSE(failed.is_error);
   r.reason = ExitReason::kTimeout;
   r.exit_code = 124;
-  BashToolText timeout = FormatBashResult(r, 1.5);
+  BashToolText timeout = FormatBashResult(r, {.timeout_seconds = 1.5});
   EXPECT_TRUE(timeout.is_error);
   EXPECT_NE(timeout.text.find("timeout: the command did not finish within 1.5 seconds"),
             std::string::npos);
+}
+
+// The limits are said in words, with their values, as the model needs to act on them.
+TEST(McpBashToolTest, LimitsAreSaidInWords) {
+  const CommandLimits limits{60, 512ull << 20, 256, 1 << 20};
+  ExecResult oom;
+  oom.reason = ExitReason::kOom;
+  oom.exit_code = 137;
+  oom.AddLimitHit(kLimitMemory);
+  BashToolText killed = FormatBashResult(oom, limits);
+  EXPECT_TRUE(killed.is_error);
+  EXPECT_EQ(killed.text, "killed: memory limit 512M reached");
+
+  ExecResult refused;
+  refused.exit_code = 1;
+  refused.stdout_data = "fork: retry: Resource temporarily unavailable\n";
+  refused.AddLimitHit(kLimitPids);
+  refused.AddLimitHit(kLimitDisk);
+  refused.disk_limit = DiskLimitReport{1ull << 30, QuotaMechanism::kNone, ""};
+  BashToolText text = FormatBashResult(refused, limits);
+  EXPECT_FALSE(text.is_error);
+  EXPECT_NE(text.text.find("[pids limit 256 reached: a process or thread could not be started]"),
+            std::string::npos)
+      << text.text;
+  EXPECT_NE(text.text.find("[disk limit 1G reached: a write to /workspace was refused]"),
+            std::string::npos)
+      << text.text;
+  EXPECT_NE(text.text.find("[exit code: 1]"), std::string::npos);
+
+  // A process of the shell killed by the OOM killer: bash says 137, the cgroup saw the limit.
+  ExecResult child;
+  child.exit_code = 137;
+  child.AddLimitHit(kLimitMemory);
+  BashToolText inside = FormatBashResult(child, limits);
+  EXPECT_TRUE(inside.is_error);
+  EXPECT_NE(inside.text.find("killed: memory limit 512M reached"), std::string::npos);
+  child.exit_code = 1;
+  BashToolText refused_alloc = FormatBashResult(child, limits);
+  EXPECT_FALSE(refused_alloc.is_error);
+  EXPECT_NE(refused_alloc.text.find("[memory limit 512M reached: an allocation was refused or a "
+                                    "process was killed]"),
+            std::string::npos)
+      << refused_alloc.text;
+
+  ExecResult flood;
+  flood.stdout_truncated = true;
+  EXPECT_NE(FormatBashResult(flood, limits).text.find("output limit of 1M per stream"),
+            std::string::npos);
+}
+
+TEST(McpBashToolTest, LongOutputKeepsStartAndEnd) {
+  EXPECT_EQ(ShapeBashOutput("short", 10, "unused"), "short");
+  std::string big = "START" + std::string(100000, 'x') + "END";
+  std::string shaped = ShapeBashOutput(big, 1000, "the full output is in /workspace/f.txt");
+  EXPECT_EQ(shaped.rfind("STARTx", 0), 0u);
+  EXPECT_EQ(shaped.substr(shaped.size() - 4), "xEND");
+  EXPECT_NE(shaped.find("[... 99,008 of 100,008 characters cut from the middle; the full output "
+                        "is in /workspace/f.txt ...]"),
+            std::string::npos)
+      << shaped.substr(400, 300);
+  EXPECT_LT(shaped.size(), 1200u);
+  // Characters, not bytes: a cut never splits one.
+  std::string wide;
+  for (int i = 0; i < 3000; ++i) wide += "\xC3\xA9";  // é
+  std::string cut = ShapeBashOutput(wide, 100, "w");
+  EXPECT_TRUE(IsValidUtf8(cut));
+  EXPECT_EQ(cut.rfind("\xC3\xA9\xC3\xA9", 0), 0u);
+  EXPECT_NE(cut.find("2,900 of 3,000 characters"), std::string::npos) << cut;
 }
 
 TEST(McpToolResultsTest, ExecResultIsStructuredAndErrorsOnlyForFailures) {
   ExecResult r;
   r.exit_code = 3;
   r.stdout_data = "out\xff";
-  json ok = ExecToolResult(r, 60);
+  json ok = ExecToolResult(r, {});
   EXPECT_FALSE(ok["isError"].get<bool>());
   EXPECT_EQ(ok["structuredContent"]["exit_code"], 3);
   EXPECT_EQ(ok["structuredContent"]["stdout"], "out\xEF\xBF\xBD");
   EXPECT_EQ(json::parse(ok["content"][0]["text"].get<std::string>()), ok["structuredContent"]);
+  EXPECT_EQ(ok["content"].size(), 1u);
   r.reason = ExitReason::kOom;
-  json oom = ExecToolResult(r, 60);
+  json oom = ExecToolResult(r, {60, 256ull << 20, 0, 0});
   EXPECT_TRUE(oom["isError"].get<bool>());
-  EXPECT_EQ(oom["content"][0]["text"].get<std::string>().rfind("oom", 0), 0u);
+  EXPECT_EQ(oom["content"][0]["text"], "killed: memory limit 256M reached");
+  r.reason = ExitReason::kExited;
+  r.AddLimitHit(kLimitPids);
+  json pids = ExecToolResult(r, {60, 0, 64, 0});
+  EXPECT_FALSE(pids["isError"].get<bool>());
+  EXPECT_EQ(pids["content"].back()["text"],
+            "[pids limit 64 reached: a process or thread could not be started]");
 }
 
 TEST(McpToolResultsTest, TextResultShape) {

@@ -69,6 +69,29 @@ TEST(SeccompDockerProfile, CarriesErrnoAndMaskedArgs) {
   EXPECT_EQ(packet["errnoRet"], EAFNOSUPPORT);
 }
 
+// The docker backend refuses device nodes by the same file-type bits, and allows FIFOs: no
+// unconditional mknod entry is left that would break mkfifo in a container.
+TEST(SeccompDockerProfile, MknodIsRefusedForDevicesOnly) {
+  const json profile = json::parse(DockerSeccompProfileJson());
+  for (const char* name : {"mknod", "mknodat"}) {
+    const int index = std::string(name) == "mknod" ? 1 : 2;
+    for (uint64_t type : {uint64_t{0020000}, uint64_t{0060000}}) {
+      const json entry = FindEntry(profile, name, type);
+      ASSERT_FALSE(entry.is_null()) << name << " " << type;
+      EXPECT_EQ(entry["args"][0], json({{"index", index},
+                                        {"value", 0170000},
+                                        {"valueTwo", type},
+                                        {"op", "SCMP_CMP_MASKED_EQ"}}));
+      EXPECT_EQ(entry["errnoRet"], EPERM);
+    }
+    for (const json& entry : profile["syscalls"]) {
+      if (entry["names"] == json::array({name})) {
+        EXPECT_EQ(entry["args"].size(), 1u) << "an unconditional " << name << " rule";
+      }
+    }
+  }
+}
+
 TEST(SeccompDockerProfile, LeavesOpenat2ToTheCommandsOwnFilter) {
   // The agent's file API needs openat2(RESOLVE_BENEATH) under this profile; the commands get
   // ENOSYS from agentbox's own filter, stacked on the profile by every exec.

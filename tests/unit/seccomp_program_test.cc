@@ -13,7 +13,9 @@
 #include <seccomp.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 
 #include <array>
 #include <cerrno>
@@ -166,7 +168,36 @@ TEST(SeccompProgram, NoSetuidOrSetgidFileCanBeMade) {
   EXPECT_EQ(Decide({SYS_mkdir, {0, 0775}}), kAllow);
   EXPECT_EQ(Decide({SYS_mkdirat, {kAtFdcwd, 0, 04775}}), Errno(EPERM));
   EXPECT_EQ(Decide({SYS_openat2}), Errno(ENOSYS)) << "mode hidden in a struct";
-  EXPECT_EQ(Decide({SYS_mknodat}), Errno(EPERM));
+  EXPECT_EQ(Decide({SYS_mknod, {0, S_IFREG | 04755}}), Errno(EPERM)) << "mknod makes files too";
+  EXPECT_EQ(Decide({SYS_mknodat, {kAtFdcwd, 0, 02644}}), Errno(EPERM)) << "type 0 = regular";
+  EXPECT_EQ(Decide({SYS_mknodat, {kAtFdcwd, 0, S_IFIFO | 06644}}), Errno(EPERM));
+}
+
+// mkfifo, make's job server and unix sockets need mknod; devices stay refused whatever else the
+// mode holds (permission bits, high bits the kernel's 16-bit umode_t drops).
+TEST(SeccompProgram, MknodMakesFifosSocketsAndFilesButNoDevices) {
+  constexpr uint64_t kHighBits = 0xffffffff00010000;
+  for (uint64_t type : std::initializer_list<uint64_t>{0, S_IFREG, S_IFIFO, S_IFSOCK}) {
+    for (uint64_t perms : std::initializer_list<uint64_t>{0, 0600, 0644, 0777, 01777}) {
+      EXPECT_EQ(Decide({SYS_mknod, {0, type | perms, 0}}), kAllow) << std::oct << type << perms;
+      EXPECT_EQ(Decide({SYS_mknodat, {kAtFdcwd, 0, type | perms, 0}}), kAllow)
+          << std::oct << type << perms;
+    }
+  }
+  const uint64_t dev_1_1 = makedev(1, 1);
+  for (uint64_t type : std::initializer_list<uint64_t>{S_IFCHR, S_IFBLK}) {
+    for (uint64_t extra : std::initializer_list<uint64_t>{0, 0600, 0777, 01000, kHighBits}) {
+      EXPECT_EQ(Decide({SYS_mknod, {0, type | extra, dev_1_1}}), Errno(EPERM))
+          << std::oct << type << " " << std::hex << extra;
+      EXPECT_EQ(Decide({SYS_mknodat, {kAtFdcwd, 0, type | extra, dev_1_1}}), Errno(EPERM))
+          << std::oct << type << " " << std::hex << extra;
+      EXPECT_EQ(Decide({SYS_mknodat, {3, 0, type | extra, 0}}), Errno(EPERM)) << "whiteout 0:0";
+    }
+  }
+  EXPECT_EQ(Decide({SYS_mknodat, {S_IFCHR, S_IFCHR, S_IFIFO, S_IFCHR}}), kAllow)
+      << "only the mode argument (2 of mknodat) counts";
+  EXPECT_EQ(Decide({SYS_mknod, {S_IFBLK, S_IFIFO, S_IFBLK}}), kAllow)
+      << "only the mode argument (1 of mknod) counts";
 }
 
 TEST(SeccompProgram, OnlySafePersonalitiesAllowed) {

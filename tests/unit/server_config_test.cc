@@ -103,6 +103,27 @@ TEST(ServerConfigTest, ConnectionSettings) {
   EXPECT_EQ(config.head_timeout_seconds, 5);
   EXPECT_EQ(config.body_timeout_seconds, 30);
   EXPECT_EQ(config.idle_timeout_seconds, 120);
+  EXPECT_EQ(config.mcp_session_idle_timeout_seconds, 600) << "built-in: ten minutes";
+}
+
+TEST(ServerConfigTest, McpBashOutputChars) {
+  ServerConfig config;
+  EXPECT_EQ(config.mcp_bash_output_chars, 30000);
+  ASSERT_TRUE(ParseServerConfig(R"({"mcp_bash_output_chars": 0})", "c.json", &config).ok());
+  EXPECT_EQ(config.mcp_bash_output_chars, 0) << "never cut";
+  EXPECT_FALSE(ParseServerConfig(R"({"mcp_bash_output_chars": -1})", "c.json", &config).ok());
+  EXPECT_FALSE(ParseServerConfig(R"({"mcp_bash_output_chars": "1k"})", "c.json", &config).ok());
+}
+
+TEST(ServerConfigTest, McpSessionIdleTimeout) {
+  ServerConfig config;
+  ASSERT_TRUE(ParseServerConfig(R"({"mcp_session_idle_timeout": "90s"})", "c.json", &config).ok());
+  EXPECT_EQ(config.mcp_session_idle_timeout_seconds, 90);
+  for (const char* bad :
+       {R"({"mcp_session_idle_timeout": 0})", R"({"mcp_session_idle_timeout": "2d"})",
+        R"({"mcp_session_idle_timeout": true})"}) {
+    EXPECT_FALSE(ParseServerConfig(bad, "c.json", &config).ok()) << bad;
+  }
 }
 
 }  // namespace

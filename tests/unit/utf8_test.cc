@@ -60,5 +60,22 @@ TEST(SanitizeUtf8Test, TruncatedSequences) {
   EXPECT_EQ(SanitizeUtf8("\xE2\xC3\xA9"), kR + "\xC3\xA9");
 }
 
+TEST(Utf8CountTest, CharactersNotBytes) {
+  const std::string text =
+      "a\xC3\xA9"
+      "b\xE2\x82\xAC"
+      "c";  // a é b € c
+  EXPECT_EQ(Utf8Length(text), 5u);
+  EXPECT_EQ(Utf8Length(""), 0u);
+  EXPECT_EQ(Utf8PrefixBytes(text, 0), 0u);
+  EXPECT_EQ(Utf8PrefixBytes(text, 2), 3u);
+  EXPECT_EQ(Utf8PrefixBytes(text, 4), 7u);
+  EXPECT_EQ(Utf8PrefixBytes(text, 99), text.size());
+  EXPECT_EQ(Utf8SuffixStart(text, 0), text.size());
+  EXPECT_EQ(Utf8SuffixStart(text, 2), 4u);
+  EXPECT_EQ(Utf8SuffixStart(text, 4), 1u);
+  EXPECT_EQ(Utf8SuffixStart(text, 99), 0u);
+}
+
 }  // namespace
 }  // namespace agentbox

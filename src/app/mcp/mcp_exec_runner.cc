@@ -3,12 +3,16 @@
 // The transport's notify callback may only be used on the thread that called Handle, and that
 // thread would be blocked inside the agent exchange; so with a progressToken the exchange runs
 // on a helper thread while the calling thread wakes once a second to report.
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <condition_variable>
 #include <thread>
 
 #include "app/mcp/mcp_tools.h"
 #include "base/utf8.h"
+#include "sys/unique_fd.h"
 
 namespace agentbox {
 namespace {
@@ -62,6 +66,20 @@ void ReportUntilDone(LiveOutput& live, ToolCallContext& context) {
   }
 }
 
+// The command's stdin as a memfd, as REST's exec passes it: the agent takes an fd, and a memfd
+// needs no writer thread however large the data.
+StatusOr<UniqueFd> StdinMemfd(const std::string& data) {
+  UniqueFd fd(::memfd_create("mcp-stdin", MFD_CLOEXEC));
+  if (!fd.valid()) return ErrnoStatus("memfd_create");
+  for (std::string_view rest = data; !rest.empty();) {
+    ssize_t n = ::write(fd.get(), rest.data(), rest.size());
+    if (n <= 0) return ErrnoStatus("write stdin");
+    rest.remove_prefix(static_cast<size_t>(n));
+  }
+  if (::lseek(fd.get(), 0, SEEK_SET) < 0) return ErrnoStatus("lseek stdin");
+  return fd;
+}
+
 // Holds a slot of the session's quota for one command, released however the call ends.
 class ExecSlot {
  public:
@@ -85,7 +103,14 @@ class ExecSlot {
 }  // namespace
 
 StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record,
-                                const ExecRequest& request, ToolCallContext& context) {
+                                const ExecRequest& given, ToolCallContext& context,
+                                const std::optional<std::string>& stdin_data) {
+  ExecRequest request = given;
+  UniqueFd stdin_fd;
+  if (stdin_data) {
+    AB_ASSIGN_OR_RETURN(stdin_fd, StdinMemfd(*stdin_data));
+    request.pass_stdin = true;
+  }
   ExecSlot slot(session.quota());
   AB_RETURN_IF_ERROR(slot.Take());
   LiveOutput live;
@@ -93,7 +118,8 @@ StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record
                         [&live](OutputStream s, std::string_view data) { live.Append(s, data); });
   StatusOr<ExecResult> result = Internal("the command did not run");
   auto exchange = [&] {
-    result = session.manager().Exec(record, request, capture, -1, context.cancellation);
+    result = session.manager().Exec(record, request, capture,
+                                    stdin_fd.valid() ? stdin_fd.get() : -1, context.cancellation);
     std::lock_guard<std::mutex> lock(live.mutex);
     live.done = true;
     live.done_cv.notify_all();

@@ -48,7 +48,8 @@ json ViewPath(const std::string& socket, const mcp::EditorToolArgs& args,
   if (info.type == "dir") return ViewDirectory(socket, args);
   auto content = AgentReadFile(socket, args.path);
   if (!content.ok()) return mcp::StatusToolResult(content.status());
-  auto text = mcp::EditorViewFile(*content, args.path, args.view_range);
+  auto text = mcp::EditorViewFile(*content, args.path, args.view_range,
+                                  args.max_characters.value_or(mcp::kMaxEditorResponse));
   return text.ok() ? mcp::TextToolResult(*text) : mcp::StatusToolResult(text.status());
 }
 

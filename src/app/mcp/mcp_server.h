@@ -28,6 +28,11 @@ struct McpOptions {
   std::function<StatusOr<std::string>()> create_sandbox;
   // The most a tool call's `timeout` may ask (serve: the operator's ceiling).
   double max_timeout_seconds = kMaxTimeoutSeconds;
+  // The most exec's `output_limit` may ask (serve: the operator's ceiling); 0: no ceiling.
+  uint64_t max_output_limit = 0;
+  // The most characters one `bash` result carries before its middle is cut (`agentbox mcp
+  // --bash-output-chars N`); 0: never cut.
+  size_t bash_output_chars = 30000;
 };
 
 class McpServer {

@@ -36,6 +36,8 @@ class McpSession {
   McpQuota* quota() const { return options_.quota.get(); }
   // The most a tool call's timeout may ask.
   double max_timeout_seconds() const { return options_.max_timeout_seconds; }
+  uint64_t max_output_limit() const { return options_.max_output_limit; }
+  size_t bash_output_chars() const { return options_.bash_output_chars; }
 
  private:
   Status Acquire();

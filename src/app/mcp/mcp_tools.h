@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "app/mcp/mcp_session.h"
@@ -29,8 +30,10 @@ nlohmann::json RunFileTool(const std::string& agent_socket, const std::string& n
                            const nlohmann::json& arguments);
 
 // Runs one command with the context's cancellation and progress (mcp_exec_runner.cc). The
-// result carries the kept output and truncation flags.
+// result carries the kept output and truncation flags. stdin_data, when set, is the command's
+// stdin (request.pass_stdin is set for it); else stdin is /dev/null.
 StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record,
-                                const ExecRequest& request, ToolCallContext& context);
+                                const ExecRequest& request, ToolCallContext& context,
+                                const std::optional<std::string>& stdin_data = std::nullopt);
 
 }  // namespace agentbox

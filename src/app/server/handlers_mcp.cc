@@ -57,6 +57,8 @@ StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex
       return CreateSandboxInHelper(exe, root, policy, "");
     };
     options.max_timeout_seconds = ctx.config.limits.Get("timeout").max;
+    options.max_output_limit = static_cast<uint64_t>(ctx.config.limits.Get("output_limit").max);
+    options.bash_output_chars = static_cast<size_t>(ctx.config.mcp_bash_output_chars);
     auto server = std::make_shared<McpServer>(std::move(options));
     AB_ASSIGN_OR_RETURN(*session_id, ctx.mcp->Add(ex.caller, server));
     return server;

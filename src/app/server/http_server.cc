@@ -153,6 +153,8 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
                                          std::to_string(BoundPort(listener.get(), address.port))) +
               "\n");
   {
+    // Sessions whose clients left without DELETE /mcp are ended, and their sandboxes removed.
+    McpSessionReaper reaper(*ctx.mcp);
     ConnectionLoop loop(ctx, settings);
     loop.Run(std::move(listener), address, std::move(sig_fd), abort_fd.get());
   }

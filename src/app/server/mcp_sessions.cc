@@ -2,6 +2,7 @@
 
 #include <sys/random.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace agentbox {
@@ -76,6 +77,46 @@ bool McpSessions::Remove(const std::string& id, const std::string& tenant) {
   }
   doomed->CancelAll();
   return true;
+}
+
+size_t McpSessions::EndIdle() {
+  std::vector<std::shared_ptr<McpServer>> doomed;  // ended outside the lock, as in Remove
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::vector<mcp::SessionUse> uses;
+    for (const auto& [id, session] : sessions_) {
+      uses.push_back({id, session.server.use_count() > 1, session.last_use});
+    }
+    for (const std::string& id : mcp::IdleSessions(uses, mcp::SessionClock::now(), stale_after_)) {
+      auto it = sessions_.find(id);
+      doomed.push_back(std::move(it->second.server));
+      sessions_.erase(it);
+    }
+  }
+  for (auto& server : doomed) server->CancelAll();
+  return doomed.size();
+}
+
+McpSessionReaper::McpSessionReaper(McpSessions& sessions) : sessions_(sessions) {
+  const auto period =
+      std::min<mcp::SessionClock::duration>(sessions.stale_after() / 4, std::chrono::seconds(30));
+  thread_ = std::thread([this, period] {
+    std::unique_lock<std::mutex> lock(mutex_);
+    while (!wake_.wait_for(lock, period, [this] { return stop_; })) {
+      lock.unlock();
+      sessions_.EndIdle();
+      lock.lock();
+    }
+  });
+}
+
+McpSessionReaper::~McpSessionReaper() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  thread_.join();
 }
 
 void McpSessions::Clear() {

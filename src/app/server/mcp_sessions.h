@@ -4,10 +4,13 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "app/mcp/mcp_server.h"
 #include "base/status.h"
@@ -36,8 +39,12 @@ class McpSessions {
   // its sandbox is removed once the last request using it has finished (here, when none does).
   // False when unknown or another tenant's.
   bool Remove(const std::string& id, const std::string& tenant);
+  // Ends every session idle for stale_after with no request in flight, as Remove would; their
+  // sandboxes go. Returns how many. Called by McpSessionReaper.
+  size_t EndIdle();
   // Ends every session (server shutdown).
   void Clear();
+  mcp::SessionClock::duration stale_after() const { return stale_after_; }
 
  private:
   struct Session {
@@ -50,6 +57,23 @@ class McpSessions {
   const mcp::SessionClock::duration stale_after_;
   std::mutex mutex_;
   std::map<std::string, Session> sessions_;
+};
+
+// Calls sessions.EndIdle() on a thread of its own, a few times per idle period (at least every
+// 30 s), from construction until destruction (which wakes and joins it).
+class McpSessionReaper {
+ public:
+  explicit McpSessionReaper(McpSessions& sessions);
+  ~McpSessionReaper();
+  McpSessionReaper(const McpSessionReaper&) = delete;
+  McpSessionReaper& operator=(const McpSessionReaper&) = delete;
+
+ private:
+  McpSessions& sessions_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread thread_;
 };
 
 }  // namespace agentbox

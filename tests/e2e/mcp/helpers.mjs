@@ -57,9 +57,9 @@ export async function connect(stateDir, extraArgs = []) {
 
 // `agentbox serve` on a free loopback TCP port (the SDK speaks HTTP over TCP only). Resolves to
 // { url, stop }: url is the /mcp endpoint; stop() sends SIGTERM and waits for the exit status.
-export function startServe(stateDir) {
+export function startServe(stateDir, extraArgs = []) {
   // No tokens here: loopback only, which the server refuses without --insecure-no-auth.
-  const child = spawn(AGENTBOX, ['serve', '--listen', 'tcp:127.0.0.1:0', '--insecure-no-auth'], {
+  const child = spawn(AGENTBOX, ['serve', '--listen', 'tcp:127.0.0.1:0', '--insecure-no-auth', ...extraArgs], {
     env: { ...process.env, AGENTBOX_STATE_DIR: stateDir },
     stdio: ['ignore', 'inherit', 'pipe'],
   });

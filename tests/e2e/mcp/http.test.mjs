@@ -2,6 +2,8 @@
 // SSE answers with progress, cancellation from another connection, a client that hangs up, and
 // the end of a session.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
@@ -197,6 +199,53 @@ describe('MCP session end over HTTP', { skip: skip || false }, () => {
     await client.listTools();
     assert.deepEqual(listSandboxes(stateDir), []);
     await transport.terminateSession();
+    await client.close();
+  });
+});
+
+// The SDK's close() sends no DELETE (nor does the Inspector): such sessions are ended once idle
+// for the config's mcp_session_idle_timeout, and their sandboxes removed (issue 17, point 3).
+describe('MCP sessions left without DELETE', { skip: skip || false }, () => {
+  let stateDir;
+  let server;
+  before(async () => {
+    stateDir = makeStateDir();
+    const config = path.join(stateDir, 'serve.json');
+    writeFileSync(config, JSON.stringify({ mcp_session_idle_timeout: '2s', mcp_bash_output_chars: 100 }));
+    server = await startServe(stateDir, ['--config', config]);
+  });
+  after(async () => {
+    if (server) assert.equal(await server.stop(), 0, server.log());
+    removeStateDir(stateDir);
+  });
+
+  test('three clients that close() without DELETE leave no sandbox behind', async () => {
+    for (let i = 0; i < 3; i++) {
+      const { client } = await connectHttp(server.url);
+      const r = await client.callTool({ name: 'exec', arguments: { command: 'echo hi' } });
+      assert.equal(r.structuredContent.stdout, 'hi\n');
+      await client.close();
+    }
+    assert.equal(listSandboxes(stateDir).length, 3, 'each session made its sandbox');
+    assert.ok(await waitFor(() => listSandboxes(stateDir).length === 0, 15000),
+      `left behind: ${JSON.stringify(listSandboxes(stateDir))}`);
+  });
+
+  test('the config\'s mcp_bash_output_chars sets where bash output is cut', async () => {
+    const { client } = await connectHttp(server.url);
+    const t = text(await client.callTool({ name: 'bash', arguments: { command: 'seq 1 1000' } }));
+    assert.ok(t.startsWith('1\n2\n') && t.endsWith('999\n1000\n'), t);
+    assert.match(t, /3,793 of 3,893 characters cut from the middle; the full output is in \/workspace\//);
+    await client.close();
+  });
+
+  test('a call running longer than the idle timeout is not idle', async () => {
+    const { client } = await connectHttp(server.url);
+    const r = await client.callTool({ name: 'exec', arguments: { command: 'sleep 4; echo done' } });
+    assert.equal(r.isError, false, text(r));
+    assert.equal(r.structuredContent.stdout, 'done\n');
+    const again = await client.callTool({ name: 'exec', arguments: { command: 'echo still' } });
+    assert.equal(again.structuredContent.stdout, 'still\n', 'the session lived through its call');
     await client.close();
   });
 });

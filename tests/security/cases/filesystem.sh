@@ -167,7 +167,31 @@ case_fs_dev_nodes_work() {
   [[ $(echo "$AB_OUT" | grep -c '^4$') == 2 ]] || fail "/dev/zero or /dev/urandom unreadable"
 }
 
-case_fs_mknod_refused() { probe_denied mknod /workspace/mem; }
+# Device nodes stay refused now that FIFOs and sockets are allowed: by the filter (EPERM on the
+# file-type bits, through both syscalls, in /workspace and /tmp) ...
+case_fs_mknod_refused() {
+  local dir type via
+  for dir in /workspace /tmp; do
+    for type in char block; do
+      for via in mknod mknodat; do
+        probe_eperm mknod "$dir/dev-$type-$via" "$type" "$via"
+      done
+    done
+  done
+  sh_in 'ls /workspace/dev-* /tmp/dev-* 2>/dev/null; echo LISTED'
+  expect_out_lacks dev- "a refused device node was left behind"
+}
+
+# ... and by the user namespace, the wall behind the filter: there even root with every
+# capability cannot make one (run on the host, without the filter, in a user namespace of its own).
+case_fs_mknod_refused_by_user_namespace_too() {
+  AB_OUT=$("$ABPROBE" mknod-userns "$WS/userns" 2>&1)
+  AB_RC=$?
+  echo "abprobe mknod-userns: rc=$AB_RC $AB_OUT"
+  [[ $AB_RC != 2 ]] || skip "no user namespace for the probe on this host: $AB_OUT"
+  [[ $AB_RC == 1 && $AB_OUT == *"errno=EPERM"* ]] ||
+    fail "a user namespace let a device node be made (rc=$AB_RC: $AB_OUT)"
+}
 
 # CVE-2019-5736: the sandbox must not be able to overwrite the binary that runs it.
 case_fs_proc_exe_not_writable() {
