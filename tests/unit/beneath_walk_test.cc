@@ -31,7 +31,14 @@ int KernelOpenat2(int dirfd, const std::string& rel, uint64_t flags, uint64_t mo
   how.flags = flags | O_CLOEXEC;
   how.mode = mode;
   how.resolve = resolve;
-  return static_cast<int>(::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof(how)));
+  // EAGAIN: a mount or rename anywhere on the host raced with RESOLVE_BENEATH's checks (other
+  // suites mount all the time); the kernel asks the caller to retry, as path_beneath.cc does.
+  int fd = -1;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    fd = static_cast<int>(::syscall(SYS_openat2, dirfd, rel.c_str(), &how, sizeof(how)));
+    if (fd >= 0 || errno != EAGAIN) break;
+  }
+  return fd;
 }
 
 // What one call answered, with paths relative to its tree so the two trees compare.
