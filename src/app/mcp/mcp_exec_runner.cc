@@ -3,15 +3,13 @@
 // The transport's notify callback may only be used on the thread that called Handle, and that
 // thread would be blocked inside the agent exchange; so with a progressToken the exchange runs
 // on a helper thread while the calling thread wakes once a second to report.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <thread>
 
 #include "app/mcp/mcp_tools.h"
 #include "base/utf8.h"
+#include "sys/memfd.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
@@ -66,20 +64,6 @@ void ReportUntilDone(LiveOutput& live, ToolCallContext& context) {
   }
 }
 
-// The command's stdin as a memfd, as REST's exec passes it: the agent takes an fd, and a memfd
-// needs no writer thread however large the data.
-StatusOr<UniqueFd> StdinMemfd(const std::string& data) {
-  UniqueFd fd(::memfd_create("mcp-stdin", MFD_CLOEXEC));
-  if (!fd.valid()) return ErrnoStatus("memfd_create");
-  for (std::string_view rest = data; !rest.empty();) {
-    ssize_t n = ::write(fd.get(), rest.data(), rest.size());
-    if (n <= 0) return ErrnoStatus("write stdin");
-    rest.remove_prefix(static_cast<size_t>(n));
-  }
-  if (::lseek(fd.get(), 0, SEEK_SET) < 0) return ErrnoStatus("lseek stdin");
-  return fd;
-}
-
 // Holds a slot of the session's quota for one command, released however the call ends.
 class ExecSlot {
  public:
@@ -108,7 +92,7 @@ StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record
   ExecRequest request = given;
   UniqueFd stdin_fd;
   if (stdin_data) {
-    AB_ASSIGN_OR_RETURN(stdin_fd, StdinMemfd(*stdin_data));
+    AB_ASSIGN_OR_RETURN(stdin_fd, MemfdWithContents("mcp-stdin", *stdin_data));
     request.pass_stdin = true;
   }
   ExecSlot slot(session.quota());

@@ -1,7 +1,4 @@
 // POST /v1/sandboxes/{id}/exec: one command, answered as one JSON result or streamed.
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <functional>
 
@@ -9,23 +6,10 @@
 #include "app/server/shared_stream.h"
 #include "http/api_bodies.h"
 #include "proto/exec_output.h"
+#include "sys/memfd.h"
 
 namespace agentbox {
 namespace {
-
-// The command's stdin as a memfd: the agent takes an fd, and a memfd needs no writer thread
-// however large the data (a pipe would block past 64 KiB).
-StatusOr<UniqueFd> StdinFd(const std::string& data) {
-  UniqueFd fd(::memfd_create("exec-stdin", MFD_CLOEXEC));
-  if (!fd.valid()) return ErrnoStatus("memfd_create");
-  for (std::string_view rest = data; !rest.empty();) {
-    ssize_t n = ::write(fd.get(), rest.data(), rest.size());
-    if (n <= 0) return ErrnoStatus("write stdin");
-    rest.remove_prefix(static_cast<size_t>(n));
-  }
-  if (::lseek(fd.get(), 0, SEEK_SET) < 0) return ErrnoStatus("lseek stdin");
-  return fd;
-}
 
 // Releases the tenant's exec slot however the handler leaves.
 struct ExecSlot {
@@ -48,7 +32,7 @@ RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& rec
                       std::function<void()> on_quiet = nullptr) {
   UniqueFd stdin_fd;
   if (body.stdin_data) {
-    auto fd = StdinFd(*body.stdin_data);
+    auto fd = MemfdWithContents("exec-stdin", *body.stdin_data);
     if (!fd.ok()) return {fd.status(), 0};
     stdin_fd = std::move(*fd);
   }
