@@ -17,6 +17,9 @@ guard_start e2e_serve || exit 1
 WORK=$GUARD_DIR/w
 mkdir -p "$WORK"
 export AGENTBOX_STATE_DIR=$WORK/state
+# The run's own cgroup parent: its sandboxes' processes are told from anyone else's by it.
+export AGENTBOX_CGROUP_PARENT=abt-e2e-serve-$$
+guard_cgroup "$AGENTBOX_CGROUP_PARENT"
 mkdir -p "$AGENTBOX_STATE_DIR"
 SOCK=$AGENTBOX_STATE_DIR/agentbox.sock
 PASS=0 FAIL=0
@@ -45,10 +48,20 @@ start_server() {  # args: serve flags
   done
   return 1
 }
-# gone PATTERN / running PATTERN: no process / a process whose whole command line is PATTERN,
-# waited for (a 20 s hang guard): what a case needs before it looks, not a guessed delay.
-gone() { for _ in $(seq 400); do pgrep -xf "$1" >/dev/null || return 0; sleep 0.05; done; return 1; }
-running() { for _ in $(seq 400); do pgrep -xf "$1" >/dev/null && return 0; sleep 0.05; done; return 1; }
+# ours CMDLINE: a process of this run's sandboxes (in a cgroup below the run's own cgroup parent,
+# so another run's or the user's processes never count) whose whole command line is CMDLINE.
+ours() {
+  local p
+  for p in /proc/[0-9]*; do
+    grep -qs "/$AGENTBOX_CGROUP_PARENT/" "$p/cgroup" || continue
+    [[ $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) == "$1 " ]] && return 0
+  done
+  return 1
+}
+# gone CMDLINE / running CMDLINE: none / one of ours, waited for (a 20 s hang guard): what a
+# case needs before it looks, not a guessed delay.
+gone() { for _ in $(seq 400); do ours "$1" || return 0; sleep 0.05; done; return 1; }
+running() { for _ in $(seq 400); do ours "$1" && return 0; sleep 0.05; done; return 1; }
 stop_server() { kill -TERM "$SERVER_PID"; wait "$SERVER_PID"; local rc=$?; SERVER_PID=; : > "$WORK/server.log"; return $rc; }
 
 # Bodies are JSON (the server refuses any other type on a JSON route): both helpers say so.
