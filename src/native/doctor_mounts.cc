@@ -143,7 +143,10 @@ DoctorCheck IdmapCheck() {
       check.detail += where + ": supported";
       continue;
     }
-    check.ok = false;
+    // Only a root-owned workspace there is affected (a user's directory is used as it is, and
+    // the workspaces agentbox makes live in its state dir), so the current directory is a note;
+    // /tmp, where a user's scratch workspace most often is, stays a failure.
+    if (path == "/tmp") check.ok = false;
     check.detail += where + ": not supported (" + strerror(err) +
                     "); a root-owned workspace there cannot be mapped to the sandbox user: put it "
                     "on ext4, xfs, btrfs or tmpfs (Linux 5.12+; tmpfs 6.3+)";
