@@ -164,11 +164,16 @@ main() {
   if ((${#steps[@]})); then boot main "" "${steps[@]}" || rc=1; fi
   if ((${#memory_steps[@]})); then boot nomemory "cgroup_disable=memory" "${memory_steps[@]}" || rc=1; fi
   ((keep)) && echo "vm: console logs kept in $VM_WORK"
-  # One line for the whole lane: the sum of every step's own count.
-  cat "$VM_WORK"/*.log | grep -aoE '^agentbox-vm: [^:]+: [0-9]+ passed, [0-9]+ failed' |
+  # One line for the whole lane: the sum of every step's own count. A lane in which no case ran
+  # (a guest that printed nothing) is a failure, never a silent pass.
+  local summary
+  summary=$(cat "$VM_WORK"/*.log | grep -aoE '^agentbox-vm: [^:]+: [0-9]+ passed, [0-9]+ failed' |
     awk -v rc=$rc -v t=$((SECONDS - s)) '{p += $(NF-3); f += $(NF-1)} END {
-      if (rc != 0 && f == 0) f = 1
-      printf "vm: the lane took %d s\nvm_cgroup2: %d passed, %d failed\n", t, p, f }'
+      if (p + f == 0) print "vm: no step reported a count: the guest ran no case"
+      if ((rc != 0 || p + f == 0) && f == 0) f = 1
+      printf "vm: the lane took %d s\nvm_cgroup2: %d passed, %d failed\n", t, p, f }')
+  echo "$summary"
+  [[ $summary == *"vm_cgroup2: "*" passed, 0 failed"* ]] || rc=1
   return $rc
 }
 
