@@ -135,7 +135,14 @@ DoctorCheck IdmapCheck() {
   char cwd_buf[PATH_MAX];
   std::string cwd = ::getcwd(cwd_buf, sizeof(cwd_buf)) ? cwd_buf : "/";
   DoctorCheck check{layer, true, ""};
-  for (const std::string& path : {std::string("/tmp"), cwd}) {
+  // Only a root-owned workspace on a filesystem without idmapped mounts is affected (a user's
+  // directory is used as it is, and the workspaces agentbox makes live in its state dir): /tmp,
+  // where a scratch workspace most often is, must take one; the current directory is a note.
+  struct Place {
+    std::string path;
+    bool required;
+  };
+  for (const auto& [path, required] : {Place{"/tmp", true}, Place{cwd, false}}) {
     int err = TryIdmap(path, *ns);
     std::string where = path + " (" + FsTypeOf(path) + ")";
     if (!check.detail.empty()) check.detail += "; ";
@@ -143,10 +150,7 @@ DoctorCheck IdmapCheck() {
       check.detail += where + ": supported";
       continue;
     }
-    // Only a root-owned workspace there is affected (a user's directory is used as it is, and
-    // the workspaces agentbox makes live in its state dir), so the current directory is a note;
-    // /tmp, where a user's scratch workspace most often is, stays a failure.
-    if (path == "/tmp") check.ok = false;
+    if (required) check.ok = false;
     check.detail += where + ": not supported (" + strerror(err) +
                     "); a root-owned workspace there cannot be mapped to the sandbox user: put it "
                     "on ext4, xfs, btrfs or tmpfs (Linux 5.12+; tmpfs 6.3+)";

@@ -51,11 +51,8 @@ start_server() {  # args: serve flags
 # ours CMDLINE: a process of this run's sandboxes (in a cgroup below the run's own cgroup parent,
 # so another run's or the user's processes never count) whose whole command line is CMDLINE.
 ours() {
-  local p
-  for p in /proc/[0-9]*; do
-    grep -qs "/$AGENTBOX_CGROUP_PARENT/" "$p/cgroup" || continue
-    [[ $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null) == "$1 " ]] && return 0
-  done
+  local pid cmd
+  while read -r pid cmd; do [[ $cmd == "$1" ]] && return 0; done < <(guard_procs_in "$AGENTBOX_CGROUP_PARENT")
   return 1
 }
 # gone CMDLINE / running CMDLINE: none / one of ours, waited for (a 20 s hang guard): what a

@@ -46,13 +46,7 @@ PYEOF
 }
 
 # ours_procs: host processes in a cgroup below the suite's parent ("PID COMMAND", one a line).
-ours_procs() {
-  local p
-  for p in /proc/[0-9]*; do
-    grep -qs "/$AGENTBOX_CGROUP_PARENT/" "$p/cgroup" || continue
-    echo "${p#/proc/} $(tr '\0' ' ' <"$p/cmdline" 2>/dev/null | cut -c1-60)"
-  done
-}
+ours_procs() { guard_procs_in "$AGENTBOX_CGROUP_PARENT" | cut -c1-70; }
 
 # sandbox_dirs: entries of <state>/sandboxes, one a line.
 sandbox_dirs() { ls -A "$AGENTBOX_STATE_DIR/sandboxes" 2>/dev/null; }

@@ -8,6 +8,7 @@
 #   guard_track PID    records a process this run started: PID, or -PGID for a process group
 #                      (a case's `timeout`, whose group holds the case and all it started).
 #   guard_cgroup NAME  records a cgroup parent this run made (rmdir'd when swept, once empty).
+#   guard_procs_in NAME  lists the processes in cgroups below that parent.
 #   guard_bg CMD...    starts CMD in the background; its pid goes to GUARD_BG_PID.
 #   guard_end          the run ended: sweeps its dir (nothing should be left) and removes it.
 #
@@ -46,6 +47,20 @@ guard_track() {
 }
 
 guard_cgroup() { echo "$1" >>"$GUARD_DIR/cgroups"; }
+
+# guard_procs_in PARENT: the processes in a cgroup below PARENT (one this run made with
+# guard_cgroup), "PID ARGV..." one a line; nobody else's, whatever their command line. Builtins
+# only, so a case polling it does not fork a grep for every process on the host.
+guard_procs_in() {
+  local p cg argv
+  for p in /proc/[0-9]*; do
+    cg=  # a process gone between the glob and the read must not keep the last one's cgroup
+    read -r -d '' cg <"$p/cgroup" 2>/dev/null
+    [[ $cg == *"/$1/"* ]] || continue
+    mapfile -d '' -t argv <"$p/cmdline" 2>/dev/null || continue
+    echo "${p#/proc/} ${argv[*]}"
+  done
+}
 
 guard_bg() {
   "$@" &

@@ -166,14 +166,12 @@ main() {
   ((keep)) && echo "vm: console logs kept in $VM_WORK"
   # One line for the whole lane: the sum of every step's own count. A lane in which no case ran
   # (a guest that printed nothing) is a failure, never a silent pass.
-  local summary
-  summary=$(cat "$VM_WORK"/*.log | grep -aoE '^agentbox-vm: [^:]+: [0-9]+ passed, [0-9]+ failed' |
+  cat "$VM_WORK"/*.log | grep -aoE '^agentbox-vm: [^:]+: [0-9]+ passed, [0-9]+ failed' |
     awk -v rc=$rc -v t=$((SECONDS - s)) '{p += $(NF-3); f += $(NF-1)} END {
       if (p + f == 0) print "vm: no step reported a count: the guest ran no case"
       if ((rc != 0 || p + f == 0) && f == 0) f = 1
-      printf "vm: the lane took %d s\nvm_cgroup2: %d passed, %d failed\n", t, p, f }')
-  echo "$summary"
-  [[ $summary == *"vm_cgroup2: "*" passed, 0 failed"* ]] || rc=1
+      printf "vm: the lane took %d s\nvm_cgroup2: %d passed, %d failed\n", t, p, f
+      exit (f > 0) }' || rc=1
   return $rc
 }
 
