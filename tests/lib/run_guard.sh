@@ -8,7 +8,8 @@
 #   guard_track PID    records a process this run started: PID, or -PGID for a process group
 #                      (a case's `timeout`, whose group holds the case and all it started).
 #   guard_cgroup NAME  records a cgroup parent this run made (rmdir'd when swept, once empty).
-#   guard_procs_in NAME  lists the processes in cgroups below that parent.
+#   guard_procs_in NAME [EXCEPT]  lists the processes in cgroups below that parent (but not
+#                      in a cgroup named EXCEPT, e.g. a sandbox's sb-ID, when given).
 #   guard_bg CMD...    starts CMD in the background; its pid goes to GUARD_BG_PID.
 #   guard_end          the run ended: sweeps its dir (nothing should be left) and removes it.
 #
@@ -57,6 +58,7 @@ guard_procs_in() {
     cg=  # a process gone between the glob and the read must not keep the last one's cgroup
     read -r -d '' cg <"$p/cgroup" 2>/dev/null
     [[ $cg == *"/$1/"* ]] || continue
+    [[ -n ${2:-} && $cg == *"/$2"* ]] && continue
     mapfile -d '' -t argv <"$p/cmdline" 2>/dev/null || continue
     echo "${p#/proc/} ${argv[*]}"
   done
