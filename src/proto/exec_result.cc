@@ -21,12 +21,76 @@ nlohmann::ordered_json DiskLimitObject(const DiskLimitReport& d) {
   using nlohmann::ordered_json;
   ordered_json disk;
   disk["bytes"] = d.limit_bytes == kNoDiskLimit ? ordered_json() : ordered_json(d.limit_bytes);
-  disk["enforced"] = d.mechanism != QuotaMechanism::kNone;
-  disk["mechanism"] = d.mechanism == QuotaMechanism::kNone
-                          ? ordered_json()
-                          : ordered_json(QuotaMechanismName(d.mechanism));
+  // No limit ("none"): nothing is enforced, whatever the workspace lives on.
+  const bool held = d.limit_bytes != kNoDiskLimit && d.mechanism != QuotaMechanism::kNone;
+  disk["enforced"] = held;
+  disk["mechanism"] = held ? ordered_json(QuotaMechanismName(d.mechanism)) : ordered_json();
   if (!d.not_enforced.empty()) disk["reason"] = SanitizeUtf8(d.not_enforced);
   return disk;
+}
+
+// JSON string escaping as nlohmann's dump writes it (no ensure_ascii): the quote, the backslash
+// and control characters; text must be valid UTF-8. EscapedJsonSize lets the caller reserve the
+// exact size, so a command's 32 MB of output is never copied through a growing buffer.
+size_t EscapedJsonSize(std::string_view text) {
+  size_t n = 2;  // the quotes
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
+      n += 2;
+    } else if (c < 0x20) {
+      n += 6;
+    } else {
+      n += 1;
+    }
+  }
+  return n;
+}
+
+void AppendEscapedJson(std::string_view text, std::string* out) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out->push_back('"');
+  for (unsigned char c : text) {
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\b':
+        out->append("\\b");
+        break;
+      case '\f':
+        out->append("\\f");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      default:
+        if (c < 0x20) {
+          out->append("\\u00");
+          out->push_back(kHex[c >> 4]);
+          out->push_back(kHex[c & 0xf]);
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+// The output as valid UTF-8: the bytes themselves when they already are (no copy), otherwise a
+// sanitized copy kept in `storage`.
+std::string_view ValidUtf8(const std::string& bytes, std::string* storage) {
+  if (IsValidUtf8(bytes)) return bytes;
+  *storage = SanitizeUtf8(bytes);
+  return *storage;
 }
 
 }  // namespace
@@ -78,9 +142,11 @@ ExecResult ErrorResult(const std::string& message) {
   return result;
 }
 
-std::string ExecResultToJson(const ExecResult& result) {
+ExecResultJson::ExecResultJson(const ExecResult& result) {
   // ordered_json keeps the documented key order; every string is sanitized first because the
-  // command's output is arbitrary bytes and JSON text must be valid UTF-8.
+  // command's output is arbitrary bytes and JSON text must be valid UTF-8. The two outputs are
+  // escaped straight into the text at Render, which is reserved at its exact size: a result
+  // costs its raw output plus its JSON text, never a copy through a growing buffer.
   nlohmann::ordered_json j;
   j["exit_code"] = result.exit_code;
   j["signal"] = result.signal ? nlohmann::ordered_json(*result.signal) : nullptr;
@@ -88,8 +154,10 @@ std::string ExecResultToJson(const ExecResult& result) {
   j["duration_ms"] = RoundMillis(result.duration_ms);
   j["cpu_ms"] = RoundMillis(result.cpu_ms);
   j["peak_memory_bytes"] = result.peak_memory_bytes;
-  j["stdout"] = SanitizeUtf8(result.stdout_data);
-  j["stderr"] = SanitizeUtf8(result.stderr_data);
+  head_ = j.dump();  // {"exit_code":...,"peak_memory_bytes":N}
+  head_.pop_back();
+  head_ += ",\"stdout\":";
+  j = nlohmann::ordered_json::object();
   j["stdout_truncated"] = result.stdout_truncated;
   j["stderr_truncated"] = result.stderr_truncated;
   auto limits = nlohmann::ordered_json::array();
@@ -97,7 +165,25 @@ std::string ExecResultToJson(const ExecResult& result) {
   j["limits_hit"] = std::move(limits);
   if (result.reason == ExitReason::kError) j["error"] = SanitizeUtf8(result.error);
   if (result.disk_limit) j["disk_limit"] = DiskLimitObject(*result.disk_limit);
-  return j.dump();
+  tail_ = j.dump();  // {"stdout_truncated":...}
+  tail_[0] = ',';
+  stdout_ = ValidUtf8(result.stdout_data, &stdout_storage_);
+  stderr_ = ValidUtf8(result.stderr_data, &stderr_storage_);
+  size_ = head_.size() + EscapedJsonSize(stdout_) + kStderrKey.size() + EscapedJsonSize(stderr_) +
+          tail_.size();
 }
+
+std::string ExecResultJson::Render() const {
+  std::string json;
+  json.reserve(size_ + 1);  // one byte more: a caller's `+ "\n"` then appends in place
+  json.append(head_);
+  AppendEscapedJson(stdout_, &json);
+  json.append(kStderrKey);
+  AppendEscapedJson(stderr_, &json);
+  json.append(tail_);
+  return json;
+}
+
+std::string ExecResultToJson(const ExecResult& result) { return ExecResultJson(result).Render(); }
 
 }  // namespace agentbox

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spec/workspace_quota.h"
@@ -55,6 +56,25 @@ ExecResult ErrorResult(const std::string& message);
 // {"bytes": N or null (none), "enforced": bool, "mechanism": "btrfs-qgroup" | "project-quota" |
 // null, "reason": why not enforced (only then)}.
 std::string ExecResultToJson(const ExecResult& result);
+
+// The same text in two steps, so a caller can reserve memory for it before it is made: size()
+// is the exact length of Render()'s text. The outputs are read where they are (not copied unless
+// they need sanitizing), so `result` must outlive this.
+class ExecResultJson {
+ public:
+  explicit ExecResultJson(const ExecResult& result);
+  ExecResultJson(const ExecResultJson&) = delete;  // the views may point into the storage
+  ExecResultJson& operator=(const ExecResultJson&) = delete;
+  size_t size() const { return size_; }
+  std::string Render() const;
+
+ private:
+  static constexpr std::string_view kStderrKey = ",\"stderr\":";
+  std::string head_, tail_;  // the keys before "stdout" (ending `"stdout":`), those after stderr
+  std::string stdout_storage_, stderr_storage_;  // sanitized copies, only if needed
+  std::string_view stdout_, stderr_;
+  size_t size_ = 0;
+};
 
 // The "disk_limit" object alone (inspect shows it too).
 std::string DiskLimitJson(const DiskLimitReport& report);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "base/utf8.h"
+
 namespace agentbox {
 namespace {
 
@@ -101,6 +103,27 @@ TEST(ExecResultJsonTest, DurationsRoundedAndFinite) {
   EXPECT_DOUBLE_EQ(j["cpu_ms"].get<double>(), 0);
   r.duration_ms = 2.0005;
   EXPECT_NE(ExecResultToJson(r).find("\"duration_ms\":2.001"), std::string::npos);
+}
+
+// The text spliced together by hand must be exactly what nlohmann writes for the same result,
+// for every byte value (control characters, quotes, backslashes, DEL, bad UTF-8), and size()
+// must be its exact length (serve reserves memory by it).
+TEST(ExecResultJsonTest, SplicedOutputsMatchTheJsonLibraryByteForByte) {
+  ExecResult r;
+  for (int i = 0; i < 256; ++i) r.stdout_data.push_back(static_cast<char>(i));
+  r.stderr_data = "tab\there \"quoted\" back\\slash \xe2\x82\xac \xff\xfe end\n";
+  r.limits_hit = {"disk"};
+  r.reason = ExitReason::kError;
+  r.error = "boom";
+  r.disk_limit = DiskLimitReport{16 << 20, QuotaMechanism::kNone, "no quota here"};
+  const ExecResultJson json(r);
+  const std::string text = json.Render();
+  EXPECT_EQ(text.size(), json.size());
+  nlohmann::ordered_json parsed = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(parsed.dump(), text);  // re-dumped by the library: the same bytes
+  EXPECT_EQ(parsed["stdout"].get<std::string>(), SanitizeUtf8(r.stdout_data));
+  EXPECT_EQ(parsed["stderr"].get<std::string>(), SanitizeUtf8(r.stderr_data));
+  EXPECT_EQ(text, ExecResultToJson(r));
 }
 
 }  // namespace

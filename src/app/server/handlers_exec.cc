@@ -54,19 +54,26 @@ RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& rec
   return {std::move(result), took.count()};
 }
 
-void RecordOutcome(ServerContext& ctx, const RunOutcome& run) {
-  ctx.metrics.RecordExec(run.result.ok() ? ExitReasonName(run.result->reason) : "error",
-                         run.seconds);
+void RecordOutcome(ServerContext& ctx, const Caller& caller, const RunOutcome& run) {
+  ctx.metrics.RecordExec(
+      caller.tenant, run.result.ok() ? ExitReasonName(run.result->reason) : "error", run.seconds);
 }
 
 void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record, const ExecBody& body) {
   OutputCapture capture(body.request.output_limit, /*forward_fds=*/false);
   RunOutcome run = RunWatched(ctx, ex, record, body, capture);
-  RecordOutcome(ctx, run);
+  RecordOutcome(ctx, ex.caller, run);
   if (!run.result.ok()) return ex.ReplyError(run.result.status());
   ExecResult r = std::move(*run.result);
   TakeOutput(capture, /*json=*/true, &r);
-  ex.Reply(200, "application/json", ExecResultToJson(r) + "\n");
+  std::string text;
+  {
+    ExecResultJson json(r);
+    auto held = ctx.result_text.Reserve(json.size());  // until the answer is written
+    text = json.Render() + "\n";
+    r = ExecResult{};  // the raw output goes before the answer is written
+    ex.Reply(200, "application/json", text);
+  }
 }
 
 void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
@@ -91,7 +98,7 @@ void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
     keep_alive = [&stream, comment] { stream.KeepAlive(comment); };
   }
   RunOutcome run = RunWatched(ctx, ex, record, body, capture, std::move(keep_alive));
-  RecordOutcome(ctx, run);
+  RecordOutcome(ctx, ex.caller, run);
   emit(OutputStream::kStdout, carry[0].Flush());
   emit(OutputStream::kStderr, carry[1].Flush());
   ExecResult r =

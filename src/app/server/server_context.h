@@ -10,6 +10,7 @@
 
 #include "app/backends.h"
 #include "app/server/http_connection.h"
+#include "base/byte_budget.h"
 #include "core/sandbox_manager.h"
 #include "http/auth.h"
 #include "http/front_door.h"
@@ -26,12 +27,15 @@ struct ServerContext {
   std::string state_root;
   std::optional<TokenTable> tokens;  // nullopt: no tokens file, every caller is anonymous
   std::unique_ptr<TenantRegistry> tenants;
-  ServerMetrics metrics;
+  TenantMetrics metrics;
   std::string self_exe;  // this binary, run as the single-threaded `create` helper
   int abort_fd = -1;     // readable once in-flight commands must be cancelled (shutdown)
   ServerConfig config;   // the operator's: limits and their ceilings, workspaces, connections
   FrontDoorPolicy front_door;
   std::shared_ptr<McpSessions> mcp;
+  // JSON text of exec results held at once (docs/api.md, "Connections"): one at the output
+  // ceiling of 16M a stream takes up to 192 MB when every byte needs escaping.
+  ByteBudget result_text{512ull << 20};
 
   // A manager per request: SandboxManager caches backends without a lock, and a fresh one
   // costs no syscall.
