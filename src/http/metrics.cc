@@ -66,4 +66,21 @@ std::string ServerMetrics::Render(size_t sandboxes_live) const {
   return out;
 }
 
+void TenantMetrics::RecordExec(const std::string& tenant, const std::string& reason,
+                               double seconds) {
+  whole_.RecordExec(reason, seconds);
+  if (!tenant.empty()) Slot(tenant).RecordExec(reason, seconds);
+}
+
+void TenantMetrics::RecordRequest(const std::string& tenant, int status) {
+  whole_.RecordRequest(status);
+  if (!tenant.empty()) Slot(tenant).RecordRequest(status);
+}
+
+ServerMetrics& TenantMetrics::Slot(const std::string& tenant) {
+  if (tenant.empty()) return whole_;
+  std::lock_guard<std::mutex> lock(mutex_);
+  return by_tenant_[tenant];
+}
+
 }  // namespace agentbox

@@ -32,4 +32,25 @@ class ServerMetrics {
   double exec_seconds_sum_ = 0;
 };
 
+// The server's metrics and each tenant's own: a tenant's token on /metrics sees only what its
+// own requests and sandboxes did (docs/security.md: a tenant learns nothing of another's).
+class TenantMetrics {
+ public:
+  // Recorded for the whole server and, for a tenant's request, for that tenant too.
+  void RecordExec(const std::string& tenant, const std::string& reason, double seconds);
+  void RecordRequest(const std::string& tenant, int status);
+
+  const ServerMetrics& Whole() const { return whole_; }
+  ServerMetrics& Whole() { return whole_; }
+  // The tenant's (empty metrics if it has done nothing yet); "" is the whole server.
+  const ServerMetrics& Of(const std::string& tenant) { return Slot(tenant); }
+
+ private:
+  ServerMetrics& Slot(const std::string& tenant);
+
+  ServerMetrics whole_;
+  std::mutex mutex_;
+  std::map<std::string, ServerMetrics> by_tenant_;  // nodes never move: references stay valid
+};
+
 }  // namespace agentbox

@@ -65,5 +65,25 @@ TEST(ServerListenAddressTest, Loopback) {
   }
 }
 
+// A tenant's figures are its own; the whole server's hold everyone's, including what no tenant
+// asked (an anonymous caller's).
+TEST(TenantMetricsTest, EachTenantSeesOnlyItsOwn) {
+  TenantMetrics m;
+  m.RecordExec("a", "exited", 0.02);
+  m.RecordExec("a", "timeout", 5);
+  m.RecordRequest("a", 201);
+  m.RecordExec("", "oom", 1);
+  const std::string a = m.Of("a").Render(1);
+  EXPECT_NE(a.find("agentbox_execs_total{reason=\"exited\"} 1\n"), std::string::npos) << a;
+  EXPECT_EQ(a.find("oom"), std::string::npos) << a;
+  const std::string b = m.Of("b").Render(0);
+  EXPECT_EQ(b.find("agentbox_execs_total{"), std::string::npos) << b;
+  EXPECT_EQ(b.find("agentbox_http_requests_total{"), std::string::npos) << b;
+  EXPECT_NE(b.find("agentbox_exec_duration_seconds_count 0\n"), std::string::npos) << b;
+  const std::string whole = m.Of("").Render(2);
+  EXPECT_NE(whole.find("agentbox_execs_total{reason=\"oom\"} 1\n"), std::string::npos);
+  EXPECT_NE(whole.find("agentbox_exec_duration_seconds_count 3\n"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace agentbox

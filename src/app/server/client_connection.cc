@@ -225,7 +225,7 @@ void ClientConnection::OnHandlerDone(bool keep_alive) {
 
 void ClientConnection::ReplyInline(int status, std::string_view content_type,
                                    std::string_view body) {
-  loop_.ctx().metrics.RecordRequest(status);
+  loop_.ctx().metrics.Whole().RecordRequest(status);
   const bool keep_alive = request_.keep_alive && !loop_.draining();
   std::string out =
       ResponseHead(status, {{"Content-Type", std::string(content_type)}}, body.size(), keep_alive);
@@ -251,7 +251,7 @@ void ClientConnection::Reject(int status, const Status& why, HeaderList headers)
     loop_.LeftIdle(this);
     in_idle_list_ = false;
   }
-  loop_.ctx().metrics.RecordRequest(status);
+  loop_.ctx().metrics.Whole().RecordRequest(status);
   if (status == 429) headers.emplace_back("Retry-After", "1");
   phase_ = Phase::kClosing;
   ReleaseBudget();

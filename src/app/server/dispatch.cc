@@ -14,12 +14,14 @@ using Handler = void (*)(ServerContext&, Exchange&);
 
 void HandleHealthz(ServerContext&, Exchange& ex) { ex.Reply(200, "text/plain", "ok\n"); }
 
+// A tenant sees its own: its sandboxes, execs and requests. Without tokens every caller is the
+// operator's, and sees the whole server.
 void HandleMetrics(ServerContext& ctx, Exchange& ex) {
   size_t live = 0;
   for (const SandboxStatus& s : ctx.Manager().List()) {
-    if (s.state == SandboxState::kRunning) ++live;
+    if (s.state == SandboxState::kRunning && ctx.tenants->Visible(ex.caller, s.record.id)) ++live;
   }
-  ex.Reply(200, "text/plain; version=0.0.4", ctx.metrics.Render(live));
+  ex.Reply(200, "text/plain; version=0.0.4", ctx.metrics.Of(ex.caller.tenant).Render(live));
 }
 
 void HandleOpenApi(ServerContext&, Exchange& ex) { ex.ReplyJson(200, OpenApiDocument()); }
@@ -115,7 +117,7 @@ bool RunHandler(ServerContext& ctx, int fd, const HttpRequest& req, const Admitt
     if (ex.status == 0) ex.ReplyError(Internal(std::string("internal error: ") + e.what()));
     ex.keep_alive = false;
   }
-  ctx.metrics.RecordRequest(ex.status);
+  ctx.metrics.RecordRequest(ex.caller.tenant, ex.status);
   return ex.keep_alive && !conn.broken();
 }
 

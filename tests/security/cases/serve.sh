@@ -600,3 +600,24 @@ case_serve_names_scoped_per_tenant() {
   req GET /v1/sandboxes/build -H 'Authorization: Bearer tok-b'
   [[ $(body_get 'd["id"]') == "$idb" ]] || fail "b's build is not b's"
 }
+
+# /metrics with tokens is the caller's tenant's own: another tenant's sandboxes, execs and
+# requests never show in its counts (they did: tenant b saw a's live sandboxes and execs).
+case_serve_metrics_scoped_per_tenant() {
+  serve_up --listen tcp:127.0.0.1:0 --tokens "$(tokens_file)"
+  jreq POST /v1/sandboxes '{}' -H 'Authorization: Bearer tok-a'
+  expect_status 201
+  local ida
+  ida=$(body_get 'd["id"]')
+  jreq POST "/v1/sandboxes/$ida/exec" '{"argv":["true"]}' -H 'Authorization: Bearer tok-a'
+  expect_status 200
+  req GET /metrics -H 'Authorization: Bearer tok-a'
+  expect_status 200
+  grep -qx 'agentbox_sandboxes_live 1' <<<"$BODY" || fail "a does not see its own sandbox"
+  grep -qx 'agentbox_execs_total{reason="exited"} 1' <<<"$BODY" || fail "a does not see its own exec"
+  req GET /metrics -H 'Authorization: Bearer tok-b'
+  expect_status 200
+  grep -qx 'agentbox_sandboxes_live 0' <<<"$BODY" || fail "b sees a's sandbox in /metrics"
+  ! grep -q '^agentbox_execs_total{reason="exited"} [1-9]' <<<"$BODY" || fail "b sees a's exec in /metrics"
+  ! grep -q '^agentbox_http_requests_total{code="201"}' <<<"$BODY" || fail "b sees a's create among its requests"
+}
