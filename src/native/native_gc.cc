@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <ctime>
 #include <set>
 
 #include "proc/cgroup.h"
@@ -45,14 +46,26 @@ std::set<std::string> CgroupNames(const CgroupHost& host) {
   return names;
 }
 
+// A sandbox's cgroup is made empty and its agent moved in later: one made this last minute may
+// be another state dir's create under way (a gc there would fail it with "cgroup.procs: No
+// such file"). No create takes a minute between the two.
+bool CgroupIsNew(const CgroupHost& host, const std::string& name) {
+  const time_t now = ::time(nullptr);
+  for (const std::string& dir : CgroupDirs(host, name)) {
+    struct stat st;
+    if (::stat(dir.c_str(), &st) == 0 && now - st.st_ctime < 60) return true;
+  }
+  return false;
+}
+
 // A sandbox cgroup still holding processes may belong to another state dir's live sandbox
-// (AGENTBOX_STATE_DIR differs, the cgroup parent is shared): never touch it. A dead sandbox's
-// cgroup is empty, since its PID namespace died with its agent.
+// (AGENTBOX_STATE_DIR differs, the cgroup parent is shared): never touch it, nor a new one. A
+// dead sandbox's cgroup is empty, since its PID namespace died with its agent.
 bool IsOrphanCgroup(const CgroupHost& host, const std::string& name,
                     const std::vector<std::string>& live_ids) {
   if (name.rfind("sb-", 0) == 0) {
     return std::find(live_ids.begin(), live_ids.end(), name.substr(3)) == live_ids.end() &&
-           CgroupIsEmpty(host, name);
+           CgroupIsEmpty(host, name) && !CgroupIsNew(host, name);
   }
   pid_t creator = CreatorPid(name, "run-");
   return creator > 0 && !ProcessExists(creator);

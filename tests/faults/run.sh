@@ -252,6 +252,23 @@ case_gc_spares_other_state_dirs_running_sandbox() {
   json_assert "r['state'] == 'running'"
 }
 
+# A create makes its sandbox's cgroup empty and moves the agent in later: a gc of another state
+# dir in between must not take that cgroup for a dead sandbox's (it did, and the create failed
+# with "cgroup.procs: No such file"; two test runs on one host met it every few minutes).
+case_gc_spares_a_cgroup_being_made() {
+  native_only
+  new_box --name alongside  # the suite's cgroup parent exists in every hierarchy with one
+  local name=sb-0123456789ab d made=0
+  for d in $(cg_parent_dirs); do
+    mkdir "$d/$name" && made=$((made + 1))
+    on_exit "rmdir '$d/$name' 2>/dev/null"
+  done
+  ((made > 0)) || fail "could not make a cgroup under $AGENTBOX_CGROUP_PARENT"
+  ab gc
+  expect_rc 0 "gc"
+  expect_cgroup "$name"
+}
+
 # More cases, one file per subject; lib_main finds their case_ functions through L_CASE_FILES.
 L_CASE_FILES=("$HERE/serve_cases.sh" "$HERE/disk_cases.sh")
 for f in "${L_CASE_FILES[@]}"; do
