@@ -25,7 +25,7 @@ case_disk_limit_result_says_how_it_is_held() {
     "a workspace agentbox makes is not held by a quota"
   ab run --json --disk-limit none -- sh -c 'dd if=/dev/zero of=/workspace/f bs=1M count=20 2>/dev/null; echo ok'
   expect_out_has ok
-  json_assert 'r["disk_limit"]["bytes"] is None and "disk" not in r["limits_hit"]' "--disk-limit none is not none"
+  json_assert 'r["disk_limit"]["bytes"] is None and r["disk_limit"]["enforced"] is False and r["disk_limit"]["mechanism"] is None and "disk" not in r["limits_hit"]' "--disk-limit none is not none (nothing is enforced, no mechanism)"
   [[ $AB_ERR != *"not enforced"* ]] || fail "--disk-limit none printed a note: $AB_ERR"
 }
 
