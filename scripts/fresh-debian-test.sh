@@ -79,13 +79,21 @@ if (((bnd & ((1 << ${#capnames[@]}) - 1)) != (1 << ${#capnames[@]}) - 1)); then
     --security-opt systempaths=unconfined --device-cgroup-rule 'a *:* rwm' -v /dev:/dev
     -v /sys/fs/cgroup:/sys/fs/cgroup)
 fi
+# The host's own trust: a site CA that its network needs (an egress proxy's) is handed in, as
+# the apt sources are, so npm reaches its registry from the container as it does from the host.
+trust=() trust_setup=""
+if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+  trust+=(-v /usr/local/share/ca-certificates:/usr/local/share/ca-certificates:ro)
+  trust_setup="update-ca-certificates >/dev/null 2>&1;"
+fi
+[[ -z ${NODE_EXTRA_CA_CERTS:-} ]] || trust+=(-e NODE_EXTRA_CA_CERTS="$NODE_EXTRA_CA_CERTS")
 tmp_mount=(--mount "type=volume,src=$name-tmp,dst=/tmp")
 ((overlay_tmp)) && tmp_mount=()
 echo "fresh-debian-test: make $target ${make_args[*]} in a fresh bookworm container (/tmp: $( ((overlay_tmp)) && echo overlayfs || echo volume)); log: $work/make.log"
 set +e
 docker run --name "$name" "${privilege[@]}" --cgroupns=host --network host "${tmp_mount[@]}" \
-  -v "$work/src:/src:ro" -e CI="${CI:-}" -e DEBIAN_FRONTEND=noninteractive "$tag" \
-  bash -c "git clone -q /src /root/agentbox && cd /root/agentbox && make $target ${make_args[*]}" \
+  -v "$work/src:/src:ro" "${trust[@]}" -e CI="${CI:-}" -e DEBIAN_FRONTEND=noninteractive "$tag" \
+  bash -c "$trust_setup git clone -q /src /root/agentbox && cd /root/agentbox && make $target ${make_args[*]}" \
   2>&1 | tee "$work/make.log"
 rc=${PIPESTATUS[0]}
 set -e

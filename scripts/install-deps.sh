@@ -9,8 +9,12 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nlohmann-json3-dev l
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
 # make, git, python3-{venv,pip,setuptools,wheel,pytest}: the everyday workloads the integration
 # suite runs inside a sandbox (tests/integration/cases/everyday_tools.sh; npm comes below).
+# mount, e2fsprogs, xfsprogs: the cases that mount filesystem images of their own (a full disk in
+# faults, a project-quota filesystem in integration); a minimal Debian (mmdebstrap's apt variant,
+# a container image) has neither mount(8) nor mkfs.ext4.
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
-  make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest)
+  make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
+  mount e2fsprogs xfsprogs)
 bench_pkgs=(hyperfine bubblewrap)
 docker_pkgs=(docker.io runsc socat)
 vm_pkgs=(qemu-system-x86 kmod busybox-static cpio e2fsprogs btrfs-progs xfsprogs quota binutils util-linux iproute2 curl)
