@@ -10,7 +10,9 @@ case_json_every_key_with_its_type() {
   json_assert 'all(isinstance(r[k], (int, float)) and not isinstance(r[k], bool) for k in ("duration_ms", "cpu_ms", "peak_memory_bytes"))'
   json_assert 'isinstance(r["stdout"], str) and isinstance(r["stderr"], str)'
   json_assert 'r["stdout_truncated"] is False and r["stderr_truncated"] is False'
-  json_assert 'r["limits_hit"] == []'
+  # A list of strings, empty here but for cpu: a slow host (the VM lane under TCG) rightly
+  # throttles even an echo's start against the default 1 CPU.
+  json_assert 'isinstance(r["limits_hit"], list) and r["limits_hit"] in ([], ["cpu"])'
 }
 
 # One JSON object and nothing else on stdout.
@@ -103,7 +105,9 @@ case_json_cpu_ms_of_busy_loop() {
 # the box wants far more than its quota in nearly every 100 ms period, so it is throttled.
 case_json_cpus_half_throttles() {
   boxj --cpus 0.25 -- timeout 2 sh -c 'while :; do :; done & while :; do :; done'
-  json_assert 'r["cpu_ms"] < 750' "a 0.25 CPU share used more than 0.75 s of CPU in 2 s"
+  # Against the run's own duration, not the 2 s asked: on a busy host (the VM lane under TCG)
+  # `timeout 2` took 4 s, and 0.94 s of CPU in it was a quarter CPU.
+  json_assert 'r["cpu_ms"] < 0.375 * r["duration_ms"]' "a 0.25 CPU share used more than 0.375 of the run's wall time"
   json_assert '"cpu" in r["limits_hit"]' "limits_hit lacks cpu"
 }
 
