@@ -6,8 +6,8 @@
 
 Starts `agentbox serve` on a loopback TCP port (a private AGENTBOX_STATE_DIR, --insecure-no-auth:
 no sandbox is made) and opens --connections keep-alive connections, spread over --peers source
-addresses 127.0.0.1, 127.0.0.2, ... (one peer may hold at most 1024: the default
-max_connections_per_peer). Each sends one GET /healthz, reads the answer, and then stays
+addresses 127.0.0.1, 127.0.0.2, ... All of them are this one local user, which is one peer
+(max_connections_per_peer, 1024 by default), so the config raises that cap above --connections. Each sends one GET /healthz, reads the answer, and then stays
 connected and idle. With all of them held, it measures:
 
   rss      serve's VmRSS and VmHWM (peak) from /proc, and its thread count;
@@ -136,7 +136,9 @@ def main():
     state = tempfile.mkdtemp(prefix="ab-bench-conns-")
     config = os.path.join(state, "config.json")
     with open(config, "w") as f:
-        f.write('{"idle_timeout": 600}\n')  # held longer than the default 60 s, on purpose
+        # Held longer than the default 60 s, on purpose; every client is this user: one peer.
+        f.write('{"idle_timeout": 600, "max_connections_per_peer": %d}\n'
+                % (args.connections + args.probes + 64))
     env = dict(os.environ, AGENTBOX_STATE_DIR=state)
     flags = (args.serve_args.split() if args.serve_args is not None
              else ["--insecure-no-auth", "--config", config])

@@ -14,6 +14,7 @@
 #include "app/cli.h"
 #include "app/server/http_server.h"
 #include "http/http_status.h"
+#include "sys/tcp_peer_uid.h"
 
 namespace agentbox {
 namespace {
@@ -23,7 +24,9 @@ constexpr std::chrono::milliseconds kAcceptPause{50};
 // Accepts per wake-up, so a flood of connects cannot starve the connections already in.
 constexpr int kAcceptBatch = 64;
 
-// Who a client is, for the per-peer cap: its address over TCP, its uid over a unix socket.
+// Who a client is, for the per-peer cap: its uid over a unix socket and over TCP from this host
+// (over loopback every local user has the same address: a cap by address let one of them hold
+// every connection, and lock out all the others, /healthz included), its address otherwise.
 std::string PeerKey(int fd, bool tcp) {
   if (!tcp) {
     struct ucred cred = {};
@@ -31,6 +34,7 @@ std::string PeerKey(int fd, bool tcp) {
     if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return "uid:?";
     return "uid:" + std::to_string(cred.uid);
   }
+  if (std::optional<uid_t> uid = TcpPeerUid(fd)) return "uid:" + std::to_string(*uid);
   struct sockaddr_storage addr = {};
   socklen_t len = sizeof(addr);
   char text[INET6_ADDRSTRLEN] = "?";

@@ -408,14 +408,15 @@ PYEOF
   expect_healthy
 }
 
-# One peer cannot take every connection: past max_connections_per_peer its connections are
-# refused (429), while another peer's /healthz is answered at once.
+# One local user cannot take every connection: past max_connections_per_peer its connections
+# are refused (429), from any loopback address, while another user's /healthz is answered at
+# once (a peer over loopback is its uid: by address, one user locked out every other).
 case_serve_connections_capped_per_peer() {
   printf '{"max_connections_per_peer": 8}\n' >"$CASE_DIR/config.json"
   serve_up_tcp_noauth --config "$CASE_DIR/config.json"
   local port=${SERVE_URL##*:} out
   out=$(timeout -s KILL 30 "$PY" - "$port" <<'PYEOF'
-import socket, sys, time
+import os, socket, sys, time
 port = int(sys.argv[1])
 held = []
 for _ in range(8):
@@ -430,16 +431,32 @@ try:
     print("ninth:", s.recv(100).split(b"\r\n")[0].decode())
 except socket.timeout:
     print("ninth: no answer")
-other = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
-other.settimeout(5)
-t0 = time.monotonic()
-other.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
-print("other:", other.recv(100).split(b"\r\n")[0].decode(), "in %.2f s" % (time.monotonic() - t0))
+def first_line(s):
+    s.settimeout(5)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    try:
+        return s.recv(100).split(b"\r\n")[0].decode()
+    except socket.timeout:
+        return "no answer"
+# The same local user from another loopback address is the same peer: a user is its uid.
+print("same user, 127.0.0.2:", first_line(socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))))
+# Another local user is another peer, whatever the address.
+r, w = os.pipe()
+if os.fork() == 0:
+    os.setgid(65534); os.setuid(65534)
+    t0 = time.monotonic()
+    line = first_line(socket.create_connection(("127.0.0.1", port)))
+    os.write(w, ("other user: %s in %.2f s" % (line, time.monotonic() - t0)).encode())
+    os._exit(0)
+os.wait()
+os.close(w)
+print(os.read(r, 200).decode())
 PYEOF
   )
   echo "$out"
   [[ $out == *"ninth: HTTP/1.1 429"* ]] || fail "a ninth connection of one peer was not refused: $out"
-  [[ $out == *"other: HTTP/1.1 200"* ]] || fail "another peer was not served: $out"
+  [[ $out == *"same user, 127.0.0.2: HTTP/1.1 429"* ]] || fail "another loopback address escaped the user's cap: $out"
+  [[ $out == *"other user: HTTP/1.1 200"* ]] || fail "another local user was not served: $out"
 }
 
 # At the connection cap, with every slot held by clients that send nothing, /healthz from a new
