@@ -17,7 +17,9 @@ test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps cl
   mount e2fsprogs xfsprogs)
 bench_pkgs=(hyperfine bubblewrap)
 docker_pkgs=(docker.io runsc socat)
-vm_pkgs=(qemu-system-x86 kmod busybox-static cpio e2fsprogs btrfs-progs xfsprogs quota binutils util-linux iproute2 curl)
+# The guest root is made of host packages (tests/vm/images.sh VM_PACKAGES): those must be here.
+vm_pkgs=(qemu-system-x86 kmod busybox-static cpio e2fsprogs btrfs-progs xfsprogs quota binutils util-linux iproute2 curl
+  mount)
 
 wanted=()
 for group in "${@:-build}"; do

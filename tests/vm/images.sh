@@ -107,6 +107,12 @@ vm_sysimage() {
   local pkgs key
   pkgs=$(vm_package_closure)
   [[ -n $pkgs ]] || vm_die "apt-cache depends found none of: ${VM_PACKAGES[*]}"
+  # Each package asked for must be on the host: a guest without mount(8) boots to a panic (seen in
+  # a minimal Debian container, whose guest ran nothing).
+  local p missing=()
+  for p in "${VM_PACKAGES[@]}"; do grep -qx "$p" <<<"$pkgs" || missing+=("$p"); done
+  ((${#missing[@]} == 0)) ||
+    vm_die "the host lacks packages the guest root is made of: ${missing[*]} (scripts/install-deps.sh vm)"
   # shellcheck disable=SC2086
   key=$( (dpkg-query -W $pkgs; echo "$VM_KVER"; cat "$VM_HERE/images.sh" "$VM_HERE/guest-init.sh") | sha256sum | cut -c1-12)
   VM_SYSIMG=$VM_CACHE/sys-$key.img
