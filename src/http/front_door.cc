@@ -1,5 +1,7 @@
 #include "http/front_door.h"
 
+#include <algorithm>
+
 #include "base/ascii.h"
 #include "http/listen_address.h"
 
@@ -46,18 +48,27 @@ std::optional<Refusal> CheckBody(const HttpRequest& request, const Route& route)
   return std::nullopt;
 }
 
+// RFC 9110 §7.2: after the host, nothing or ":" and a port's digits ("127.0.0.1:80@evil" is no
+// Host, whatever its first part says).
+bool IsPortSuffix(std::string_view after) {
+  if (after.empty()) return true;
+  if (!after.starts_with(':')) return false;
+  after.remove_prefix(1);
+  return std::all_of(after.begin(), after.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
 }  // namespace
 
 std::string HostOfHostHeader(std::string_view host) {
   host = TrimBlanks(host);
   if (host.starts_with('[')) {
     const size_t end = host.find(']');
-    if (end == std::string_view::npos) return "";
-    std::string_view after = host.substr(end + 1);
-    if (!after.empty() && !after.starts_with(':')) return "";
+    if (end == std::string_view::npos || !IsPortSuffix(host.substr(end + 1))) return "";
     return std::string(host.substr(1, end - 1));
   }
-  return std::string(host.substr(0, host.find(':')));
+  const size_t colon = std::min(host.find(':'), host.size());
+  if (!IsPortSuffix(host.substr(colon))) return "";
+  return std::string(host.substr(0, colon));
 }
 
 Status CheckOrigin(std::string_view origin, bool tokens_required) {

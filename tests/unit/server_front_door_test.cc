@@ -105,6 +105,11 @@ TEST(FrontDoorTest, HostOfHostHeader) {
   EXPECT_EQ(HostOfHostHeader("[::1]:80"), "::1");
   EXPECT_EQ(HostOfHostHeader("[::1]"), "::1");
   EXPECT_EQ(HostOfHostHeader("[::1]x"), "");
+  // Only a port may follow the host: a look-alike with more after it is no host at all.
+  EXPECT_EQ(HostOfHostHeader("127.0.0.1:19401@evil"), "");
+  EXPECT_EQ(HostOfHostHeader("localhost:80/x"), "");
+  EXPECT_EQ(HostOfHostHeader("[::1]:80@evil"), "");
+  EXPECT_EQ(HostOfHostHeader("localhost:"), "localhost");
   EXPECT_EQ(HostOfHostHeader("[::1"), "");
 }
 
