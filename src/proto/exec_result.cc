@@ -32,17 +32,31 @@ nlohmann::ordered_json DiskLimitObject(const DiskLimitReport& d) {
 // JSON string escaping as nlohmann's dump writes it (no ensure_ascii): the quote, the backslash
 // and control characters; text must be valid UTF-8. EscapedJsonSize lets the caller reserve the
 // exact size, so a command's 32 MB of output is never copied through a growing buffer.
+// ShortEscape is the two-character form of a byte that has one ("" if none).
+std::string_view ShortEscape(unsigned char c) {
+  switch (c) {
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\b':
+      return "\\b";
+    case '\f':
+      return "\\f";
+    case '\n':
+      return "\\n";
+    case '\r':
+      return "\\r";
+    case '\t':
+      return "\\t";
+    default:
+      return "";
+  }
+}
+
 size_t EscapedJsonSize(std::string_view text) {
   size_t n = 2;  // the quotes
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\' || c == '\b' || c == '\f' || c == '\n' || c == '\r' || c == '\t') {
-      n += 2;
-    } else if (c < 0x20) {
-      n += 6;
-    } else {
-      n += 1;
-    }
-  }
+  for (unsigned char c : text) n += !ShortEscape(c).empty() ? 2 : c < 0x20 ? 6 : 1;
   return n;
 }
 
@@ -50,36 +64,14 @@ void AppendEscapedJson(std::string_view text, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
   for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\b':
-        out->append("\\b");
-        break;
-      case '\f':
-        out->append("\\f");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (c < 0x20) {
-          out->append("\\u00");
-          out->push_back(kHex[c >> 4]);
-          out->push_back(kHex[c & 0xf]);
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
+    if (std::string_view escape = ShortEscape(c); !escape.empty()) {
+      out->append(escape);
+    } else if (c < 0x20) {
+      out->append("\\u00");
+      out->push_back(kHex[c >> 4]);
+      out->push_back(kHex[c & 0xf]);
+    } else {
+      out->push_back(static_cast<char>(c));
     }
   }
   out->push_back('"');
