@@ -41,12 +41,14 @@ HostPathRules RulesFor(const ServerContext& ctx, const Caller& caller) {
           ctx.config.allow_host_paths};
 }
 
-// A named workspace's directory: its tenant's directory is made here (the workspace itself is
-// made by the create helper, as `agentbox create --workspace` makes one); one already there
-// must be a directory, not a symlink that would lead the sandbox elsewhere.
+// A named workspace's directory: its tenant's directory is made here, 0700 (a tenant's files
+// are no local user's to read; the sandbox reaches its workspace through its mount, made by
+// root); the workspace itself is made by the create helper, as `agentbox create --workspace`
+// makes one. One already there must be a directory, not a symlink that would lead the sandbox
+// elsewhere.
 Status PrepareNamedWorkspace(const std::string& root, const std::string& path) {
   const std::string parent = path.substr(0, path.rfind('/'));
-  AB_RETURN_IF_ERROR(MakeDirs(parent, 0755));
+  AB_RETURN_IF_ERROR(MakeDirs(parent, 0700));
   struct stat st;
   for (const std::string& p : {parent, path}) {
     if (::lstat(p.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {

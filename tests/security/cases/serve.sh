@@ -236,6 +236,11 @@ case_serve_workspace_names_beneath_root_per_tenant() {
   done
   [[ $(cat "$CASE_DIR/root/a/proj/mine") == from-a && $(cat "$CASE_DIR/root/b/proj/mine") == from-b ]] ||
     fail "tenants' workspaces mixed: $(cat "$CASE_DIR"/root/*/proj/mine | tr '\n' ' ')"
+  # A tenant's files are no local user's: its directory is root's, 0700 (it was 0755).
+  for t in a b; do
+    [[ $(stat -c '%a %u' "$CASE_DIR/root/$t") == "700 0" ]] ||
+      fail "tenant $t's directory is $(stat -c '%a %u' "$CASE_DIR/root/$t"), want 700 0"
+  done
 }
 
 # A name cannot leave its directory: "..", "a/b", "../x", ".", an absolute path are refused, and
