@@ -53,7 +53,9 @@ int SpawnEvasiveTreeThenKill(int report_fd) {
     ::execl("/bin/sh", "sh", "-c", script.c_str(), nullptr);
     ::_exit(127);
   }
-  ::usleep(300 * 1000);  // the middle shell has exited: its sleepers are our children now
+  // The outer shell's `wait` returns once the middle shell has exited, after its last echo:
+  // then its sleepers are our children (the event itself, not a guess of how long it takes).
+  ::waitpid(shell, nullptr, 0);
   int children = 0;
   ForEachChild([](pid_t, void* n) { ++*static_cast<int*>(n); }, &children);
   if (children < 2) return 91;
