@@ -40,7 +40,6 @@ class TenantMetrics {
   void RecordExec(const std::string& tenant, const std::string& reason, double seconds);
   void RecordRequest(const std::string& tenant, int status);
 
-  const ServerMetrics& Whole() const { return whole_; }
   ServerMetrics& Whole() { return whole_; }
   // The tenant's (empty metrics if it has done nothing yet); "" is the whole server.
   const ServerMetrics& Of(const std::string& tenant) { return Slot(tenant); }

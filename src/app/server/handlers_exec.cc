@@ -66,14 +66,11 @@ void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record, con
   if (!run.result.ok()) return ex.ReplyError(run.result.status());
   ExecResult r = std::move(*run.result);
   TakeOutput(capture, /*json=*/true, &r);
-  std::string text;
-  {
-    ExecResultJson json(r);
-    auto held = ctx.result_text.Reserve(json.size());  // until the answer is written
-    text = json.Render() + "\n";
-    r = ExecResult{};  // the raw output goes before the answer is written
-    ex.Reply(200, "application/json", text);
-  }
+  ExecResultJson json(r);
+  auto held = ctx.result_text.Reserve(json.size());  // until the answer is written
+  const std::string text = json.Render() + "\n";
+  r = ExecResult{};  // the raw output goes before the answer is written (json is done with it)
+  ex.Reply(200, "application/json", text);
 }
 
 void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
