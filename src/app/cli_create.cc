@@ -12,12 +12,15 @@ int CreateSubcommand(const Args& args) {
   if (!invocation.ok()) return FailWith(invocation.status());
   if (invocation->run.help) {
     WriteStdout(
-        "Usage: agentbox create [OPTIONS] [--name NAME]\n\n"
+        "Usage: agentbox create [OPTIONS] [--name NAME] [--ttl DURATION]\n\n"
         "Creates a sandbox that outlives this command and prints its id. The options are\n"
         "those of `agentbox run`; --timeout and --output-limit become the defaults of each\n"
         "`agentbox exec`, the others hold for the sandbox as a whole: --disk-limit bounds\n"
         "what its workspace gains over the sandbox's life.\n\n"
-        "Options:\n  --name NAME   a unique name to use instead of the id\n" +
+        "Options:\n  --name NAME   a unique name to use instead of the id\n"
+        "  --ttl DURATION|none\n"
+        "                the sandbox's lifetime (30m, 8h, 2d): once it has passed, the sandbox\n"
+        "                is removed as `rm -f` would (default: none)\n" +
         FormatFlagHelp(RunFlagDefs()));
     return 0;
   }

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "core/agent_client.h"
@@ -94,6 +95,8 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
   record.agent_socket = record.state_dir + "/agent.sock";
   Status st = name.empty() ? OkStatus() : store_.ReserveName(name, id);
   if (st.ok()) st = backend->Create(record);
+  // The lifetime starts once the sandbox is up (a warm one's when a create claims it).
+  if (pool_key.empty()) record.expires_at = ExpiryOf(spec, std::time(nullptr));
   if (st.ok()) st = store_.Save(record);
   if (!st.ok()) {
     (void)backend->Destroy(record);
@@ -106,6 +109,11 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
 StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
   AB_ASSIGN_OR_RETURN(SandboxRecord record, store_.Find(ref));
   if (!record.pool_key.empty()) return NotFound("no sandbox \"" + ref + "\"");
+  if (HasExpired(record, std::time(nullptr))) {
+    (void)Expire(record);
+    return NotFound("sandbox \"" + ref + "\" reached the end of its ttl at " +
+                    Rfc3339(record.expires_at) + " and was removed");
+  }
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
   SandboxState state = backend->IsAlive(record) ? SandboxState::kRunning : SandboxState::kDead;
   return SandboxStatus{std::move(record), state};
@@ -113,8 +121,13 @@ StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
 
 std::vector<SandboxStatus> SandboxManager::List() {
   std::vector<SandboxStatus> out;
+  const int64_t now = std::time(nullptr);
   for (SandboxRecord& record : store_.List()) {
     if (!record.pool_key.empty()) continue;  // warm, not yet anyone's
+    if (HasExpired(record, now)) {
+      (void)Expire(record);
+      continue;
+    }
     auto backend = BackendFor(record.backend);
     bool alive = backend.ok() && (*backend)->IsAlive(record);
     out.push_back({std::move(record), alive ? SandboxState::kRunning : SandboxState::kDead});
@@ -166,6 +179,12 @@ Status SandboxManager::Destroy(const SandboxRecord& record) {
   return store_.Remove(record.id, record.name);
 }
 
+Status SandboxManager::Expire(const SandboxRecord& record) {
+  AB_RETURN_IF_ERROR(Destroy(record));
+  if (on_expired_) on_expired_(record);
+  return OkStatus();
+}
+
 Status SandboxManager::Remove(const std::string& ref, bool force) {
   AB_ASSIGN_OR_RETURN(SandboxStatus status, Find(ref));
   if (!force && status.state == SandboxState::kRunning) {
@@ -178,8 +197,22 @@ Status SandboxManager::Remove(const std::string& ref, bool force) {
   return Destroy(status.record);
 }
 
+std::vector<std::string> SandboxManager::RemoveExpired() {
+  std::vector<std::string> removed;
+  const int64_t now = std::time(nullptr);
+  for (const SandboxRecord& record : store_.List()) {
+    if (record.pool_key.empty() && HasExpired(record, now) && Expire(record).ok()) {
+      removed.push_back(record.id);
+    }
+  }
+  return removed;
+}
+
 GcReport SandboxManager::Gc() {
   GcReport report;
+  for (const std::string& id : RemoveExpired()) {
+    report.removed.push_back("sandbox " + id + " (its ttl ended)");
+  }
   // Leftovers are collected even when no record names their backend any more.
   for (const BackendMaker& maker : makers_) (void)BackendFor(maker.name);
   std::vector<std::string> live;
@@ -208,6 +241,7 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
       {"backend", r.backend},
       {"state", SandboxStateName(status.state)},
       {"created_at", r.created_at},
+      {"expires_at", r.expires_at == 0 ? nlohmann::json() : nlohmann::json(Rfc3339(r.expires_at))},
       {"workspace", r.workspace},
       {"workspace_temporary", r.workspace_temporary},
       {"disk_limit", nlohmann::json::parse(DiskLimitJson(DiskLimitReportOf(r.disk_quota)))},

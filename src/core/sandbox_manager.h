@@ -5,6 +5,7 @@
 // sandbox's agent. Errors are Status values with one clear line.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,8 +50,16 @@ class SandboxManager {
 
   // Creates and starts a sandbox; `name` may be empty. Nothing is left behind on failure.
   StatusOr<SandboxRecord> Create(const SandboxSpec& spec, const std::string& name);
+  // Find and List never return a sandbox whose ttl has passed: they remove it first, as
+  // RemoveExpired does (Find then answers kNotFound saying so).
   StatusOr<SandboxStatus> Find(const std::string& ref);
   std::vector<SandboxStatus> List();
+  // Removes, as `rm -f` would, every sandbox whose ttl has passed; returns their ids.
+  std::vector<std::string> RemoveExpired();
+  // Called with each sandbox this manager removes because its ttl passed (serve counts them).
+  void set_on_expired(std::function<void(const SandboxRecord&)> hook) {
+    on_expired_ = std::move(hook);
+  }
   // Runs one command; limits it ran into at the sandbox level (memory, pids, cpu) are added.
   StatusOr<ExecResult> Exec(const SandboxRecord& record, const ExecRequest& request,
                             OutputCapture& output, int stdin_fd = -1,
@@ -83,6 +92,8 @@ class SandboxManager {
  private:
   StatusOr<Backend*> BackendFor(const std::string& name);
   Status Destroy(const SandboxRecord& record);
+  // Destroy, for a sandbox whose ttl has passed.
+  Status Expire(const SandboxRecord& record);
   StatusOr<SandboxRecord> CreateRecord(const SandboxSpec& spec, const std::string& name,
                                        const std::string& pool_key);
   // A warm sandbox of spec's shape, renamed and re-specced; nullopt when the pool has none.
@@ -92,6 +103,7 @@ class SandboxManager {
 
   StateStore store_;
   BackendList makers_;
+  std::function<void(const SandboxRecord&)> on_expired_;
   std::vector<std::pair<std::string, std::unique_ptr<Backend>>> backends_;
 };
 

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "core/sandbox_manager.h"
@@ -106,6 +107,7 @@ std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
     }
     record->name = name;
     record->created_at = NowRfc3339();
+    record->expires_at = ExpiryOf(spec, std::time(nullptr));
     record->spec = spec;
     record->pool_key.clear();
     if (Status st = store_.Save(*record); !st.ok()) {

@@ -1,5 +1,6 @@
 #include "core/sandbox_record.h"
 
+#include <cmath>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -39,11 +40,21 @@ WorkspaceQuota QuotaFromJson(const json& j) {  // throws json::exception when ma
 
 }  // namespace
 
+int64_t ExpiryOf(const SandboxSpec& spec, int64_t now) {
+  if (spec.ttl_seconds == 0) return 0;
+  return now + static_cast<int64_t>(std::ceil(spec.ttl_seconds));
+}
+
+bool HasExpired(const SandboxRecord& record, int64_t now) {
+  return record.expires_at != 0 && now >= record.expires_at;
+}
+
 std::string SandboxRecordToJson(const SandboxRecord& r) {
   json j = {{"id", r.id},
             {"name", r.name},
             {"backend", r.backend},
             {"created_at", r.created_at},
+            {"expires_at", r.expires_at},
             {"policy", SpecToPolicyJson(r.spec)},
             {"workspace", r.workspace},
             {"workspace_temporary", r.workspace_temporary},
@@ -68,6 +79,7 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.name = j.at("name").get<std::string>();
     r.backend = j.at("backend").get<std::string>();
     r.created_at = j.at("created_at").get<std::string>();
+    r.expires_at = j.value("expires_at", int64_t{0});  // records from before ttl: none
     r.workspace = j.at("workspace").get<std::string>();
     r.workspace_temporary = j.at("workspace_temporary").get<bool>();
     // Records written before the quota: nothing to release, nothing enforced.
@@ -89,10 +101,12 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
   return r;
 }
 
-std::string NowRfc3339() {
-  std::time_t now = std::time(nullptr);
+std::string NowRfc3339() { return Rfc3339(std::time(nullptr)); }
+
+std::string Rfc3339(int64_t unix_seconds) {
+  const std::time_t t = static_cast<std::time_t>(unix_seconds);
   std::tm tm = {};
-  ::gmtime_r(&now, &tm);
+  ::gmtime_r(&t, &tm);
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;

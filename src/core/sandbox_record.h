@@ -18,6 +18,7 @@ struct SandboxRecord {
   std::string name;                  // unique when set; "" for none
   std::string backend;               // "native" or "docker"
   std::string created_at;            // RFC 3339, UTC
+  int64_t expires_at = 0;            // unix seconds the sandbox's ttl ends; 0: no ttl
   SandboxSpec spec;                  // the effective policy
   std::string workspace;             // host path behind /workspace
   bool workspace_temporary = false;  // ours: removed with the sandbox; else the user's: kept
@@ -42,10 +43,15 @@ struct SandboxRecord {
   std::string pool_key;
 };
 
+// When a sandbox made at `now` with `spec` expires (0: never), and whether `record` has.
+int64_t ExpiryOf(const SandboxSpec& spec, int64_t now);
+bool HasExpired(const SandboxRecord& record, int64_t now);
+
 std::string SandboxRecordToJson(const SandboxRecord& record);
 StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& json);
 
 // "2026-11-29T18:03:42Z"
 std::string NowRfc3339();
+std::string Rfc3339(int64_t unix_seconds);
 
 }  // namespace agentbox

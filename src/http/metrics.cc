@@ -31,6 +31,11 @@ void ServerMetrics::RecordRequest(int status) {
   ++requests_by_status_[status];
 }
 
+void ServerMetrics::RecordExpired() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++expired_;
+}
+
 std::string ServerMetrics::Render(size_t sandboxes_live) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out =
@@ -38,6 +43,11 @@ std::string ServerMetrics::Render(size_t sandboxes_live) const {
       "# TYPE agentbox_sandboxes_live gauge\n"
       "agentbox_sandboxes_live " +
       std::to_string(sandboxes_live) +
+      "\n"
+      "# HELP agentbox_sandboxes_expired_total Sandboxes removed because their ttl passed.\n"
+      "# TYPE agentbox_sandboxes_expired_total counter\n"
+      "agentbox_sandboxes_expired_total " +
+      std::to_string(expired_) +
       "\n"
       "# HELP agentbox_execs_total Commands run through the API, by the reason they ended.\n"
       "# TYPE agentbox_execs_total counter\n";
@@ -75,6 +85,11 @@ void TenantMetrics::RecordExec(const std::string& tenant, const std::string& rea
 void TenantMetrics::RecordRequest(const std::string& tenant, int status) {
   whole_.RecordRequest(status);
   if (!tenant.empty()) Slot(tenant).RecordRequest(status);
+}
+
+void TenantMetrics::RecordExpired(const std::string& tenant) {
+  whole_.RecordExpired();
+  if (!tenant.empty()) Slot(tenant).RecordExpired();
 }
 
 ServerMetrics& TenantMetrics::Slot(const std::string& tenant) {

@@ -18,9 +18,10 @@ class ServerMetrics {
   // One command through the API: `reason` is the result's reason ("exited", "timeout", ...).
   void RecordExec(const std::string& reason, double seconds);
   void RecordRequest(int status);
+  void RecordExpired();  // a sandbox removed because its ttl passed
 
-  // agentbox_sandboxes_live, agentbox_execs_total{reason}, agentbox_exec_duration_seconds,
-  // agentbox_http_requests_total{code}.
+  // agentbox_sandboxes_live, agentbox_sandboxes_expired_total, agentbox_execs_total{reason},
+  // agentbox_exec_duration_seconds, agentbox_http_requests_total{code}.
   std::string Render(size_t sandboxes_live) const;
 
  private:
@@ -29,6 +30,7 @@ class ServerMetrics {
   std::map<int, uint64_t> requests_by_status_;
   std::array<uint64_t, kBuckets.size()> bucket_counts_ = {};  // not cumulative; Render sums
   uint64_t exec_count_ = 0;
+  uint64_t expired_ = 0;
   double exec_seconds_sum_ = 0;
 };
 
@@ -39,6 +41,7 @@ class TenantMetrics {
   // Recorded for the whole server and, for a tenant's request, for that tenant too.
   void RecordExec(const std::string& tenant, const std::string& reason, double seconds);
   void RecordRequest(const std::string& tenant, int status);
+  void RecordExpired(const std::string& tenant);  // tenant "": a sandbox of no tenant
 
   ServerMetrics& Whole() { return whole_; }
   // The tenant's (empty metrics if it has done nothing yet); "" is the whole server.

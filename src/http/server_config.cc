@@ -1,6 +1,8 @@
 #include "http/server_config.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <set>
 #include <vector>
 
@@ -23,10 +25,14 @@ double SpecValue(const SandboxSpec& spec, std::string_view key) {
   if (key == "disk_limit") return static_cast<double>(spec.limits.disk_bytes);
   if (key == "output_limit") return static_cast<double>(spec.limits.output_bytes);
   if (key == "timeout") return spec.limits.timeout_seconds;
+  if (key == "ttl") {
+    return spec.ttl_seconds == 0 ? std::numeric_limits<double>::infinity() : spec.ttl_seconds;
+  }
   return static_cast<double>(spec.open_files);  // open_files
 }
 
 std::string Shown(const TenantLimit& limit, double value) {
+  if (std::isinf(value)) return "none";
   if (limit.kind == FieldKind::kSize) return FormatSize(static_cast<uint64_t>(value));
   if (limit.kind == FieldKind::kCount) return std::to_string(static_cast<uint64_t>(value));
   if (limit.kind == FieldKind::kDuration) return FormatSeconds(value) + " seconds";
@@ -34,6 +40,7 @@ std::string Shown(const TenantLimit& limit, double value) {
 }
 
 json AsJson(const TenantLimit& limit, double value) {
+  if (std::isinf(value)) return "none";
   if (limit.kind == FieldKind::kSize || limit.kind == FieldKind::kCount) {
     return static_cast<uint64_t>(value);
   }
@@ -153,6 +160,8 @@ TenantLimits TenantLimits::BuiltIn(uint64_t open_files_hard_limit) {
       {"disk_limit", FieldKind::kSize, 1.0 * kGiB, 16.0 * kGiB},
       {"output_limit", FieldKind::kSize, 1.0 * kMiB, 16.0 * kMiB},
       {"timeout", FieldKind::kDuration, 60, 3600},
+      // No tenant's sandbox lives for ever unless the operator says so ("none").
+      {"ttl", FieldKind::kDuration, 86400, 7 * 86400},
       // More than the hard limit cannot be given: setrlimit would fail at create.
       {"open_files", FieldKind::kCount, std::min(1024.0, open_files),
        std::min(65536.0, open_files)},
@@ -172,11 +181,6 @@ Status TenantLimits::Configure(const json& limits, const std::string& where) {
   if (!limits.is_object()) return InvalidArgument(where + ": expected an object of limits");
   for (const auto& [key, entry] : limits.items()) {
     const std::string at = where + ": \"" + key + "\"";
-    if (key == kReservedTtlKey) {
-      return InvalidArgument(at +
-                             ": reserved for a sandbox lifetime limit, which agentbox does not "
-                             "have yet; it cannot be set");
-    }
     // A named copy: clang before 16 cannot capture a structured binding.
     const std::string& name = key;
     auto it = std::find_if(std::begin(limits_), std::end(limits_),
@@ -184,7 +188,7 @@ Status TenantLimits::Configure(const json& limits, const std::string& where) {
     if (it == std::end(limits_)) {
       return InvalidArgument(at +
                              ": not a limit (known: memory, pids, cpus, tmp_size, shm_size, "
-                             "disk_limit, output_limit, timeout, open_files)");
+                             "disk_limit, output_limit, timeout, ttl, open_files)");
     }
     if (!entry.is_object()) return InvalidArgument(at + ": expected {\"default\": V, \"max\": V}");
     TenantLimit next = *it;

@@ -28,17 +28,13 @@
 namespace agentbox {
 
 // One limit of a sandbox a tenant may ask for: a policy key, its default and its ceiling (bytes,
-// a count, CPUs or seconds).
+// a count, CPUs or seconds; a ttl of "none" is infinity).
 struct TenantLimit {
   std::string_view key;
   FieldKind kind;
   double default_value;
   double max;
 };
-
-// The key reserved for a sandbox's lifetime: agentbox has no lifetime limit yet, so a config
-// that sets it is refused rather than silently not enforced.
-inline constexpr std::string_view kReservedTtlKey = "ttl";
 
 class TenantLimits {
  public:
@@ -65,7 +61,7 @@ class TenantLimits {
 
  private:
   Status CheckOne(const TenantLimit& limit, double value) const;
-  TenantLimit limits_[9];
+  TenantLimit limits_[10];
 };
 
 struct ServerConfig {

@@ -88,6 +88,12 @@ std::string TenantRegistry::NameOf(const std::string& id) const {
   return it == entries_.names.end() ? std::string() : it->second;
 }
 
+std::string TenantRegistry::OwnerOf(const std::string& id) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.owners.find(id);
+  return it == entries_.owners.end() ? std::string() : it->second;
+}
+
 Status TenantRegistry::Reserve(const Caller& caller,
                                const std::function<bool(const std::string&)>& exists,
                                const std::string& name) {

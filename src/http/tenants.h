@@ -48,6 +48,8 @@ class TenantRegistry {
   std::optional<std::string> Named(const Caller& caller, const std::string& name) const;
   // The tenant's name for sandbox `id` ("" when it has none).
   std::string NameOf(const std::string& id) const;
+  // The tenant that owns sandbox `id` ("" when none does).
+  std::string OwnerOf(const std::string& id) const;
 
   // Reserves one sandbox slot for caller, and `name` (if not "") among its tenant's names:
   // QuotaExceeded (429) when its sandboxes (its entries for which `exists` holds: a sandbox

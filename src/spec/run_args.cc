@@ -99,16 +99,23 @@ StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args) {
 StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args) {
   CreateInvocation create;
   std::vector<std::string> rest;
-  for (size_t i = 0; i < args.size(); ++i) {  // --name is the one flag run does not have
-    if (args[i] == "--name" || args[i].rfind("--name=", 0) == 0) {
-      if (args[i] == "--name" && i + 1 >= args.size()) {
-        return InvalidArgument("--name: missing value");
-      }
-      create.name = args[i] == "--name" ? args[++i] : args[i].substr(7);
-      if (create.name.empty()) return InvalidArgument("--name: must not be empty");
+  for (size_t i = 0; i < args.size(); ++i) {  // --name and --ttl are the flags run does not have
+    std::string flag;
+    for (const char* own : {"--name", "--ttl"}) {
+      if (args[i] == own || args[i].starts_with(std::string(own) + "=")) flag = own;
+    }
+    if (flag.empty()) {
+      rest.push_back(args[i]);
       continue;
     }
-    rest.push_back(args[i]);
+    if (args[i] == flag && i + 1 >= args.size()) return InvalidArgument(flag + ": missing value");
+    const std::string value = args[i] == flag ? args[++i] : args[i].substr(flag.size() + 1);
+    if (value.empty()) return InvalidArgument(flag + ": must not be empty");
+    if (flag == "--name") {
+      create.name = value;
+    } else {
+      AB_RETURN_IF_ERROR(SetFieldFromText("ttl", value, &create.run.flags).WithContext("--ttl"));
+    }
   }
   AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(Defs(), rest));
   for (const ParsedFlag& flag : parsed.flags) {

@@ -46,6 +46,9 @@ struct SandboxSpec {
   uint64_t tmp_bytes = 256 * kMiB;                       // size cap of the private /tmp
   uint64_t shm_bytes = 64 * kMiB;                        // size cap of the private /dev/shm
   uint64_t open_files = 1024;                            // RLIMIT_NOFILE
+  // A persistent sandbox's lifetime: removed, as `rm -f` would, this long after `create`;
+  // 0 = no lifetime limit. (`run` is bounded by its timeout and ignores it.)
+  double ttl_seconds = 0;
   // Set by a flag, a policy file or an API body rather than left at the built-in default: a
   // limit someone asked for is refused where it cannot be enforced, the default reported.
   bool disk_limit_explicit = false;

@@ -8,22 +8,24 @@ namespace agentbox {
 nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& [key, value] : spec.env) env[key] = value;
-  nlohmann::json j = {{"backend", spec.backend},
-                      {"image", spec.image},
-                      {"timeout", spec.limits.timeout_seconds},
-                      {"memory", spec.limits.memory_bytes},
-                      {"pids", spec.limits.pids},
-                      {"cpus", spec.limits.cpus},
-                      {"output_limit", spec.limits.output_bytes},
-                      {"disk_limit", spec.limits.disk_bytes == kNoDiskLimit
-                                         ? nlohmann::json("none")
-                                         : nlohmann::json(spec.limits.disk_bytes)},
-                      {"env", env},
-                      {"cwd", spec.cwd},
-                      {"stdin", spec.pass_stdin},
-                      {"tmp_size", spec.tmp_bytes},
-                      {"shm_size", spec.shm_bytes},
-                      {"open_files", spec.open_files}};
+  nlohmann::json j = {
+      {"backend", spec.backend},
+      {"image", spec.image},
+      {"timeout", spec.limits.timeout_seconds},
+      {"memory", spec.limits.memory_bytes},
+      {"pids", spec.limits.pids},
+      {"cpus", spec.limits.cpus},
+      {"output_limit", spec.limits.output_bytes},
+      {"disk_limit", spec.limits.disk_bytes == kNoDiskLimit
+                         ? nlohmann::json("none")
+                         : nlohmann::json(spec.limits.disk_bytes)},
+      {"env", env},
+      {"cwd", spec.cwd},
+      {"stdin", spec.pass_stdin},
+      {"tmp_size", spec.tmp_bytes},
+      {"shm_size", spec.shm_bytes},
+      {"open_files", spec.open_files},
+      {"ttl", spec.ttl_seconds == 0 ? nlohmann::json("none") : nlohmann::json(spec.ttl_seconds)}};
   if (spec.workspace) j["workspace"] = *spec.workspace;
   if (spec.rootfs) j["rootfs"] = *spec.rootfs;
   if (!spec.runtime.empty()) j["runtime"] = spec.runtime;

@@ -10,6 +10,7 @@ namespace {
 
 constexpr uint64_t kNoMax = std::numeric_limits<uint64_t>::max();
 constexpr double kMaxCpus = 1024;
+constexpr double kMaxTtlSeconds = 366.0 * 86400;
 
 constexpr SpecField kFields[] = {
     {"backend", FieldKind::kString},   {"image", FieldKind::kString},
@@ -20,7 +21,7 @@ constexpr SpecField kFields[] = {
     {"disk_limit", FieldKind::kSize},  {"env", FieldKind::kEnv},
     {"cwd", FieldKind::kString},       {"stdin", FieldKind::kBool},
     {"tmp_size", FieldKind::kSize},    {"shm_size", FieldKind::kSize},
-    {"open_files", FieldKind::kCount},
+    {"open_files", FieldKind::kCount}, {"ttl", FieldKind::kDuration},
 };
 
 struct UintRange {
@@ -116,6 +117,7 @@ Status SetFieldFromText(std::string_view key, std::string_view text, SpecOverlay
       return SetCountField(key, count, overlay);
     }
     case FieldKind::kDuration: {
+      if (key == "ttl" && text == "none") return SetDurationField(key, 0, overlay);
       AB_ASSIGN_OR_RETURN(double seconds, ParseDuration(text));
       return SetDurationField(key, seconds, overlay);
     }
@@ -136,6 +138,16 @@ Status SetCountField(std::string_view key, uint64_t count, SpecOverlay* overlay)
 }
 
 Status SetDurationField(std::string_view key, double seconds, SpecOverlay* overlay) {
+  if (key == "ttl") {
+    // 0 is "none"; otherwise at least a second (a sandbox removed before it can be used is a
+    // mistake) and at most a year.
+    if (seconds != 0 && !(seconds >= 1 && seconds <= kMaxTtlSeconds)) {
+      return InvalidArgument("must be \"none\" or 1 to " + FormatSeconds(kMaxTtlSeconds) +
+                             " seconds (one year), got " + FormatSeconds(seconds));
+    }
+    overlay->ttl_seconds = seconds;
+    return OkStatus();
+  }
   if (key != "timeout") return Internal("not a duration key");
   AB_RETURN_IF_ERROR(CheckTimeout(seconds));
   overlay->timeout_seconds = seconds;
@@ -238,6 +250,7 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.tmp_bytes) spec->tmp_bytes = *o.tmp_bytes;
   if (o.shm_bytes) spec->shm_bytes = *o.shm_bytes;
   if (o.open_files) spec->open_files = *o.open_files;
+  if (o.ttl_seconds) spec->ttl_seconds = *o.ttl_seconds;
   if (o.allow_root_owned_workspace)
     spec->allow_root_owned_workspace = *o.allow_root_owned_workspace;
   for (const auto& [name, value] : o.env) {

@@ -544,4 +544,28 @@ case_exec_on_removed_sandbox() {
   expect_rc 0 "the name of a removed sandbox is free again"
 }
 
+# create --ttl: the sandbox is removed once its lifetime has passed, as rm -f would (CLI alone,
+# no server: the next command that looks finds it gone and says why); its name is free again.
+case_ttl_ends_the_sandbox() {
+  new_box --ttl 4s --name brief
+  local id=$BOX
+  ab inspect brief
+  expect_rc 0
+  json_assert "r['policy']['ttl'] == 4.0 and r['expires_at'].endswith('Z')" \
+    "inspect does not show the ttl and its end"
+  # The event: ls no longer lists it (at most a minute, however busy the host).
+  not_listed() { ! "$AGENTBOX" ls --json | grep -q "\"$1\""; }
+  wait_until 60 not_listed "$id" || fail "ls still lists $id a minute after its 4 s ttl"
+  ab exec "$id" -- true
+  expect_one_line_error "exec after the ttl"
+  [[ -d $AGENTBOX_STATE_DIR/sandboxes/$id ]] && fail "the expired sandbox's state dir is left"
+  if [[ $BACKEND == native ]]; then
+    [[ -z $(cg_children) ]] || fail "the expired sandbox left a cgroup: $(cg_children | paste -sd ' ')"
+  fi
+  new_box --name brief
+  expect_rc 0 "the name of an expired sandbox is free again"
+  ab create --ttl 0.5 --backend "$BACKEND"
+  expect_one_line_error "a ttl under a second"
+}
+
 lib_main "$0" "$@"

@@ -134,6 +134,22 @@ TEST(ParseRunArgsTest, Errors) {
 
 // A created sandbox's policy is stored as JSON; a flag value that is not UTF-8 used to abort
 // `agentbox create` after the box was made (found by tests/fuzz/cli_args_fuzzer).
+TEST(ParseCreateArgsTest, TtlIsCreatesOnly) {
+  auto c = ParseCreateArgs({"--ttl", "2h", "--name", "x"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->run.flags.ttl_seconds, 7200);
+  EXPECT_EQ(c->name, "x");
+  auto none = ParseCreateArgs({"--ttl=none"});
+  ASSERT_TRUE(none.ok());
+  EXPECT_EQ(none->run.flags.ttl_seconds, 0);
+  auto ms = ParseCreateArgs({"--ttl", "500ms"});
+  ASSERT_FALSE(ms.ok());
+  EXPECT_TRUE(ms.status().message().starts_with("--ttl: must be \"none\" or 1 to"))
+      << ms.status().message();
+  EXPECT_EQ(ParseCreateArgs({"--ttl"}).status().message(), "--ttl: missing value");
+  EXPECT_FALSE(ParseRunArgs({"--ttl", "1h", "--", "true"}).ok());  // a run has its timeout
+}
+
 TEST(ParseCreateArgsTest, RefusesValuesThatAreNotUtf8) {
   auto create = [](const Argv& args) {
     auto c = ParseCreateArgs(args);

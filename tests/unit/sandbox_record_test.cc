@@ -31,6 +31,23 @@ TEST(SandboxRecordTest, RoundTripsTheCgroupLocation) {
   EXPECT_EQ(back->container_id, "c");
 }
 
+TEST(SandboxRecordTest, RoundTripsTheTtlAndItsExpiry) {
+  SandboxRecord r = SampleRecord();
+  r.spec.ttl_seconds = 90.5;
+  r.expires_at = ExpiryOf(r.spec, 1000);
+  EXPECT_EQ(r.expires_at, 1091);  // rounded up: never before the ttl has passed
+  auto back = SandboxRecordFromJson(SandboxRecordToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->expires_at, 1091);
+  EXPECT_EQ(back->spec.ttl_seconds, 90.5);
+  EXPECT_FALSE(HasExpired(*back, 1090));
+  EXPECT_TRUE(HasExpired(*back, 1091));
+  SandboxRecord forever = SampleRecord();
+  EXPECT_EQ(ExpiryOf(forever.spec, 1000), 0);
+  EXPECT_FALSE(HasExpired(forever, INT64_MAX));
+  EXPECT_EQ(Rfc3339(0), "1970-01-01T00:00:00Z");
+}
+
 TEST(SandboxRecordTest, ARecordWithoutCgroupLocationLoadsWithNone) {
   std::string json = SandboxRecordToJson(SampleRecord());
   size_t at = json.find("\"cgroup_location\"");

@@ -11,9 +11,9 @@ TEST(ServerConfigTest, BuiltInCeilingsBoundWhatTheIssueSawGranted) {
   const TenantLimits limits = TenantLimits::BuiltIn(1 << 20);
   // memory 1T, pids 1,000,000, cpus 1024, /tmp 1T, timeout 7d: each refused, naming key and max.
   const std::pair<const char*, json> asks[] = {
-      {"memory", "1T"},     {"pids", 1000000},        {"cpus", 1024},
-      {"tmp_size", "1T"},   {"timeout", "7d"},        {"shm_size", "64G"},
-      {"disk_limit", "1T"}, {"output_limit", "100G"}, {"open_files", 1048576}};
+      {"memory", "1T"},        {"pids", 1000000},   {"cpus", 1024},       {"tmp_size", "1T"},
+      {"timeout", "7d"},       {"shm_size", "64G"}, {"disk_limit", "1T"}, {"output_limit", "100G"},
+      {"open_files", 1048576}, {"ttl", "30d"},      {"ttl", "none"}};
   for (const auto& [key, value] : asks) {
     json policy = {{key, value}};
     Status st = limits.ApplyToPolicy(&policy);
@@ -53,6 +53,27 @@ TEST(ServerConfigTest, DefaultsFillWhatTheRequestLeavesOut) {
   EXPECT_EQ(config.limits.ClampOutputLimit(uint64_t{100} << 30), 16u << 20);
 }
 
+// A tenant's sandbox gets a lifetime unless the operator allows "none"; the built-in is one day,
+// at most a week.
+TEST(ServerConfigTest, TtlDefaultAndCeiling) {
+  const TenantLimits builtin = TenantLimits::BuiltIn(1 << 20);
+  json policy = json::object();
+  ASSERT_TRUE(builtin.ApplyToPolicy(&policy).ok());
+  EXPECT_EQ(policy["ttl"], 86400.0);
+  json none = {{"ttl", "none"}};
+  EXPECT_EQ(builtin.ApplyToPolicy(&none).message(),
+            "\"ttl\": none is over this server's ceiling of 604800 seconds");
+  ServerConfig config;
+  ASSERT_TRUE(ParseServerConfig(R"({"limits": {"ttl": {"default": "none", "max": "none"}}})",
+                                "c.json", &config)
+                  .ok());
+  json forever = json::object();
+  ASSERT_TRUE(config.limits.ApplyToPolicy(&forever).ok());
+  EXPECT_FALSE(forever.contains("ttl"));  // none is agentbox's own default
+  json asked = {{"ttl", "none"}};
+  EXPECT_TRUE(config.limits.ApplyToPolicy(&asked).ok());
+}
+
 TEST(ServerConfigTest, OpenFilesIsBoundedByTheHardLimit) {
   const TenantLimits limits = TenantLimits::BuiltIn(512);
   EXPECT_EQ(limits.Get("open_files").max, 512);
@@ -66,7 +87,8 @@ TEST(ServerConfigTest, StrictParsing) {
   const std::pair<const char*, const char*> bad[] = {
       {R"({"bogus": 1})", "unknown key \"bogus\""},
       {R"({"workers": 1, "workers": 2})", "appears twice"},
-      {R"({"limits": {"ttl": {"max": "1h"}}})", "reserved for a sandbox lifetime limit"},
+      {R"({"limits": {"ttl": {"default": "none", "max": "1h"}}})", "the default none is over"},
+      {R"({"limits": {"ttl": {"max": "0.5s"}}})", "must be \"none\" or 1 to"},
       {R"({"limits": {"memory": {"default": "2G", "max": "1G"}}})", "is over the max"},
       {R"({"limits": {"memory": {"max": "1M"}}})", "must be at least 4M"},
       {R"({"limits": {"memory": {"dflt": "1M"}}})", "unknown key \"dflt\""},

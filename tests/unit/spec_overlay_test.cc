@@ -152,11 +152,27 @@ TEST(MergeSpecTest, EnvFlagsReplaceSameNameAndAppendOthers) {
   EXPECT_EQ(s.env, (Env{{"A", "1"}, {"B", "3"}, {"C", "5"}}));
 }
 
+TEST(SpecOverlayTest, TtlIsNoneOrASecondToAYear) {
+  SpecOverlay o;
+  EXPECT_TRUE(SetFieldFromText("ttl", "none", &o).ok());
+  EXPECT_EQ(o.ttl_seconds, 0);
+  EXPECT_TRUE(SetFieldFromText("ttl", "1s", &o).ok());
+  EXPECT_TRUE(SetFieldFromText("ttl", "366d", &o).ok());
+  EXPECT_EQ(o.ttl_seconds, 366 * 86400);
+  EXPECT_FALSE(SetFieldFromText("ttl", "367d", &o).ok());
+  EXPECT_FALSE(SetFieldFromText("ttl", "0.5", &o).ok());
+  EXPECT_FALSE(SetDurationField("ttl", std::nan(""), &o).ok());
+  EXPECT_EQ(o.ttl_seconds, 366 * 86400);  // unchanged by a refusal
+  SandboxSpec spec;
+  ApplyOverlay(o, &spec);
+  EXPECT_EQ(spec.ttl_seconds, 366 * 86400);
+}
+
 TEST(SpecFieldsTest, ListsEveryKeyOnce) {
-  EXPECT_EQ(SpecFields().size(), 17u);
+  EXPECT_EQ(SpecFields().size(), 18u);
   EXPECT_EQ(SpecFieldList(),
             "backend, image, runtime, workspace, rootfs, timeout, memory, pids, cpus, "
-            "output_limit, disk_limit, env, cwd, stdin, tmp_size, shm_size, open_files");
+            "output_limit, disk_limit, env, cwd, stdin, tmp_size, shm_size, open_files, ttl");
   EXPECT_NE(FindSpecField("memory"), nullptr);
   EXPECT_EQ(FindSpecField("Memory"), nullptr);
 }

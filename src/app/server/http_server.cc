@@ -19,6 +19,7 @@
 #include "app/cli.h"
 #include "app/server/connection_loop.h"
 #include "app/server/mcp_sessions.h"
+#include "app/server/periodic.h"
 
 namespace agentbox {
 namespace {
@@ -153,8 +154,12 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
                                          std::to_string(BoundPort(listener.get(), address.port))) +
               "\n");
   {
-    // Sessions whose clients left without DELETE /mcp are ended, and their sandboxes removed.
-    McpSessionReaper reaper(*ctx.mcp);
+    // Sessions whose clients left without DELETE /mcp are ended, and their sandboxes removed,
+    // checked a few times per idle period; sandboxes whose ttl passed go within a second.
+    const auto idle_check = std::min<std::chrono::steady_clock::duration>(
+        ctx.mcp->stale_after() / 4, std::chrono::seconds(30));
+    Periodic end_idle_sessions(idle_check, [&ctx] { ctx.mcp->EndIdle(); });
+    Periodic remove_expired(std::chrono::seconds(1), [&ctx] { RemoveExpiredSandboxes(ctx); });
     ConnectionLoop loop(ctx, settings);
     loop.Run(std::move(listener), address, std::move(sig_fd), abort_fd.get());
   }

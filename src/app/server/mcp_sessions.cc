@@ -97,28 +97,6 @@ size_t McpSessions::EndIdle() {
   return doomed.size();
 }
 
-McpSessionReaper::McpSessionReaper(McpSessions& sessions) : sessions_(sessions) {
-  const auto period =
-      std::min<mcp::SessionClock::duration>(sessions.stale_after() / 4, std::chrono::seconds(30));
-  thread_ = std::thread([this, period] {
-    std::unique_lock<std::mutex> lock(mutex_);
-    while (!wake_.wait_for(lock, period, [this] { return stop_; })) {
-      lock.unlock();
-      sessions_.EndIdle();
-      lock.lock();
-    }
-  });
-}
-
-McpSessionReaper::~McpSessionReaper() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
-  }
-  wake_.notify_all();
-  thread_.join();
-}
-
 void McpSessions::Clear() {
   std::map<std::string, Session> doomed;
   {

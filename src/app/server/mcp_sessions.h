@@ -4,12 +4,10 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "app/mcp/mcp_server.h"
@@ -40,7 +38,7 @@ class McpSessions {
   // False when unknown or another tenant's.
   bool Remove(const std::string& id, const std::string& tenant);
   // Ends every session idle for stale_after with no request in flight, as Remove would; their
-  // sandboxes go. Returns how many. Called by McpSessionReaper.
+  // sandboxes go. Returns how many. serve calls it a few times per idle period.
   size_t EndIdle();
   // Ends every session (server shutdown).
   void Clear();
@@ -57,23 +55,6 @@ class McpSessions {
   const mcp::SessionClock::duration stale_after_;
   std::mutex mutex_;
   std::map<std::string, Session> sessions_;
-};
-
-// Calls sessions.EndIdle() on a thread of its own, a few times per idle period (at least every
-// 30 s), from construction until destruction (which wakes and joins it).
-class McpSessionReaper {
- public:
-  explicit McpSessionReaper(McpSessions& sessions);
-  ~McpSessionReaper();
-  McpSessionReaper(const McpSessionReaper&) = delete;
-  McpSessionReaper& operator=(const McpSessionReaper&) = delete;
-
- private:
-  McpSessions& sessions_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread thread_;
 };
 
 }  // namespace agentbox

@@ -38,9 +38,14 @@ struct ServerContext {
   ByteBudget result_text{512ull << 20};
 
   // A manager per request: SandboxManager caches backends without a lock, and a fresh one
-  // costs no syscall.
-  SandboxManager Manager() const {
-    return SandboxManager(StateStore(state_root), BuiltInBackends());
+  // costs no syscall. A sandbox it finds past its ttl is removed, counted and forgotten.
+  SandboxManager Manager() {
+    SandboxManager manager(StateStore(state_root), BuiltInBackends());
+    manager.set_on_expired([this](const SandboxRecord& record) {
+      metrics.RecordExpired(tenants->OwnerOf(record.id));
+      (void)tenants->Forget(record.id);
+    });
+    return manager;
   }
 };
 
@@ -66,6 +71,9 @@ struct Exchange {
 // either way, so another tenant's ids cannot be probed.
 StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
                                     const std::string& ref);
+
+// Removes every sandbox whose ttl has passed (serve calls it every second).
+void RemoveExpiredSandboxes(ServerContext& ctx);  // handlers_sandboxes.cc
 
 // Handlers, one file per group; dispatch.cc picks one per RouteId.
 void HandleListSandboxes(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc

@@ -520,13 +520,13 @@ case_serve_cli_sandbox_output_held_to_ceiling() {
 
 # ---- 7. operator ceilings ----------------------------------------------------------------------
 
-# What a tenant got before (memory 1T, pids 1,000,000, cpus 1024, /tmp 1T, timeout 7d): 400,
-# naming the key and the ceiling; no sandbox is made.
+# What a tenant got before (memory 1T, pids 1,000,000, cpus 1024, /tmp 1T, timeout 7d, a
+# sandbox that lives for ever): 400, naming the key and the ceiling; no sandbox is made.
 case_serve_create_over_ceilings_is_400() {
   serve_up
   local ask
   for ask in '"memory":"1T"' '"pids":1000000' '"cpus":1024' '"tmp_size":"1T"' '"timeout":"7d"' \
-    '"shm_size":"1T"' '"disk_limit":"1T"' '"disk_limit":0'; do
+    '"shm_size":"1T"' '"disk_limit":"1T"' '"disk_limit":0' '"ttl":"30d"' '"ttl":"none"'; do
     jreq POST /v1/sandboxes "{$ask}"
     expect_status 400 "$ask"
     expect_body_has "ceiling of"
@@ -569,7 +569,8 @@ JSON
   json_assert 'r["policy"]["memory"] == 209715200' "the MCP session's sandbox lacks the default memory"
 }
 
-# A config file is parsed strictly: an unknown key is exit 125 naming it; ttl is reserved.
+# A config file is parsed strictly: an unknown key, or a default over its max, is exit 125
+# naming it.
 case_serve_config_is_strict() {
   serve_only_native
   export AGENTBOX_STATE_DIR=$CASE_DIR/state
@@ -577,10 +578,42 @@ case_serve_config_is_strict() {
   ab serve --config "$CASE_DIR/config.json"
   expect_rc 125
   expect_err_has '"memroy"'
-  printf '{"limits": {"ttl": {"max": "1h"}}}\n' >"$CASE_DIR/config.json"
+  printf '{"limits": {"ttl": {"default": "none", "max": "1h"}}}\n' >"$CASE_DIR/config.json"
   ab serve --config "$CASE_DIR/config.json"
   expect_rc 125
-  expect_err_has "reserved"
+  expect_err_has '"ttl": the default none is over the max 3600 seconds'
+}
+
+# A sandbox's lifetime: a tenant gets the operator's default ttl when it asks for none, and a
+# sandbox whose ttl has passed is removed by serve itself (no request needs to touch it), its
+# processes killed, and counted in /metrics.
+case_serve_ttl_default_and_expiry() {
+  cat >"$CASE_DIR/config.json" <<'JSON'
+{"limits": {"ttl": {"default": "1h", "max": "2h"}}}
+JSON
+  serve_up --config "$CASE_DIR/config.json"
+  jreq POST /v1/sandboxes '{}'
+  expect_status 201
+  [[ $(body_get 'd["policy"]["ttl"], d["expires_at"] is not None') == "(3600.0, True)" ]] ||
+    fail "the default ttl was not applied: $(body_get 'd["policy"]["ttl"], d["expires_at"]')"
+  jreq POST /v1/sandboxes '{"ttl":"2s"}'
+  expect_status 201
+  local id init_pid
+  id=$(body_get 'd["id"]')
+  init_pid=$(body_get 'd["pid"]')
+  # The event: the record is gone from the state dir (serve's own sweep, once a second).
+  local waited=0
+  while [[ -e $CASE_DIR/state/sandboxes/$id/sandbox.json ]]; do
+    ((waited++ < 600)) || fail "sandbox $id outlived its ttl by a minute"
+    sleep 0.1
+  done
+  # Gone, or a zombie its new parent has not reaped yet (it runs nothing).
+  [[ ! -e /proc/$init_pid ]] || grep -q '^State:.*Z' "/proc/$init_pid/status" 2>/dev/null ||
+    fail "the sandbox's init $init_pid outlived its ttl"
+  req GET "/v1/sandboxes/$id"
+  expect_status 404
+  req GET /metrics
+  expect_body_has "agentbox_sandboxes_expired_total 1"
 }
 
 # ---- 8. statuses and privacy -------------------------------------------------------------------
