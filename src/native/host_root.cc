@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 
+#include "policy/host_paths.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
@@ -50,7 +51,7 @@ StatusOr<std::vector<RootEntry>> ListCustomRoot(const std::string& dir) {
 
 }  // namespace
 
-StatusOr<MountPlanInput> DescribeRoot(const SandboxSpec& spec) {
+StatusOr<MountPlanInput> DescribeRoot(const SandboxSpec& spec, const std::string& state_root) {
   MountPlanInput in;
   in.tmp_bytes = spec.tmp_bytes;
   in.shm_bytes = spec.shm_bytes;
@@ -66,6 +67,10 @@ StatusOr<MountPlanInput> DescribeRoot(const SandboxSpec& spec) {
     if (std::string(resolved) == "/") {
       return InvalidArgument("--rootfs /: the host's whole root is never a sandbox root");
     }
+    char state[PATH_MAX];
+    const std::string state_resolved =
+        ::realpath(state_root.c_str(), state) != nullptr ? std::string(state) : state_root;
+    AB_RETURN_IF_ERROR(CheckStateDirApart("--rootfs", resolved, state_resolved));
     in.root_source = resolved;
     in.custom_rootfs = true;
     AB_ASSIGN_OR_RETURN(in.root_entries, ListCustomRoot(in.root_source));

@@ -73,7 +73,7 @@ class NativeBackend : public Backend {
   explicit NativeBackend(std::string state_root) : state_root_(std::move(state_root)) {}
 
   Status Create(SandboxRecord& record) override {
-    AB_ASSIGN_OR_RETURN(MountPlanInput root, DescribeRoot(record.spec));
+    AB_ASSIGN_OR_RETURN(MountPlanInput root, DescribeRoot(record.spec, state_root_));
     MountPlan mounts = BuildMountPlan(root);
     AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
     record.cgroup = "sb-" + record.id;

@@ -47,7 +47,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
                      OutputCapture& output, const std::string& state_root) {
   auto start = Clock::now();
   ::signal(SIGPIPE, SIG_IGN);
-  auto root = DescribeRoot(spec);
+  auto root = DescribeRoot(spec, state_root);
   if (!root.ok()) return ErrorResult(root.status().message());
   MountPlan mounts = BuildMountPlan(*root);
 

@@ -63,12 +63,19 @@ Status CheckWorkspaceHostPath(const std::string& resolved, const std::string& st
                     ", which no command may write");
     }
   }
-  if (!state_root.empty()) {
-    const std::string root = NormalizeAbsolutePath(state_root);
-    if (Within(path, root)) return refuse("inside agentbox's state directory " + root);
-    if (Within(root, path)) return refuse("contains agentbox's state directory " + root);
-  }
-  return OkStatus();
+  return CheckStateDirApart("--workspace", path, state_root);
+}
+
+Status CheckStateDirApart(const std::string& flag, const std::string& resolved,
+                          const std::string& state_root) {
+  if (state_root.empty()) return OkStatus();
+  const std::string path = NormalizeAbsolutePath(resolved);
+  const std::string root = NormalizeAbsolutePath(state_root);
+  const char* why = Within(path, root) ? "inside" : Within(root, path) ? "contains" : nullptr;
+  if (why == nullptr) return OkStatus();
+  return InvalidArgument(flag + " " + path + ": " + why + " agentbox's state directory " + root +
+                         " (other sandboxes' agent sockets and records); give a directory of "
+                         "your own");
 }
 
 }  // namespace agentbox

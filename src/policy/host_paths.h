@@ -20,6 +20,12 @@ namespace agentbox {
 // resolved: absolute, no "." / ".." / symlinks. state_root: the same, "" when unknown.
 Status CheckWorkspaceHostPath(const std::string& resolved, const std::string& state_root);
 
+// kInvalidArgument (naming `flag`) when `resolved` is agentbox's state directory, inside it or
+// contains it: a sandbox that sees it, even read-only (--rootfs), can connect to other
+// sandboxes' agent sockets. Both paths as for CheckWorkspaceHostPath.
+Status CheckStateDirApart(const std::string& flag, const std::string& resolved,
+                          const std::string& state_root);
+
 // Joins and normalises: "/a/b/../c" -> "/a/c"; collapses "//" and "/./". Lexical only.
 std::string NormalizeAbsolutePath(const std::string& path);
 

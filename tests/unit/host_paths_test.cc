@@ -35,6 +35,13 @@ TEST(HostPathsTest, TheStateDirInsideOrAroundIsRefused) {
   EXPECT_FALSE(Allowed("/srv", "/srv/state"));
   EXPECT_TRUE(Allowed("/srv/statex", "/srv/state"));
   EXPECT_TRUE(Allowed("/srv/other", "/srv/state"));
+  // --rootfs: the same rule, naming its flag.
+  EXPECT_EQ(CheckStateDirApart("--rootfs", "/srv", "/srv/state").message(),
+            "--rootfs /srv: contains agentbox's state directory /srv/state (other sandboxes' "
+            "agent sockets and records); give a directory of your own");
+  EXPECT_FALSE(CheckStateDirApart("--rootfs", "/srv/state/x/..", "/srv/state").ok());
+  EXPECT_TRUE(CheckStateDirApart("--rootfs", "/srv/rootfs", "/srv/state").ok());
+  EXPECT_TRUE(CheckStateDirApart("--rootfs", "/srv", "").ok());
 }
 
 TEST(HostPathsTest, ThePathIsNormalisedBeforeTheCheck) {

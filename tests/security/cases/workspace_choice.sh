@@ -40,6 +40,20 @@ case_workspace_in_or_around_the_state_dir_refused() {
   expect_refused_workspace "$(dirname "$state")"
 }
 
+# The state dir as --rootfs: read-only, but a unix socket connects through a read-only mount, and
+# another sandbox's agent socket is there. Refused like the workspace, and nothing runs.
+case_rootfs_in_or_around_the_state_dir_refused() {
+  [[ $AB_BACKEND == native ]] || not_applicable "--rootfs is the native backend's (docker uses --image)"
+  local state=${AGENTBOX_STATE_DIR:-/var/lib/agentbox} dir
+  mkdir -p "$state/sandboxes"
+  for dir in "$state" "$state/sandboxes" "$(dirname "$state")"; do
+    ab run --rootfs "$dir" -- /bin/true
+    expect_rc 125 "--rootfs $dir"
+    expect_err_has "state directory"
+    [[ $(printf '%s' "$AB_ERR" | wc -l) -le 1 ]] || fail "more than one line for --rootfs $dir: $AB_ERR"
+  done
+}
+
 # A non-empty directory of root's: its files would be the command's to read and write as root.
 # Refused unless the user names that risk; an empty one (mktemp -d) is the sandbox's own.
 case_workspace_root_owned_not_empty_refused() {
