@@ -61,8 +61,6 @@ Status PrepareNamedWorkspace(const std::string& root, const std::string& path) {
 
 }  // namespace
 
-void RemoveExpiredSandboxes(ServerContext& ctx) { (void)ctx.Manager().RemoveExpired(); }
-
 void HandleListSandboxes(ServerContext& ctx, Exchange& ex) {
   nlohmann::json list = nlohmann::json::array();
   for (const SandboxStatus& s : ctx.Manager().List()) {

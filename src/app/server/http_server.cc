@@ -159,7 +159,8 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
     const auto idle_check = std::min<std::chrono::steady_clock::duration>(
         ctx.mcp->stale_after() / 4, std::chrono::seconds(30));
     Periodic end_idle_sessions(idle_check, [&ctx] { ctx.mcp->EndIdle(); });
-    Periodic remove_expired(std::chrono::seconds(1), [&ctx] { RemoveExpiredSandboxes(ctx); });
+    Periodic remove_expired(std::chrono::seconds(1),
+                            [&ctx] { (void)ctx.Manager().RemoveExpired(); });
     ConnectionLoop loop(ctx, settings);
     loop.Run(std::move(listener), address, std::move(sig_fd), abort_fd.get());
   }

@@ -72,9 +72,6 @@ struct Exchange {
 StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
                                     const std::string& ref);
 
-// Removes every sandbox whose ttl has passed (serve calls it every second).
-void RemoveExpiredSandboxes(ServerContext& ctx);  // handlers_sandboxes.cc
-
 // Handlers, one file per group; dispatch.cc picks one per RouteId.
 void HandleListSandboxes(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
 void HandleCreateSandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
