@@ -11,6 +11,7 @@
 #include <ctime>
 #include <set>
 
+#include "native/run_name.h"
 #include "proc/cgroup.h"
 #include "proc/disk_quota.h"
 #include "proc/workspace.h"
@@ -46,9 +47,9 @@ std::set<std::string> CgroupNames(const CgroupHost& host) {
   return names;
 }
 
-// A sandbox's cgroup is made empty and its agent moved in later: one made this last minute may
-// be another state dir's create under way (a gc there would fail it with "cgroup.procs: No
-// such file"). No create takes a minute between the two.
+// A cgroup is made empty and its first process moved in later: one made this last minute may
+// be another state dir's create, or another PID namespace's run, under way (a gc here would
+// fail it with "cgroup.procs: No such file"). No create or run takes a minute between the two.
 bool CgroupIsNew(const CgroupHost& host, const std::string& name) {
   const time_t now = ::time(nullptr);
   for (const std::string& dir : CgroupDirs(host, name)) {
@@ -67,8 +68,12 @@ bool IsOrphanCgroup(const CgroupHost& host, const std::string& name,
     return std::find(live_ids.begin(), live_ids.end(), name.substr(3)) == live_ids.end() &&
            CgroupIsEmpty(host, name) && !CgroupIsNew(host, name);
   }
-  pid_t creator = CreatorPid(name, "run-");
-  return creator > 0 && !ProcessExists(creator);
+  const auto run = RunCreatorOf(name);
+  if (!run) return false;
+  if (run->same_pid_namespace) return !ProcessExists(run->pid);
+  // Another PID namespace's run (run_name.h): its pid means nothing here, so only what no
+  // process holds, and no run is still setting up, is removed.
+  return CgroupIsEmpty(host, name) && !CgroupIsNew(host, name);
 }
 
 void CollectCgroups(const std::vector<std::string>& live_ids, std::vector<std::string>& removed) {
@@ -103,8 +108,9 @@ bool StorageOwnerLives(const std::string& name, const std::vector<std::string>& 
   if (name.rfind("sb-", 0) == 0) {
     return std::find(live_ids.begin(), live_ids.end(), name.substr(3)) != live_ids.end();
   }
-  pid_t creator = CreatorPid(name, "run-");
-  return creator <= 0 || ProcessExists(creator);  // a name of nobody's making: not ours to judge
+  const auto run = RunCreatorOf(name);
+  // A name of nobody's making, or another PID namespace's run: not ours to judge.
+  return !run || !run->same_pid_namespace || ProcessExists(run->pid);
 }
 
 }  // namespace

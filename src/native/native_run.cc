@@ -12,10 +12,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <random>
 
 #include "native/host_root.h"
 #include "native/launch.h"
+#include "native/run_name.h"
 #include "policy/sandbox_env.h"
 #include "proc/cgroup.h"
 #include "proc/disk_quota.h"
@@ -34,13 +34,6 @@ double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
-std::string UniqueSandboxName() {
-  std::random_device rd;
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "run-%d-%08x", ::getpid(), rd());
-  return buf;
-}
-
 }  // namespace
 
 ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& argv,
@@ -53,7 +46,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
 
   auto host = DetectCgroupHost();
   if (!host.ok()) return ErrorResult(host.status().message());
-  const std::string name = UniqueSandboxName();
+  const std::string name = NewRunName();
   auto cgroup = CreateCgroup(*host, name);
   if (!cgroup.ok()) return ErrorResult(cgroup.status().message());
   if (Status st = (*cgroup)->ApplyLimits(spec.limits); !st.ok()) {

@@ -192,6 +192,34 @@ case_gc_spares_a_live_run() {
   kill -KILL "$RUN"
 }
 
+# A run made in another PID namespace (agentbox in a container that shares the host's cgroups)
+# is named by a pid that means nothing here: its creator runs, yet no process of that pid exists
+# on this host. gc must not take it for a crashed run (the old binary killed it).
+case_gc_spares_another_pid_namespaces_run() {
+  native_only
+  command -v unshare >/dev/null || skip "no unshare(1)"
+  local tag=$RANDOM$RANDOM pid_max want
+  pid_max=$(cat /proc/sys/kernel/pid_max)
+  # A pid no process of this host has, for the run's creator in its own namespace.
+  want=$((pid_max / 2 + RANDOM % (pid_max / 2 - 100)))
+  while [[ -e /proc/$want ]]; do want=$((want + 1)); done
+  unshare --pid --fork --mount-proc sh -c \
+    'echo $(($1 - 1)) >/proc/sys/kernel/ns_last_pid; "$2" run --timeout 100 -- sleep "60.$3"' \
+    _ "$want" "$AGENTBOX" "$tag" </dev/null >/dev/null 2>&1 &
+  local ns=$!
+  on_exit "kill -KILL $ns"
+  in_its_cgroup() { [[ -n $(cg_children | grep "^run-$want-") && -n $(pids_of_cmd "^sleep 60.$tag") ]]; }
+  wait_until 30 in_its_cgroup || fail "the run in its own PID namespace never started (want pid $want)"
+  local cg
+  cg=$(cg_children | grep "^run-$want-" | head -1)
+  on_exit "kill_cgroup $cg"
+  [[ ! -e /proc/$want ]] || skip "pid $want was taken on this host meanwhile"
+  ab gc
+  expect_rc 0 "gc"
+  [[ -n $(pids_of_cmd "^sleep 60.$tag") ]] || fail "gc killed a live run of another PID namespace"
+  expect_cgroup "$cg"
+}
+
 case_gc_removes_dead_keeps_running() {
   native_only
   local uws=$CASE_DIR/userws
