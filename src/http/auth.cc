@@ -1,5 +1,6 @@
 #include "http/auth.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "base/json_limits.h"
@@ -29,11 +30,18 @@ StatusOr<TenantToken> ParseEntry(const json& entry) {
     }
   }
   TenantToken t;
-  if (!entry.contains("token") || !entry["token"].is_string() ||
-      entry["token"].get<std::string>().empty()) {
-    return InvalidArgument("\"token\" must be a non-empty string");
+  if (!entry.contains("token") || !entry["token"].is_string()) {
+    return InvalidArgument("\"token\" must be a string");
   }
   t.token = entry["token"].get<std::string>();
+  // A short token is guessed by whoever can reach the port; one with spaces or control
+  // characters cannot be sent in an Authorization header as written.
+  const bool visible =
+      std::all_of(t.token.begin(), t.token.end(), [](char c) { return c > ' ' && c < 0x7f; });
+  if (t.token.size() < kMinTokenLength || !visible) {
+    return InvalidArgument("\"token\" must be at least " + std::to_string(kMinTokenLength) +
+                           " visible ASCII characters (make one with `openssl rand -hex 16`)");
+  }
   if (!entry.contains("tenant") || !entry["tenant"].is_string()) {
     return InvalidArgument("\"tenant\" must be a string");
   }

@@ -17,6 +17,9 @@
 
 namespace agentbox {
 
+// The shortest token a tokens file may hold: 16 characters of `openssl rand -hex 8` and up.
+inline constexpr size_t kMinTokenLength = 16;
+
 struct TenantToken {
   std::string token;
   std::string tenant;

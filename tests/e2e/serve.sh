@@ -203,13 +203,13 @@ check "SIGTERM: socket removed" '[ ! -e "$SOCK" ]'
 check "non-loopback without tokens: exit 125" '[ $? = 125 ] && [ $(wc -l < "$WORK/refuse.log") = 1 ]'
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat > "$WORK/tokens.json" <<JSON
-{"tokens": [{"token": "tok-a", "tenant": "a", "max_sandboxes": 1, "max_concurrent_execs": 1},
-            {"token": "tok-b", "tenant": "b"},
-            {"token": "tok-c", "tenant": "c", "max_sandboxes": 1, "max_concurrent_execs": 1}]}
+{"tokens": [{"token": "tok-a-7f3c9e1b2d4a", "tenant": "a", "max_sandboxes": 1, "max_concurrent_execs": 1},
+            {"token": "tok-b-7f3c9e1b2d4a", "tenant": "b"},
+            {"token": "tok-c-7f3c9e1b2d4a", "tenant": "c", "max_sandboxes": 1, "max_concurrent_execs": 1}]}
 JSON
 start_server --listen tcp:127.0.0.1:$PORT --tokens "$WORK/tokens.json"
 B=http://127.0.0.1:$PORT
-A=(-H "Authorization: Bearer tok-a")
+A=(-H "Authorization: Bearer tok-a-7f3c9e1b2d4a")
 check "healthz without token" '[ "$(code $B/healthz)" = 200 ]'
 check "401 without token" '[ "$(code $B/v1/sandboxes)" = 401 ]'
 check "401 with a wrong token" '[ "$(code -H "Authorization: Bearer nope" $B/v1/sandboxes)" = 401 ]'
@@ -217,9 +217,9 @@ check "401 on metrics" '[ "$(code $B/metrics)" = 401 ]'
 check "tenant a creates" '[ "$(code "${A[@]}" -d "{}" $B/v1/sandboxes)" = 201 ]'
 TA=$(jq_ 'd["id"]' < "$WORK/body")
 check "429 over max_sandboxes" '[ "$(code "${A[@]}" -d "{}" $B/v1/sandboxes)" = 429 ]'
-check "403 host path from a tenant" '[ "$(code -H "Authorization: Bearer tok-b" -d "{\"workspace\":\"/root\"}" $B/v1/sandboxes)" = 403 ]'
-check "tenant b: 404 on a's sandbox" '[ "$(code -H "Authorization: Bearer tok-b" $B/v1/sandboxes/$TA)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 404 ]'
-check "tenant b: a's sandbox not listed, CLI's not either" '! curl -s -H "Authorization: Bearer tok-b" $B/v1/sandboxes | grep -q "$TA\|$ID"'
+check "403 host path from a tenant" '[ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" -d "{\"workspace\":\"/root\"}" $B/v1/sandboxes)" = 403 ]'
+check "tenant b: 404 on a's sandbox" '[ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" $B/v1/sandboxes/$TA)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 404 ]'
+check "tenant b: a's sandbox not listed, CLI's not either" '! curl -s -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" $B/v1/sandboxes | grep -q "$TA\|$ID"'
 check "tenant a: exec over TCP" '[ "$(curl -s "${J[@]}" "${A[@]}" -d "{\"argv\":[\"echo\",\"tcp\"]}" $B/v1/sandboxes/$TA/exec | jq_ "d[\"stdout\"]")" = tcp ]'
 curl -s "${J[@]}" "${A[@]}" -d '{"argv":["sleep","3.25"]}' $B/v1/sandboxes/$TA/exec >/dev/null &
 SLOW=$!
@@ -230,7 +230,7 @@ check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tena
 check "mcp over TCP with a token: any Origin" '[ "$(code "${A[@]}" -H "Origin: http://app.example" -d "$INIT" $B/mcp)" = 200 ]'
 
 # MCP over HTTP obeys the tenant's quotas, in the same counters as REST (tenant c: 1 and 1).
-C=(-H "Authorization: Bearer tok-c")
+C=(-H "Authorization: Bearer tok-c-7f3c9e1b2d4a")
 mcp_init() { curl -s "${J[@]}" -D "$WORK/init_head" -o "$WORK/body" -w '%{http_code}' "${C[@]}" -d "$INIT" $B/mcp; }
 sid_of() { tr -d '\r' < "$WORK/init_head" | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}'; }
 mcp_exec() {  # SESSION ID COMMAND -> "isError|first text" of the tool result

@@ -132,10 +132,10 @@ phase queue "$WORK/state-queue" --clients "$LOAD_CLIENTS" --seconds $((LOAD_SECO
   -- --max-connections 16
 
 cat >"$WORK/tokens.json" <<JSON
-{"tokens": [{"token": "tok-load", "tenant": "load", "max_sandboxes": 10, "max_concurrent_execs": 4}]}
+{"tokens": [{"token": "tok-load-7f3c9e1b2d4a", "tenant": "load", "max_sandboxes": 10, "max_concurrent_execs": 4}]}
 JSON
 phase quota "$WORK/state-quota" --clients "$LOAD_CLIENTS" --seconds $((LOAD_SECONDS / 2 + 1)) \
-  --token tok-load --expect-throttled --max-sandboxes 10 -- --tokens "$WORK/tokens.json"
+  --token tok-load-7f3c9e1b2d4a --expect-throttled --max-sandboxes 10 -- --tokens "$WORK/tokens.json"
 
 leftover=$(for d in $(cg_dirs); do find "$d" -mindepth 1 -maxdepth 1 -type d -printf '%f\n'; done | sort -u | paste -sd ' ')
 if [[ -z $leftover ]]; then

@@ -8,19 +8,19 @@ namespace agentbox {
 namespace {
 
 constexpr const char* kTokens = R"({"tokens": [
-  {"token": "tok-a", "tenant": "a", "max_sandboxes": 2, "max_concurrent_execs": 1},
-  {"token": "tok-b", "tenant": "b"}]})";
+  {"token": "tok-a-7f3c9e1b2d4a", "tenant": "a", "max_sandboxes": 2, "max_concurrent_execs": 1},
+  {"token": "tok-b-7f3c9e1b2d4a", "tenant": "b"}]})";
 
 TEST(ServerAuthTest, ParsesAndAuthenticates) {
   auto table = TokenTable::Parse(kTokens, "tokens.json");
   ASSERT_TRUE(table.ok()) << table.status().message();
   EXPECT_EQ(table->size(), 2u);
-  auto a = table->Authenticate("Bearer tok-a");
+  auto a = table->Authenticate("Bearer tok-a-7f3c9e1b2d4a");
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(a->tenant, "a");
   EXPECT_EQ(a->max_sandboxes, 2u);
   EXPECT_EQ(a->max_concurrent_execs, 1u);
-  auto b = table->Authenticate("bearer tok-b");
+  auto b = table->Authenticate("bearer tok-b-7f3c9e1b2d4a");
   ASSERT_TRUE(b.ok());
   EXPECT_EQ(b->tenant, "b");
   EXPECT_EQ(b->max_sandboxes, 0u);
@@ -30,8 +30,9 @@ TEST(ServerAuthTest, ParsesAndAuthenticates) {
 TEST(ServerAuthTest, RejectsBadCredentials) {
   auto table = TokenTable::Parse(kTokens, "tokens.json");
   ASSERT_TRUE(table.ok());
-  for (const char* header : {"", "Bearer", "Bearer ", "Bearer tok-c", "Basic tok-a",
-                             "Bearer tok-a ", "Bearer tok-", "tok-a"}) {
+  for (const char* header :
+       {"", "Bearer", "Bearer ", "Bearer tok-c-7f3c9e1b2d4a", "Basic tok-a-7f3c9e1b2d4a",
+        "Bearer tok-a-7f3c9e1b2d4a ", "Bearer tok-", "tok-a-7f3c9e1b2d4a"}) {
     EXPECT_FALSE(table->Authenticate(header).ok()) << header;
   }
 }
@@ -42,14 +43,17 @@ TEST(ServerAuthTest, StrictFile) {
       "[]",
       "{}",
       R"({"tokens": []})",
-      R"({"tokens": [{"token": "x"}]})",
+      R"({"tokens": [{"token": "0123456789abcdef"}]})",
       R"({"tokens": [{"token": "", "tenant": "a"}]})",
-      R"({"tokens": [{"token": "x", "tenant": "a/b"}]})",
-      R"({"tokens": [{"token": "x", "tenant": "a", "extra": 1}]})",
-      R"({"tokens": [{"token": "x", "tenant": "a", "max_sandboxes": -1}]})",
-      R"({"tokens": [{"token": "x", "tenant": "a", "max_sandboxes": 1.5}]})",
-      R"({"tokens": [{"token": "x", "tenant": "a"}, {"token": "x", "tenant": "b"}]})",
-      R"({"tokens": [{"token": "x", "tenant": "a"}], "more": 1})",
+      R"({"tokens": [{"token": "a", "tenant": "a"}]})",                  // guessable
+      R"({"tokens": [{"token": "0123456789abcde", "tenant": "a"}]})",    // 15 characters
+      R"({"tokens": [{"token": "0123456789 abcdef", "tenant": "a"}]})",  // a space
+      R"({"tokens": [{"token": "0123456789abcdef", "tenant": "a/b"}]})",
+      R"({"tokens": [{"token": "0123456789abcdef", "tenant": "a", "extra": 1}]})",
+      R"({"tokens": [{"token": "0123456789abcdef", "tenant": "a", "max_sandboxes": -1}]})",
+      R"({"tokens": [{"token": "0123456789abcdef", "tenant": "a", "max_sandboxes": 1.5}]})",
+      R"({"tokens": [{"token": "0123456789abcdef", "tenant": "a"}, {"token": "0123456789abcdef", "tenant": "b"}]})",
+      R"({"tokens": [{"token": "0123456789abcdef", "tenant": "a"}], "more": 1})",
   };
   for (const char* text : bad) {
     auto t = TokenTable::Parse(text, "t.json");

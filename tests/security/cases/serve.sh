@@ -114,9 +114,9 @@ expect_healthy() {
   expect_status 200 "serve stopped answering"
 }
 
-# tokens_file: tenants a and b (token tok-a, tok-b), path on stdout.
+# tokens_file: tenants a and b (token tok-a-7f3c9e1b2d4a, tok-b-7f3c9e1b2d4a), path on stdout.
 tokens_file() {
-  printf '{"tokens": [{"token": "tok-a", "tenant": "a"}, {"token": "tok-b", "tenant": "b"}]}\n' \
+  printf '{"tokens": [{"token": "tok-a-7f3c9e1b2d4a", "tenant": "a"}, {"token": "tok-b-7f3c9e1b2d4a", "tenant": "b"}]}\n' \
     >"$CASE_DIR/tokens.json"
   echo "$CASE_DIR/tokens.json"
 }
@@ -214,7 +214,7 @@ case_serve_host_paths_refused() {
 case_serve_tenant_host_path_refused() {
   mkdir -p "$CASE_DIR/hostdir"
   serve_up --listen tcp:127.0.0.1:0 --tokens "$(tokens_file)"
-  jreq POST /v1/sandboxes "{\"workspace\":\"$CASE_DIR/hostdir\"}" -H 'Authorization: Bearer tok-a'
+  jreq POST /v1/sandboxes "{\"workspace\":\"$CASE_DIR/hostdir\"}" -H 'Authorization: Bearer tok-a-7f3c9e1b2d4a'
   expect_status 403
 }
 
@@ -225,13 +225,13 @@ case_serve_workspace_names_beneath_root_per_tenant() {
   serve_up --listen tcp:127.0.0.1:0 --tokens "$(tokens_file)" --workspace-root "$CASE_DIR/root"
   local t
   for t in a b; do
-    jreq POST /v1/sandboxes '{"workspace":"proj"}' -H "Authorization: Bearer tok-$t"
+    jreq POST /v1/sandboxes '{"workspace":"proj"}' -H "Authorization: Bearer tok-$t-7f3c9e1b2d4a"
     expect_status 201 "tenant $t"
     [[ $(body_get 'd["workspace"]') == "$CASE_DIR/root/$t/proj" ]] || fail "workspace $(body_get 'd["workspace"]')"
     local id
     id=$(body_get 'd["id"]')
     jreq POST "/v1/sandboxes/$id/exec" "{\"argv\":[\"sh\",\"-c\",\"echo from-$t > mine\"]}" \
-      -H "Authorization: Bearer tok-$t"
+      -H "Authorization: Bearer tok-$t-7f3c9e1b2d4a"
     expect_status 200
   done
   [[ $(cat "$CASE_DIR/root/a/proj/mine") == from-a && $(cat "$CASE_DIR/root/b/proj/mine") == from-b ]] ||
@@ -374,6 +374,17 @@ case_serve_tokens_file_deep_json_is_125() {
   ab serve --listen tcp:127.0.0.1:0 --tokens "$CASE_DIR/deep.json"
   expect_rc 125
   expect_err_has "nested deeper"
+}
+
+# A token anyone who reaches the port could guess (one character, as the audit used) is no
+# authentication: serve refuses the file, exit 125 naming the rule.
+case_serve_tokens_file_refuses_a_guessable_token() {
+  serve_only_native
+  printf '{"tokens": [{"token": "a", "tenant": "a"}]}\n' >"$CASE_DIR/short.json"
+  export AGENTBOX_STATE_DIR=$CASE_DIR/state
+  ab serve --listen tcp:127.0.0.1:0 --tokens "$CASE_DIR/short.json"
+  expect_rc 125
+  expect_err_has "at least 16"
 }
 
 # ---- 5. slow and many clients --------------------------------------------------------------------
@@ -640,19 +651,19 @@ case_serve_invalid_input_is_4xx_not_503() {
 # 409 telling b about a), and each finds its own by that name.
 case_serve_names_scoped_per_tenant() {
   serve_up --listen tcp:127.0.0.1:0 --tokens "$(tokens_file)"
-  jreq POST /v1/sandboxes '{"name":"build"}' -H 'Authorization: Bearer tok-a'
+  jreq POST /v1/sandboxes '{"name":"build"}' -H 'Authorization: Bearer tok-a-7f3c9e1b2d4a'
   expect_status 201
   local ida idb
   ida=$(body_get 'd["id"]')
-  jreq POST /v1/sandboxes '{"name":"build"}' -H 'Authorization: Bearer tok-b'
+  jreq POST /v1/sandboxes '{"name":"build"}' -H 'Authorization: Bearer tok-b-7f3c9e1b2d4a'
   expect_status 201 "another tenant's name must not show through a 409"
   idb=$(body_get 'd["id"]')
   [[ $(body_get 'd["name"]') == build ]] || fail "b's sandbox is not called build"
-  jreq POST /v1/sandboxes '{"name":"build"}' -H 'Authorization: Bearer tok-b'
+  jreq POST /v1/sandboxes '{"name":"build"}' -H 'Authorization: Bearer tok-b-7f3c9e1b2d4a'
   expect_status 409 "the tenant's own name twice"
-  req GET /v1/sandboxes/build -H 'Authorization: Bearer tok-a'
+  req GET /v1/sandboxes/build -H 'Authorization: Bearer tok-a-7f3c9e1b2d4a'
   [[ $(body_get 'd["id"]') == "$ida" ]] || fail "a's build is not a's"
-  req GET /v1/sandboxes/build -H 'Authorization: Bearer tok-b'
+  req GET /v1/sandboxes/build -H 'Authorization: Bearer tok-b-7f3c9e1b2d4a'
   [[ $(body_get 'd["id"]') == "$idb" ]] || fail "b's build is not b's"
 }
 
@@ -660,17 +671,17 @@ case_serve_names_scoped_per_tenant() {
 # requests never show in its counts (they did: tenant b saw a's live sandboxes and execs).
 case_serve_metrics_scoped_per_tenant() {
   serve_up --listen tcp:127.0.0.1:0 --tokens "$(tokens_file)"
-  jreq POST /v1/sandboxes '{}' -H 'Authorization: Bearer tok-a'
+  jreq POST /v1/sandboxes '{}' -H 'Authorization: Bearer tok-a-7f3c9e1b2d4a'
   expect_status 201
   local ida
   ida=$(body_get 'd["id"]')
-  jreq POST "/v1/sandboxes/$ida/exec" '{"argv":["true"]}' -H 'Authorization: Bearer tok-a'
+  jreq POST "/v1/sandboxes/$ida/exec" '{"argv":["true"]}' -H 'Authorization: Bearer tok-a-7f3c9e1b2d4a'
   expect_status 200
-  req GET /metrics -H 'Authorization: Bearer tok-a'
+  req GET /metrics -H 'Authorization: Bearer tok-a-7f3c9e1b2d4a'
   expect_status 200
   grep -qx 'agentbox_sandboxes_live 1' <<<"$BODY" || fail "a does not see its own sandbox"
   grep -qx 'agentbox_execs_total{reason="exited"} 1' <<<"$BODY" || fail "a does not see its own exec"
-  req GET /metrics -H 'Authorization: Bearer tok-b'
+  req GET /metrics -H 'Authorization: Bearer tok-b-7f3c9e1b2d4a'
   expect_status 200
   grep -qx 'agentbox_sandboxes_live 0' <<<"$BODY" || fail "b sees a's sandbox in /metrics"
   ! grep -q '^agentbox_execs_total{reason="exited"} [1-9]' <<<"$BODY" || fail "b sees a's exec in /metrics"
