@@ -70,7 +70,7 @@ bool IsOrphanCgroup(const CgroupHost& host, const std::string& name,
   }
   const auto run = RunCreatorOf(name);
   if (!run) return false;
-  if (run->same_pid_namespace) return !ProcessExists(run->pid);
+  if (run->pid_is_ours) return !ProcessExists(run->pid);
   // Another PID namespace's run (run_name.h): its pid means nothing here, so only what no
   // process holds, and no run is still setting up, is removed.
   return CgroupIsEmpty(host, name) && !CgroupIsNew(host, name);
@@ -110,7 +110,7 @@ bool StorageOwnerLives(const std::string& name, const std::vector<std::string>& 
   }
   const auto run = RunCreatorOf(name);
   // A name of nobody's making, or another PID namespace's run: not ours to judge.
-  return !run || !run->same_pid_namespace || ProcessExists(run->pid);
+  return !run || !run->pid_is_ours || ProcessExists(run->pid);
 }
 
 }  // namespace

@@ -34,10 +34,11 @@ std::optional<RunCreator> RunCreatorOf(const std::string& name) {
   if (pid <= 0 || *end != '-') return std::nullopt;
   RunCreator creator;
   creator.pid = static_cast<pid_t>(pid);
-  // "-<pidns>-<random>": two fields after the pid; an older name has one.
+  // "-<pidns>-<random>": two fields after the pid; an older name has only "-<random>".
   const char* ns = end + 1;
   const unsigned long long id = std::strtoull(ns, &end, 16);
-  creator.same_pid_namespace = end != ns && *end == '-' && id != 0 && id == PidNamespaceId();
+  const bool has_namespace = end != ns && *end == '-';
+  creator.pid_is_ours = !has_namespace || id == PidNamespaceId();
   return creator;
 }
 

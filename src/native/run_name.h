@@ -21,9 +21,10 @@ std::string NewRunName();
 
 struct RunCreator {
   pid_t pid = 0;
-  // The pid is one of this process's PID namespace; false for another's or an older name
-  // ("run-<pid>-<random>", before the namespace was part of it).
-  bool same_pid_namespace = false;
+  // The pid may be judged here: the name was made in this process's PID namespace, or is an
+  // older one ("run-<pid>-<random>", before names carried the namespace), judged by its pid as
+  // before. False for another namespace's run.
+  bool pid_is_ours = false;
 };
 
 // The creator of a run's name; nullopt when `name` is not one.

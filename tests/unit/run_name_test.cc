@@ -15,17 +15,16 @@ TEST(RunNameTest, ANewNameIsThisProcesssInThisNamespace) {
   auto creator = RunCreatorOf(name);
   ASSERT_TRUE(creator.has_value()) << name;
   EXPECT_EQ(creator->pid, ::getpid());
-  EXPECT_TRUE(creator->same_pid_namespace) << name;
+  EXPECT_TRUE(creator->pid_is_ours) << name;
   EXPECT_NE(NewRunName(), name);
 }
 
-TEST(RunNameTest, OldNamesAndOtherNamespacesAreNotJudgedByPid) {
+TEST(RunNameTest, OtherNamespacesAreNotJudgedByPidOldNamesAsBefore) {
   auto old = RunCreatorOf("run-123-deadbeef");  // before the namespace was in the name
   ASSERT_TRUE(old.has_value());
   EXPECT_EQ(old->pid, 123);
-  EXPECT_FALSE(old->same_pid_namespace);
-  EXPECT_FALSE(RunCreatorOf("run-123-1-deadbeef")->same_pid_namespace);
-  EXPECT_FALSE(RunCreatorOf("run-123-zz-deadbeef")->same_pid_namespace);
+  EXPECT_TRUE(old->pid_is_ours);
+  EXPECT_FALSE(RunCreatorOf("run-123-1-deadbeef")->pid_is_ours);
   for (const char* not_a_run : {"sb-0123456789ab", "run-", "run-x-1-2", "run-0-1-2", "run-12"}) {
     EXPECT_FALSE(RunCreatorOf(not_a_run).has_value()) << not_a_run;
   }
@@ -43,7 +42,7 @@ TEST(RunNameTest, AChildPidNamespaceSeesItAsAnothers) {
     if (inner == 0) {
       // /proc/self/ns/pid follows the process's own namespace, whatever /proc is mounted.
       auto creator = RunCreatorOf(name);
-      ::_exit(creator && !creator->same_pid_namespace ? 0 : 1);
+      ::_exit(creator && !creator->pid_is_ours ? 0 : 1);
     }
     int status = 0;
     ::waitpid(inner, &status, 0);
