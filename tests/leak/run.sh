@@ -68,16 +68,18 @@ leak_tmpdir() {
   mkdir -p "$TMPDIR"
 }
 
-# snapshot FILE: the counts, one "key value" per line.
+# snapshot FILE: the counts, one "key value" per line. The shell's fds are globbed by the shell
+# itself: counted in a $(...) they raced bash closing that pipe's write end after its fork (on a
+# busy host the child listed it: "fds 9 -> 10" in a clean-clone CI run).
 snapshot() {
-  local procs
+  local procs fds=(/proc/$$/fd/*)
   procs=$(suite_procs)
   {
     echo "procs_ours $(printf '%s\n' "$procs" | grep -c ' ours ')"
     echo "procs_foreign $(printf '%s\n' "$procs" | grep -c ' foreign ')"
     echo "mounts $(host_mounts | wc -l)"
     echo "cgroups $(cg_children | grep -cE '^(sb|run)-')"
-    echo "fds $(ls /proc/$$/fd | wc -l)"
+    echo "fds ${#fds[@]}"
     echo "state $(ls "$AGENTBOX_STATE_DIR/sandboxes" "$AGENTBOX_STATE_DIR/names" 2>/dev/null | grep -cvE '^$|:$')"
     echo "ws $(ls -d "$TMPDIR"/agentbox-ws-* 2>/dev/null | wc -l)"
     echo "loops $(losetup -l -n -O BACK-FILE 2>/dev/null | grep -c "^$AGENTBOX_STATE_DIR/")"
