@@ -1,5 +1,7 @@
 #include "core/sandbox_manager.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -11,6 +13,7 @@
 #include "core/warm_pool.h"
 #include "proto/agent_protocol.h"
 #include "spec/spec_json.h"
+#include "sys/unique_fd.h"
 
 namespace agentbox {
 namespace {
@@ -43,6 +46,13 @@ void AddSandboxLimits(const ResourceSnapshot& before, const ResourceSnapshot& af
   if (oom && result.signal == 9 && result.reason == ExitReason::kSignaled) {
     result.reason = ExitReason::kOom;
   }
+}
+
+// What a caller hears of a sandbox whose ttl has ended (and that is, or is being, removed).
+Status ExpiredError(const std::string& ref, const SandboxRecord& record,
+                    const std::string& more = "") {
+  return NotFound("sandbox \"" + ref + "\" reached the end of its ttl at " +
+                  Rfc3339(record.expires_at) + " and was removed" + more);
 }
 
 }  // namespace
@@ -111,8 +121,7 @@ StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
   if (!record.pool_key.empty()) return NotFound("no sandbox \"" + ref + "\"");
   if (HasExpired(record, std::time(nullptr))) {
     (void)Expire(record);
-    return NotFound("sandbox \"" + ref + "\" reached the end of its ttl at " +
-                    Rfc3339(record.expires_at) + " and was removed");
+    return ExpiredError(ref, record);
   }
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
   SandboxState state = backend->IsAlive(record) ? SandboxState::kRunning : SandboxState::kDead;
@@ -148,6 +157,8 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
                                           OutputCapture& output, int stdin_fd,
                                           ExecCancellation* cancellation) {
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
+  // A record held since before its ttl ended (an MCP session's): say so, not "dead".
+  if (HasExpired(record, std::time(nullptr))) return ExpiredError(record.id, record);
   if (!backend->IsAlive(record)) {
     return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
   }
@@ -156,6 +167,10 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   auto executed = AgentExec(record.agent_socket, request, output, stdin_fd, cancellation);
   if (!executed.ok()) {
     bool cancelled = cancellation != nullptr && cancellation->cancelled();
+    // The ttl ended while the command ran and the sandbox went with it (serve's sweep).
+    if (!cancelled && HasExpired(record, std::time(nullptr)) && !backend->IsAlive(record)) {
+      return ExpiredError(record.id, record, " (this command was killed with it)");
+    }
     if (executed.status().code() == StatusCode::kUnavailable && !cancelled) {
       if (auto died = backend->ExplainDeath(record)) {
         died->duration_ms =
@@ -180,6 +195,14 @@ Status SandboxManager::Destroy(const SandboxRecord& record) {
 }
 
 Status SandboxManager::Expire(const SandboxRecord& record) {
+  // A request and serve's sweep may find it expired at once: the sandbox dir's lock makes one
+  // of them remove and count it; the other then finds no record (and counts nothing).
+  UniqueFd dir(::open(record.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!dir.valid()) return OkStatus();  // already removed
+  while (::flock(dir.get(), LOCK_EX) != 0) {
+    if (errno != EINTR) return ErrnoStatus("lock " + record.state_dir);
+  }
+  if (!store_.Load(record.id).ok()) return OkStatus();
   AB_RETURN_IF_ERROR(Destroy(record));
   if (on_expired_) on_expired_(record);
   return OkStatus();

@@ -117,7 +117,10 @@ Status SetFieldFromText(std::string_view key, std::string_view text, SpecOverlay
       return SetCountField(key, count, overlay);
     }
     case FieldKind::kDuration: {
-      if (key == "ttl" && text == "none") return SetDurationField(key, 0, overlay);
+      if (key == "ttl" && text == "none") {
+        overlay->ttl_seconds = 0;  // what the spec holds for none
+        return OkStatus();
+      }
       AB_ASSIGN_OR_RETURN(double seconds, ParseDuration(text));
       return SetDurationField(key, seconds, overlay);
     }
@@ -139,9 +142,9 @@ Status SetCountField(std::string_view key, uint64_t count, SpecOverlay* overlay)
 
 Status SetDurationField(std::string_view key, double seconds, SpecOverlay* overlay) {
   if (key == "ttl") {
-    // 0 is "none"; otherwise at least a second (a sandbox removed before it can be used is a
-    // mistake) and at most a year.
-    if (seconds != 0 && !(seconds >= 1 && seconds <= kMaxTtlSeconds)) {
+    // "none" is the one way to say none (0 would read as "at once" to some); otherwise at least a
+    // second (a sandbox removed before it can be used is a mistake) and at most a year.
+    if (!(seconds >= 1 && seconds <= kMaxTtlSeconds)) {
       return InvalidArgument("must be \"none\" or 1 to " + FormatSeconds(kMaxTtlSeconds) +
                              " seconds (one year), got " + FormatSeconds(seconds));
     }

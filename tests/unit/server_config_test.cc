@@ -89,6 +89,7 @@ TEST(ServerConfigTest, StrictParsing) {
       {R"({"workers": 1, "workers": 2})", "appears twice"},
       {R"({"limits": {"ttl": {"default": "none", "max": "1h"}}})", "the default none is over"},
       {R"({"limits": {"ttl": {"max": "0.5s"}}})", "must be \"none\" or 1 to"},
+      {R"({"limits": {"ttl": {"max": 0}}})", "must be \"none\" or 1 to"},  // no silent none
       {R"({"limits": {"memory": {"default": "2G", "max": "1G"}}})", "is over the max"},
       {R"({"limits": {"memory": {"max": "1M"}}})", "must be at least 4M"},
       {R"({"limits": {"memory": {"dflt": "1M"}}})", "unknown key \"dflt\""},

@@ -161,6 +161,8 @@ TEST(SpecOverlayTest, TtlIsNoneOrASecondToAYear) {
   EXPECT_EQ(o.ttl_seconds, 366 * 86400);
   EXPECT_FALSE(SetFieldFromText("ttl", "367d", &o).ok());
   EXPECT_FALSE(SetFieldFromText("ttl", "0.5", &o).ok());
+  EXPECT_FALSE(SetDurationField("ttl", 0, &o).ok());  // a JSON 0: "none" is said as "none"
+  EXPECT_FALSE(SetFieldFromText("ttl", "0", &o).ok());
   EXPECT_FALSE(SetDurationField("ttl", std::nan(""), &o).ok());
   EXPECT_EQ(o.ttl_seconds, 366 * 86400);  // unchanged by a refusal
   SandboxSpec spec;

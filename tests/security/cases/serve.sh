@@ -612,19 +612,36 @@ JSON
   local id init_pid
   id=$(body_get 'd["id"]')
   init_pid=$(body_get 'd["pid"]')
+  # A command still running when the ttl ends, and requests racing serve's sweep for the
+  # removal (each used to count it once more).
+  local url=http://localhost/v1/sandboxes/$id
+  curl -s -o "$CASE_DIR/exec.body" -w '%{http_code}' --max-time 60 --unix-socket "$SERVE_SOCK" \
+    -H 'Content-Type: application/json' --data-binary '{"argv":["sleep","30"]}' "$url/exec" \
+    >"$CASE_DIR/exec.code" &
+  local exec_curl=$! racer racers=()
+  for racer in 1 2; do
+    (while [[ -e $CASE_DIR/state/sandboxes/$id ]]; do
+      curl -s -o /dev/null --max-time 5 --unix-socket "$SERVE_SOCK" "$url"
+    done) &
+    racers+=($!)
+  done
   # The event: the record is gone from the state dir (serve's own sweep, once a second).
   local waited=0
   while [[ -e $CASE_DIR/state/sandboxes/$id/sandbox.json ]]; do
     ((waited++ < 600)) || fail "sandbox $id outlived its ttl by a minute"
     sleep 0.1
   done
+  wait "${racers[@]}" "$exec_curl"
   # Gone, or a zombie its new parent has not reaped yet (it runs nothing).
   [[ ! -e /proc/$init_pid ]] || grep -q '^State:.*Z' "/proc/$init_pid/status" 2>/dev/null ||
     fail "the sandbox's init $init_pid outlived its ttl"
+  [[ $(cat "$CASE_DIR/exec.code") == 404 ]] && grep -q 'end of its ttl' "$CASE_DIR/exec.body" ||
+    fail "the exec the ttl cut short got $(cat "$CASE_DIR/exec.code"): $(head -c 300 "$CASE_DIR/exec.body")"
   req GET "/v1/sandboxes/$id"
   expect_status 404
   req GET /metrics
-  expect_body_has "agentbox_sandboxes_expired_total 1"
+  grep -qx 'agentbox_sandboxes_expired_total 1' "$CASE_DIR/body" ||
+    fail "one expiry, counted as: $(grep '^agentbox_sandboxes_expired_total' "$CASE_DIR/body")"
 }
 
 # ---- 8. statuses and privacy -------------------------------------------------------------------
