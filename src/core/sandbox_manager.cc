@@ -167,8 +167,10 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   auto executed = AgentExec(record.agent_socket, request, output, stdin_fd, cancellation);
   if (!executed.ok()) {
     bool cancelled = cancellation != nullptr && cancellation->cancelled();
-    // The ttl ended while the command ran and the sandbox went with it (serve's sweep).
-    if (!cancelled && HasExpired(record, std::time(nullptr)) && !backend->IsAlive(record)) {
+    // The agent went away after the ttl ended: the sandbox is being removed for it (serve's
+    // sweep, or another command that found it expired), however far that removal has got.
+    if (executed.status().code() == StatusCode::kUnavailable && !cancelled &&
+        HasExpired(record, std::time(nullptr))) {
       return ExpiredError(record.id, record, " (this command was killed with it)");
     }
     if (executed.status().code() == StatusCode::kUnavailable && !cancelled) {
