@@ -167,13 +167,12 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   auto executed = AgentExec(record.agent_socket, request, output, stdin_fd, cancellation);
   if (!executed.ok()) {
     bool cancelled = cancellation != nullptr && cancellation->cancelled();
-    // The agent went away after the ttl ended: the sandbox is being removed for it (serve's
-    // sweep, or another command that found it expired), however far that removal has got.
-    if (executed.status().code() == StatusCode::kUnavailable && !cancelled &&
-        HasExpired(record, std::time(nullptr))) {
-      return ExpiredError(record.id, record, " (this command was killed with it)");
-    }
     if (executed.status().code() == StatusCode::kUnavailable && !cancelled) {
+      // The agent went away after the ttl ended: the sandbox is being removed for it (serve's
+      // sweep, or another command that found it expired), however far that removal has got.
+      if (HasExpired(record, std::time(nullptr))) {
+        return ExpiredError(record.id, record, " (this command was killed with it)");
+      }
       if (auto died = backend->ExplainDeath(record)) {
         died->duration_ms =
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started)
