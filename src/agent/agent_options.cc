@@ -4,12 +4,19 @@ namespace agentbox {
 
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
   AgentOptions options;
-  if (args.empty()) return options;
-  if (args[0] != "--listen") return InvalidArgument("unknown argument \"" + args[0] + "\"");
-  if (args.size() < 2 || args[1].empty()) return InvalidArgument("--listen needs a socket path");
-  if (args.size() > 2) return InvalidArgument("unexpected argument \"" + args[2] + "\"");
+  size_t i = 0;
+  if (i < args.size() && args[i] == kAgentDiskWatchFlag) {
+    options.disk_watch = true;
+    ++i;
+  }
+  if (i == args.size()) return options;
+  if (args[i] != "--listen") return InvalidArgument("unknown argument \"" + args[i] + "\"");
+  if (i + 1 == args.size() || args[i + 1].empty()) {
+    return InvalidArgument("--listen needs a socket path");
+  }
+  if (i + 2 < args.size()) return InvalidArgument("unexpected argument \"" + args[i + 2] + "\"");
   options.mode = AgentMode::kContainer;
-  options.listen_path = args[1];
+  options.listen_path = args[i + 1];
   return options;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox {
 
@@ -22,12 +23,17 @@ enum class AgentMode {
 struct AgentOptions {
   AgentMode mode = AgentMode::kNative;
   std::string listen_path;  // kContainer: where to bind the listening socket
+  // --disk-watch: the workspace's disk limit is held by the kernel, and each exec reports an
+  // allocation it refused (proc/fallocate_watch.h).
+  bool disk_watch = false;
 };
 
-// `agentbox-agent` -> kNative; `agentbox-agent --listen PATH` -> kContainer. Anything else is
-// kInvalidArgument (the caller prints the usage and exits 2). args excludes argv[0].
+// `agentbox-agent` -> kNative; `agentbox-agent --listen PATH` -> kContainer; `--disk-watch` may
+// come first in either. Anything else is kInvalidArgument (the caller prints the usage and exits
+// 2). args excludes argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
-inline constexpr const char* kAgentUsage = "usage: agentbox-agent [--listen SOCKET_PATH]";
+inline constexpr const char* kAgentUsage =
+    "usage: agentbox-agent [--disk-watch] [--listen SOCKET_PATH]";
 
 }  // namespace agentbox

@@ -98,15 +98,15 @@ void LogRefusedPeer(pid_t peer) {
 
 class Agent {
  public:
-  Agent(AgentMode mode, int listen_fd, int sig_fd, int workspace_fd)
+  Agent(const AgentOptions& options, int listen_fd, int sig_fd, int workspace_fd)
       : listen_fd_(listen_fd), sig_fd_(sig_fd) {
-    context_.mode = mode;
+    context_.exec = {options.mode, options.disk_watch};
     context_.workspace_fd = workspace_fd;
   }
 
   [[noreturn]] void Serve() {
     warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});
-    const int timeout_ms = context_.mode == AgentMode::kContainer ? kStrayScanIntervalMs : -1;
+    const int timeout_ms = context_.exec.mode == AgentMode::kContainer ? kStrayScanIntervalMs : -1;
     for (;;) {
       // The warm handler's control socket turns readable when it is ready (or gone).
       int warm_fd = warm_.alive() && !warm_.prepared ? warm_.control.get() : -1;
@@ -168,7 +168,7 @@ class Agent {
       warm_ = {};  // spent, or dead (its reap is the loop's)
     }
     if (pid < 0) pid = ForkHandler(conn, std::move(others));
-    bool keep = pid > 0 && context_.mode == AgentMode::kContainer;
+    bool keep = pid > 0 && context_.exec.mode == AgentMode::kContainer;
     if (pid > 0) handlers_[pid] = keep ? conn : -1;
     if (!keep) ::close(conn);
   }
@@ -210,7 +210,7 @@ int RunAgent(const AgentOptions& options) {
     std::fprintf(stderr, "agentbox-agent: setup: %s\n", std::strerror(errno));
     return 1;
   }
-  Agent(options.mode, listener->release(), sig_fd, workspace_fd).Serve();
+  Agent(options, listener->release(), sig_fd, workspace_fd).Serve();
 }
 
 }  // namespace agentbox

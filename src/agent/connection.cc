@@ -78,13 +78,13 @@ void ServeConnection(int conn_fd, const AgentContext& context,
     auto exec = ExecRequestFromWire(frame->payload);
     if (!exec.ok()) return ReplyError(conn_fd, exec.status());
     ::prctl(PR_SET_NAME, kExecHandlerName, 0, 0, 0);
-    HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1, context.mode,
+    HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1, context.exec,
                std::move(prepared));
   } else if (IsFileOp(op)) {
     // File operations act as the sandbox user: same permission checks as its commands, and
     // files land owned by it (the fs capabilities go with fsuid 0). A container agent already
     // is that user.
-    if (context.mode == AgentMode::kNative) {
+    if (context.exec.mode == AgentMode::kNative) {
       ::setfsgid(kSandboxGid);
       ::setfsuid(kSandboxUid);
     }

@@ -13,7 +13,7 @@
 namespace agentbox {
 
 struct AgentContext {
-  AgentMode mode = AgentMode::kNative;
+  ExecSetup exec;
   int workspace_fd = -1;        // O_PATH of /workspace
   std::vector<pid_t> handlers;  // other handlers alive when this one was forked
 };

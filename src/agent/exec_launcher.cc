@@ -20,6 +20,8 @@ SupervisedSandbox SupervisedFromPipes(pid_t init_pid, UniqueFd init_pidfd, ExecP
   box.stderr_read = std::move(pipes.err.read);
   box.status_read = std::move(pipes.status.read);
   box.error_read = std::move(pipes.error.read);
+  box.watch_read = std::move(pipes.watch.supervisor);
+  box.workspace_dev = pipes.watch.workspace_dev;
   pipes = ExecPipes{};  // the child's ends close here: EOF follows the command's exit
   return box;
 }

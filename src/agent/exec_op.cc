@@ -24,13 +24,16 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-StatusOr<ExecPipes> MakePipes() {
+StatusOr<ExecPipes> MakePipes(const ExecSetup& setup) {
   ExecPipes p;
   for (Pipe* pipe : {&p.out, &p.err, &p.status, &p.error}) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
     pipe->read.reset(fds[0]);
     pipe->write.reset(fds[1]);
+  }
+  if (setup.disk_watch) {
+    AB_ASSIGN_OR_RETURN(p.watch, MakeWatchChannel(kWorkspaceDir));
   }
   return p;
 }
@@ -61,11 +64,12 @@ void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
   plan.status_write = pipes.status.write.get();
   plan.stdout_write = pipes.out.write.get();
   plan.stderr_write = pipes.err.write.get();
+  plan.watch_channel = pipes.watch.child.get();
 }
 
-StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, AgentMode mode) {
-  AB_ASSIGN_OR_RETURN(ExecPipes pipes, MakePipes());
-  StartedExec exec{MakeExecLauncher(mode), {}};
+StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, const ExecSetup& setup) {
+  AB_ASSIGN_OR_RETURN(ExecPipes pipes, MakePipes(setup));
+  StartedExec exec{MakeExecLauncher(setup.mode), {}};
   PlanStorage storage;
   ChildPlan plan;
   FillRequestFields(req, stdin_fd, storage, plan);
@@ -121,6 +125,7 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   result.stdout_truncated = output.truncated(OutputStream::kStdout);
   result.stderr_truncated = output.truncated(OutputStream::kStderr);
   if (result.stdout_truncated || result.stderr_truncated) result.AddLimitHit(kLimitOutput);
+  if (outcome.disk_refused) result.AddLimitHit(kLimitDisk);
   return result;
 }
 
@@ -132,8 +137,8 @@ void Reply(int conn_fd, ExecResult result, Clock::time_point start) {
 
 }  // namespace
 
-std::unique_ptr<PreparedExec> PrepareExec(AgentMode mode) {
-  auto pipes = MakePipes();
+std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup) {
+  auto pipes = MakePipes(setup);
   int pair[2];
   if (!pipes.ok() || ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
     return nullptr;
@@ -141,7 +146,7 @@ std::unique_ptr<PreparedExec> PrepareExec(AgentMode mode) {
   UniqueFd go(pair[0]), init_end(pair[1]);
   auto prepared = std::make_unique<PreparedExec>();
   StartedExec& started = prepared->started;
-  started.launcher = MakeExecLauncher(mode);
+  started.launcher = MakeExecLauncher(setup.mode);
   ChildPlan plan;
   FillCommonFields(*pipes, plan);
   started.launcher->AdjustPlan(plan);
@@ -153,7 +158,7 @@ std::unique_ptr<PreparedExec> PrepareExec(AgentMode mode) {
   return prepared;
 }
 
-void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, AgentMode mode,
+void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
                 std::unique_ptr<PreparedExec> prepared) {
   auto start = Clock::now();
   UniqueFd null_fd(stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
@@ -161,7 +166,7 @@ void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, AgentMode mod
   std::optional<StartedExec> exec;
   if (prepared) exec = GoPrepared(std::move(prepared), req, command_stdin);
   if (!exec) {
-    auto started = StartExec(req, command_stdin, mode);
+    auto started = StartExec(req, command_stdin, setup);
     if (!started.ok()) return Reply(conn_fd, ErrorResult(started.status().message()), start);
     exec = std::move(*started);
   }

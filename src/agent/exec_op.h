@@ -23,14 +23,20 @@ struct PreparedExec {
   UniqueFd go;
 };
 
+// How this agent's execs are made: its mode, and whether they carry the fallocate watch.
+struct ExecSetup {
+  AgentMode mode = AgentMode::kNative;
+  bool disk_watch = false;
+};
+
 // Null when it cannot be started; the exec then starts its init itself.
-std::unique_ptr<PreparedExec> PrepareExec(AgentMode mode);
+std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup);
 
 // Runs request (stdin_fd: the client's stdin, or -1 for /dev/null), streaming kStdout/kStderr
 // frames on conn_fd and ending with the kResponse frame. The command's whole process tree is
 // killed at its timeout, when it exits, and when the client hangs up; how depends on the mode
 // (agent/exec_launcher.h). A prepared init is used when given and still alive.
-void HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, AgentMode mode,
+void HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, const ExecSetup& setup,
                 std::unique_ptr<PreparedExec> prepared);
 
 }  // namespace agentbox

@@ -37,7 +37,7 @@ bool ReceiveConnection(int control, int* conn_fd, std::vector<pid_t>* handlers) 
 [[noreturn]] void ServeHandedOver(int control, AgentContext context) {
   WarmUp();
   // The next exec's init too: its namespaces, /proc and hardening cost more than the fork.
-  std::unique_ptr<PreparedExec> prepared = PrepareExec(context.mode);
+  std::unique_ptr<PreparedExec> prepared = PrepareExec(context.exec);
   const char ready = 'r';
   if (::send(control, &ready, 1, MSG_NOSIGNAL) != 1) ::_exit(0);
   int conn = -1;

@@ -2,10 +2,23 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "policy/sandbox_env.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox::docker {
+namespace {
+
+std::vector<std::string> AgentArgs(const ContainerInputs& in) {
+  std::vector<std::string> args;
+  if (in.disk_watch) args.push_back(kAgentDiskWatchFlag);
+  args.push_back("--listen");
+  args.push_back(std::string(kAgentRunDir) + "/" + kAgentSocketName);
+  return args;
+}
+
+}  // namespace
 
 std::string ContainerName(const std::string& id) { return "agentbox-" + id; }
 
@@ -51,7 +64,7 @@ std::string ContainerCreateBody(const SandboxSpec& spec, const ContainerInputs& 
   json body = {
       {"Image", spec.image},
       {"Entrypoint", {kAgentPath}},
-      {"Cmd", {"--listen", std::string(kAgentRunDir) + "/" + kAgentSocketName}},
+      {"Cmd", AgentArgs(in)},
       {"User", in.user},
       {"Env", env},
       {"WorkingDir", kWorkspaceDir},

@@ -31,6 +31,8 @@ struct ContainerInputs {
   std::string workspace_host_path;
   std::string seccomp_profile_json;
   std::string user;  // docker/host_ids.h ContainerIds::user
+  // The workspace's disk limit is held by the kernel: the agent reports refused allocations.
+  bool disk_watch = false;
 };
 
 // The JSON body of POST /containers/create.

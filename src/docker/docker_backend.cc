@@ -110,6 +110,7 @@ class DockerBackend : public Backend {
     in.agent_host_path = AgentBinaryPath();
     in.run_host_dir = run_dir;
     in.workspace_host_path = bind_source;
+    in.disk_watch = ws.quota.enforced() && ws.quota.limited();
     in.seccomp_profile_json = DockerSeccompProfileJson();
     in.user = ids.user;
     if (::access(in.agent_host_path.c_str(), X_OK) != 0) {

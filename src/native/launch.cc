@@ -14,7 +14,9 @@
 #include "policy/sandbox_env.h"
 #include "policy/seccomp_program.h"
 #include "proc/child_plan.h"
+#include "proc/fallocate_watch.h"
 #include "proc/userns_hint.h"
+#include "proto/agent_protocol.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -59,7 +61,11 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, ChildStorage& s
   plan.uid = kSandboxUid;
   plan.gid = kSandboxGid;
   plan.cwd = req.spec.cwd;
-  storage.argv = req.agent_fd >= 0 ? std::vector<std::string>{"agentbox-agent"} : req.argv;
+  storage.argv = req.argv;
+  if (req.agent_fd >= 0) {
+    storage.argv = {"agentbox-agent"};
+    if (req.watch_fallocate) storage.argv.push_back(kAgentDiskWatchFlag);
+  }
   storage.env = BuildSandboxEnvironment(req.spec.env);
   for (auto& a : storage.argv) plan.argv.push_back(a.data());
   plan.argv.push_back(nullptr);
@@ -129,6 +135,11 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   AB_ASSIGN_OR_RETURN(Pipe status, MakePipe());
   AB_ASSIGN_OR_RETURN(Pipe out, MakePipe());
   AB_ASSIGN_OR_RETURN(Pipe err, MakePipe());
+  WatchChannel watch;
+  if (req.watch_fallocate && req.agent_fd < 0) {
+    AB_ASSIGN_OR_RETURN(watch, MakeWatchChannel(req.workspace.host_path));
+    plan.watch_channel = watch.child.get();
+  }
   // The agent never gets the creator's stdin: each exec passes its own.
   AB_ASSIGN_OR_RETURN(UniqueFd stdin_fd, OpenStdin(req.spec.pass_stdin && req.agent_fd < 0));
   plan.sync_read = sync.read.get();
@@ -172,6 +183,8 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   launched.box.status_read = std::move(status.read);
   launched.box.error_read = std::move(error.read);
   launched.box.parent_alive = std::move(sync.write);
+  launched.box.watch_read = std::move(watch.supervisor);
+  launched.box.workspace_dev = watch.workspace_dev;
   return launched;
 }
 

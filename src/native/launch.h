@@ -28,6 +28,10 @@ struct LaunchRequest {
   int agent_fd = -1;
   int listen_fd = -1;
   int log_fd = -1;
+  // A disk limit the kernel holds: the commands' fallocate calls go through their supervisor,
+  // which reports a refused one (proc/fallocate_watch.h). For `run` this process; for a
+  // persistent sandbox its agent (started with kAgentDiskWatchFlag).
+  bool watch_fallocate = false;
 };
 
 struct LaunchedSandbox {

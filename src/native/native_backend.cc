@@ -93,6 +93,7 @@ class NativeBackend : public Backend {
     request.agent_fd = agent_fd.get();
     request.listen_fd = listen_fd.get();
     request.log_fd = log_fd.get();
+    request.watch_fallocate = ws.quota.enforced() && ws.quota.limited();
     AB_ASSIGN_OR_RETURN(LaunchedSandbox launched, LaunchSandbox(request));
     if (Status st = AwaitAgent(launched.box); !st.ok()) {
       KillSandboxInit(launched.box.pidfd.get());

@@ -61,6 +61,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
   }
 
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
+  request.watch_fallocate = ws->quota.enforced() && ws->quota.limited();
   auto launched = LaunchSandbox(request);
   ExecResult result;
   if (!launched.ok()) {
@@ -82,7 +83,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
       FillOutcomeResult(outcome, stats.ok() ? *stats : CgroupStats{}, result);
     }
     auto disk = ReadWorkspaceQuota(ws->host_path, ws->quota);
-    if (disk.ok() && disk->at_limit) result.AddLimitHit(kLimitDisk);
+    if ((disk.ok() && disk->at_limit) || outcome.disk_refused) result.AddLimitHit(kLimitDisk);
     if (stats.ok()) {
       result.cpu_ms = stats->cpu_ms;
       result.peak_memory_bytes = stats->peak_memory_bytes;

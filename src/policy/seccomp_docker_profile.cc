@@ -15,8 +15,10 @@ namespace {
 //            with ENOSYS every file operation would fail.
 //   unshare: the agent starts by entering a user namespace of its own, which maps the
 //            container's unprivileged host uid to 1000 (agent/container_setup.h).
+//   pidfd_getfd: the fallocate watch makes a command's fallocate on the file the command
+//            passed (proc/fallocate_watch.h).
 bool LeftToTheCommandsFilter(const SeccompRule& rule) {
-  return rule.syscall == "openat2" || rule.syscall == "unshare";
+  return rule.syscall == "openat2" || rule.syscall == "unshare" || rule.syscall == "pidfd_getfd";
 }
 
 // libseccomp's masked compare takes the mask first: Docker's "value" is the mask and

@@ -66,6 +66,9 @@ struct ChildPlan {
   // A prepared exec init (proc/exec_go.h): once hardened it waits here for the request's cwd,
   // argv, envp, stdin and file-size limit, which are unset until then. -1: they are set already.
   int go_fd = -1;
+  // The fallocate watch's channel (proc/fallocate_watch.h): the init sends the watch's listener
+  // on it when it hardens, then closes it. -1: no watch.
+  int watch_channel = -1;
 
   sigset_t spawn_saved_mask = {};  // the init's signal mask while it spawns the command
   sigset_t caught_signals = {};    // the init's handled signals: the command resets them

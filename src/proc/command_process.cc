@@ -20,6 +20,7 @@
 
 #include "proc/child_plan.h"
 #include "proc/exec_go.h"
+#include "proc/fallocate_watch.h"
 #include "proc/process_tree.h"
 #include "sys/syscalls.h"
 
@@ -78,11 +79,18 @@ bool InstallSeccomp(const ChildPlan& plan) {
 }
 
 // The last steps shared by the sandbox init and the command: nothing after them can regain
-// privilege, and the filter goes last so the steps before it may use any syscall.
-void Harden(const ChildPlan& plan) {
+// privilege, and the filters go last so the steps before them may use any syscall (the watch's
+// sendmsg included).
+void Harden(ChildPlan& plan) {
   if (!DropPrivileges(plan)) DieWithChildError(plan, ChildStep::kDropPrivileges, "");
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
+  if (plan.watch_channel >= 0) {
+    if (!InstallFallocateWatch(plan.watch_channel)) {
+      DieWithChildError(plan, ChildStep::kSeccomp, "sending the fallocate watch");
+    }
+    plan.watch_channel = -1;
+  }
   if (!InstallSeccomp(plan)) DieWithChildError(plan, ChildStep::kSeccomp, "");
 }
 

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "proc/fallocate_watch.h"
+
 namespace agentbox {
 namespace {
 
@@ -29,20 +31,25 @@ sigset_t SupervisorSignals() {
   return set;
 }
 
-enum Slot { kStdout, kStderr, kStatus, kError, kInit, kSignal, kCancel, kSlots };
+enum Slot { kStdout, kStderr, kStatus, kError, kInit, kSignal, kCancel, kWatch, kSlots };
 
 class Loop {
  public:
   Loop(SupervisedSandbox& box, OutputCapture& output, const SupervisionLimits& limits)
-      : box_(box), output_(output), limits_(limits) {
+      : box_(box),
+        output_(output),
+        limits_(limits),
+        watch_(std::move(box.watch_read), box.workspace_dev) {
     sigset_t set = SupervisorSignals();
     signal_fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-    int fds[kSlots] = {box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(),
-                       box.error_read.get(),  box.pidfd.get(),       signal_fd_.get(),
-                       limits.cancel_fd};
+    int fds[kSlots] = {
+        box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(), box.error_read.get(),
+        box.pidfd.get(),       signal_fd_.get(),      limits.cancel_fd,      watch_.fd()};
     for (int i = 0; i < kSlots; ++i) {
       pfds_[i] = {fds[i], POLLIN, 0};
-      if (i != kInit && i != kCancel && fds[i] >= 0) ::fcntl(fds[i], F_SETFL, O_NONBLOCK);
+      if (i != kInit && i != kCancel && i != kWatch && fds[i] >= 0) {
+        ::fcntl(fds[i], F_SETFL, O_NONBLOCK);
+      }
     }
   }
 
@@ -71,6 +78,7 @@ class Loop {
     // Records written just before the init exited are still in the pipes.
     ReadStatus();
     ReadError();
+    outcome_.disk_refused = watch_.refused();
     return outcome_;
   }
 
@@ -84,6 +92,10 @@ class Loop {
     if (pfds_[kSignal].fd >= 0 && pfds_[kSignal].revents) ReadSignal();
     if (pfds_[kCancel].fd >= 0 && pfds_[kCancel].revents) CheckCancel();
     if (pfds_[kInit].fd >= 0 && pfds_[kInit].revents) ReapInit();
+    if (pfds_[kWatch].fd >= 0 && pfds_[kWatch].revents) {
+      watch_.OnReady(pfds_[kWatch].revents);
+      pfds_[kWatch].fd = watch_.fd();  // the channel gives way to the listener, then to none
+    }
   }
 
   // Without a pidfd (gVisor has no pidfd_open) the init's exit shows only as its report, or the
@@ -164,6 +176,7 @@ class Loop {
   SupervisedSandbox& box_;
   OutputCapture& output_;
   const SupervisionLimits& limits_;
+  FallocateWatch watch_;
   UniqueFd signal_fd_;
   struct pollfd pfds_[kSlots];
   bool init_exited_ = false;

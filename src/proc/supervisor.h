@@ -26,6 +26,10 @@ struct SupervisedSandbox {
   UniqueFd status_read;   // the command's wait status, written by the init
   UniqueFd error_read;    // ChildError records from the setup
   UniqueFd parent_alive;  // held open while we live: the sandbox dies when it hangs up
+  // The fallocate watch (proc/fallocate_watch.h): its channel's receiving end (invalid: no
+  // watch) and the st_dev of the workspace whose refusals it reports.
+  UniqueFd watch_read;
+  dev_t workspace_dev = 0;
 };
 
 struct SupervisionLimits {
@@ -48,6 +52,7 @@ struct SupervisionOutcome {
   bool cancelled = false;      // the client behind cancel_fd disconnected
   double cpu_ms = 0;           // every process of the tree (rusage; the init's too once reaped)
   uint64_t max_rss_bytes = 0;  // the largest single process (rusage)
+  bool disk_refused = false;   // the watch saw a workspace allocation refused for want of space
 };
 
 SupervisionOutcome Supervise(SupervisedSandbox& box, OutputCapture& output,

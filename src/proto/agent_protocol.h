@@ -35,6 +35,11 @@
 
 namespace agentbox {
 
+// The agent's flag for a workspace whose disk limit the kernel holds: each exec's fallocate
+// calls go through the agent, which reports one refused (proc/fallocate_watch.h). The host
+// passes it; native `agentbox-agent [--disk-watch]`, docker `... [--disk-watch] --listen PATH`.
+inline constexpr const char* kAgentDiskWatchFlag = "--disk-watch";
+
 enum class FrameType : uint8_t {
   kRequest = 'Q',
   kResponse = 'A',

@@ -812,6 +812,35 @@ static int cmd_thread(int argc, char** argv) {
   return ok("THREAD_OK");
 }
 
+struct allocation { const char* path; long bytes; int err; };
+
+static void* allocate_body(void* arg) {
+  struct allocation* a = arg;
+  int fd = open(a->path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    a->err = errno;
+    return NULL;
+  }
+  a->err = fallocate(fd, 0, 0, a->bytes) == 0 ? 0 : errno;
+  close(fd);
+  return NULL;
+}
+
+// fallocate-thread PATH BYTES: one fallocate from a thread that is not the process's leader.
+static int cmd_fallocate_thread(int argc, char** argv) {
+  if (argc < 4) return usage("fallocate-thread PATH BYTES");
+  struct allocation a = {argv[2], arg_long(argc, argv, 3, 0), 0};
+  pthread_t t;
+  int rc = pthread_create(&t, NULL, allocate_body, &a);
+  if (rc != 0) {
+    errno = rc;
+    return setup_failed("pthread_create");
+  }
+  pthread_join(t, NULL);
+  errno = a.err;
+  return a.err == 0 ? ok("allocated") : fail("fallocate in a thread");
+}
+
 // agent-ping PATH: connects to an agent socket and sends a ping frame (proto/agent_protocol.h:
 // 'Q', u32 LE length, JSON). OK when an answer frame comes back; FAIL when the agent hangs up.
 static int cmd_agent_ping(int argc, char** argv) {
@@ -869,6 +898,7 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"connect-unix", cmd_connect_unix}, {"connect-abstract", cmd_connect_abstract},
     {"connect-tcp", cmd_connect_tcp}, {"agent-ping", cmd_agent_ping},
     {"loopback", cmd_loopback}, {"tunsetiff", cmd_tunsetiff}, {"thread", cmd_thread},
+    {"fallocate-thread", cmd_fallocate_thread},
 };
 
 int main(int argc, char** argv) {

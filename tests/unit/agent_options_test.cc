@@ -20,13 +20,28 @@ TEST(AgentOptions, ListenIsTheContainerAgent) {
   EXPECT_EQ(options->listen_path, "/.agentbox/run/agent.sock");
 }
 
+TEST(AgentOptions, DiskWatchComesFirstInEitherMode) {
+  auto native = ParseAgentArgs({"--disk-watch"});
+  ASSERT_TRUE(native.ok());
+  EXPECT_EQ(native->mode, AgentMode::kNative);
+  EXPECT_TRUE(native->disk_watch);
+  auto container = ParseAgentArgs({"--disk-watch", "--listen", "/s"});
+  ASSERT_TRUE(container.ok());
+  EXPECT_EQ(container->mode, AgentMode::kContainer);
+  EXPECT_EQ(container->listen_path, "/s");
+  EXPECT_TRUE(container->disk_watch);
+  EXPECT_FALSE(ParseAgentArgs({"--listen", "/s"})->disk_watch);
+}
+
 TEST(AgentOptions, AnythingElseIsAUsageError) {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--listen"},
                                                                 {"--listen", ""},
                                                                 {"--listen", "/a", "/b"},
                                                                 {"--bogus"},
                                                                 {"/a"},
-                                                                {"--listen=/a"}}) {
+                                                                {"--listen=/a"},
+                                                                {"--listen", "/a", "--disk-watch"},
+                                                                {"--disk-watch", "--disk-watch"}}) {
     auto options = ParseAgentArgs(args);
     EXPECT_FALSE(options.ok()) << args[0];
     if (!options.ok()) {

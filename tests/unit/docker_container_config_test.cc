@@ -57,6 +57,16 @@ TEST(DockerContainerConfigTest, StrictDefaults) {
   EXPECT_TRUE(has_path);
 }
 
+// A workspace whose limit the kernel holds: the agent is told to report refused allocations.
+TEST(DockerContainerConfigTest, DiskWatchGoesBeforeListen) {
+  SandboxSpec spec;
+  docker::ContainerInputs in;
+  in.id = "0123456789ab";
+  in.disk_watch = true;
+  auto j = nlohmann::json::parse(ContainerCreateBody(spec, in));
+  EXPECT_EQ(j["Cmd"], nlohmann::json({"--disk-watch", "--listen", "/.agentbox/run/agent.sock"}));
+}
+
 TEST(DockerContainerConfigTest, LimitsAndRuntimeFollowTheSpec) {
   SandboxSpec spec;
   spec.limits.memory_bytes = 64 * kMiB;

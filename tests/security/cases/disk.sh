@@ -33,6 +33,33 @@ case_disk_fallocate_stops_at_the_limit() {
   expect_host_within_limit "fallocate"
 }
 
+# One allocation bigger than what is left is refused whole and leaves the workspace as it was:
+# nothing after the command could tell, so limits_hit must come from the refusal itself (the
+# fallocate watch, docs/security.md "Disk"). From the main thread and from another thread, in a
+# persistent sandbox and (native) in `run`; a smaller one afterwards still succeeds.
+case_disk_one_allocation_past_what_is_left_is_reported() {
+  new_private_box --disk-limit "$D_LIMIT"
+  local alloc='fallocate -l 100M /workspace/big 2>&1; echo "big=$?"; fallocate -l 1M /workspace/small; echo "small=$?"'
+  ab exec --json "$BOX" -- sh -c "$alloc"
+  json_assert '"big=1" in r["stdout"] and "small=0" in r["stdout"]' "want the 100M refused and the 1M allocated"
+  json_assert '"quota" in r["stdout"].lower() or "space" in r["stdout"].lower()' "no EDQUOT/ENOSPC for the refused allocation"
+  expect_host_within_limit "one 100M fallocate"
+  if on_gvisor; then
+    json_assert '"disk" not in r["limits_hit"]' "gVisor grew a seccomp listener: make this case expect disk"
+    not_applicable "gVisor has neither seccomp user notifications nor pidfd_getfd: the refusal holds (checked) but is not in limits_hit"
+  fi
+  json_assert '"disk" in r["limits_hit"]' "limits_hit lacks disk after a refused fallocate"
+  ab exec --json "$BOX" -- /workspace/abprobe fallocate-thread /workspace/threaded 209715200
+  json_assert '"errno=EDQUOT" in r["stdout"] or "errno=ENOSPC" in r["stdout"]' "the threaded allocation was not refused"
+  json_assert '"disk" in r["limits_hit"]' "limits_hit lacks disk after a refused fallocate from a thread"
+  ab exec --json "$BOX" -- sh -c 'fallocate -l 1M /workspace/again; echo "again=$?"'
+  json_assert '"again=0" in r["stdout"] and "disk" not in r["limits_hit"]' "an allocation that fits reported disk"
+  [[ $AB_BACKEND == native ]] || return 0
+  ab run --json --disk-limit "$D_LIMIT" -- sh -c "$alloc"
+  json_assert '"big=1" in r["stdout"] and "small=0" in r["stdout"]' "run: want the 100M refused and the 1M allocated"
+  json_assert '"disk" in r["limits_hit"]' "run: limits_hit lacks disk after a refused fallocate"
+}
+
 # Copies of the data, byte by byte (dd: cp and cat may reflink on btrfs, through FICLONE or
 # copy_file_range, and share the blocks, which then count once).
 case_disk_copies_stop_at_the_limit() {
