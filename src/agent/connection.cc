@@ -78,8 +78,9 @@ void ServeConnection(int conn_fd, const AgentContext& context,
     auto exec = ExecRequestFromWire(frame->payload);
     if (!exec.ok()) return ReplyError(conn_fd, exec.status());
     ::prctl(PR_SET_NAME, kExecHandlerName, 0, 0, 0);
-    HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1, context.exec,
-               std::move(prepared));
+    Status started = HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1,
+                                context.exec, std::move(prepared));
+    if (!started.ok()) ReplyError(conn_fd, started);
   } else if (IsFileOp(op)) {
     // File operations act as the sandbox user: same permission checks as its commands, and
     // files land owned by it (the fs capabilities go with fsuid 0). A container agent already

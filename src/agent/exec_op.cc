@@ -158,8 +158,8 @@ std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup) {
   return prepared;
 }
 
-void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
-                std::unique_ptr<PreparedExec> prepared) {
+Status HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
+                  std::unique_ptr<PreparedExec> prepared) {
   auto start = Clock::now();
   UniqueFd null_fd(stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
   int command_stdin = stdin_fd >= 0 ? stdin_fd : null_fd.get();
@@ -167,11 +167,12 @@ void HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecSet
   if (prepared) exec = GoPrepared(std::move(prepared), req, command_stdin);
   if (!exec) {
     auto started = StartExec(req, command_stdin, setup);
-    if (!started.ok()) return Reply(conn_fd, ErrorResult(started.status().message()), start);
+    if (!started.ok()) return started.status();
     exec = std::move(*started);
   }
   Reply(conn_fd, Supervised(conn_fd, req, *exec->launcher, exec->box, start), start);
   exec->launcher->Reap(exec->box);
+  return OkStatus();
 }
 
 }  // namespace agentbox

@@ -35,8 +35,11 @@ std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup);
 // Runs request (stdin_fd: the client's stdin, or -1 for /dev/null), streaming kStdout/kStderr
 // frames on conn_fd and ending with the kResponse frame. The command's whole process tree is
 // killed at its timeout, when it exits, and when the client hangs up; how depends on the mode
-// (agent/exec_launcher.h). A prepared init is used when given and still alive.
-void HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, const ExecSetup& setup,
-                std::unique_ptr<PreparedExec> prepared);
+// (agent/exec_launcher.h). A prepared init is used when given and still alive. An exec that
+// cannot be started (no fd, no process, no namespace for its init) is not a result: the error
+// comes back with its code and nothing was sent, for the caller to answer (serve: 503, not a
+// 200 with exit 125).
+Status HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, const ExecSetup& setup,
+                  std::unique_ptr<PreparedExec> prepared);
 
 }  // namespace agentbox

@@ -68,6 +68,9 @@ bool PivotIntoNewRoot() {
   plan.error_write = kErrorFd;
   sys::CloseRange(4, kErrorFd - 1);
   sys::CloseRange(kExecFd + 1, ~0U);
+  // After the fds above are in place: an open_files limit below them (16 is allowed) refuses
+  // new fds past it, not ones already open.
+  if (!ApplyRlimits(plan)) DieWithChildError(plan, ChildStep::kRlimits, "");
   if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
     DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
   ::syscall(SYS_execveat, kExecFd, "", plan.agent_argv.data(), plan.envp.data(), AT_EMPTY_PATH);
@@ -101,9 +104,9 @@ void RunChild(ChildPlan& plan) {
     DieWithChildError(plan, ChildStep::kHostname, kSandboxHostname);
   }
   if (!BringUpLoopback()) DieWithChildError(plan, ChildStep::kLoopback, "lo");
-  if (!ApplyRlimits(plan)) DieWithChildError(plan, ChildStep::kRlimits, "");
   // 8. A persistent sandbox: the agent becomes PID 1 and serves exec and file requests.
   if (plan.agent_exec_fd >= 0) ExecAgent(plan);
+  if (!ApplyRlimits(plan)) DieWithChildError(plan, ChildStep::kRlimits, "");
   // 9. One command: split into the sandbox init (this process, PID 1) and the command.
   ForkCommandAndBecomeInit(plan);
 }

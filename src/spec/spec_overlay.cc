@@ -43,7 +43,7 @@ constexpr UintRange kSizeRanges[] = {
 // bound is the kernel's default fs.nr_open.
 constexpr UintRange kCountRanges[] = {
     {"pids", &SpecOverlay::pids, 1, 1000000},
-    {"open_files", &SpecOverlay::open_files, 16, 1048576},
+    {"open_files", &SpecOverlay::open_files, 32, 1048576},
 };
 
 const UintRange* FindRange(std::span<const UintRange> ranges, std::string_view key) {

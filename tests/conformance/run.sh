@@ -60,6 +60,21 @@ case_create_options_are_exec_defaults() {
   expect_out late
 }
 
+# The smallest open_files limit a sandbox takes still leaves its agent the fds to serve execs
+# (native: create failed below 66, where the agent's fds are moved; both: execs failed below ~20
+# with EMFILE), and each command gets exactly the limit.
+case_smallest_open_files_limit_works() {
+  local policy=$CASE_DIR/policy.json
+  printf '{"open_files": 32}\n' >"$policy"
+  new_box --policy "$policy"
+  sh_in "$BOX" 'ulimit -n'
+  expect_rc 0 "an exec with open_files 32"
+  expect_out 32
+  printf '{"open_files": 31}\n' >"$policy"
+  ab create --backend "$BACKEND" --policy "$policy"
+  expect_one_line_error "open_files below 32"
+}
+
 # ---- exec ----------------------------------------------------------------------------------------
 
 case_exec_exit_codes() {

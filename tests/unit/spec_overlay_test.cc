@@ -74,7 +74,7 @@ TEST(SpecOverlayTest, RangeErrors) {
       {"timeout", "8d", "must be at most 604800 seconds (one week), got 691200"},
       {"tmp_size", "0", "must be at least 1M, got 0"},
       {"shm_size", "1K", "must be at least 1M, got 1K"},
-      {"open_files", "2", "must be at least 16, got 2"},
+      {"open_files", "2", "must be at least 32, got 2"},
       {"open_files", "2000000", "must be at most 1048576, got 2000000"},
       {"cwd", "rel/dir", "must be an absolute path, got \"rel/dir\""},
       {"backend", "kvm", "expected \"native\" or \"docker\", got \"kvm\""},
