@@ -106,10 +106,22 @@ void AddProc(std::vector<MountOp>& ops) {
 std::vector<MountOp> ProcMounts() {
   std::vector<MountOp> ops;
   ops.push_back(Op(MountKind::kProc, "/proc"));
-  // Defence in depth: uid 1000 without capabilities cannot write these anyway.
-  ops.push_back(Op(MountKind::kBindSelfReadOnly, "/proc/sys"));
-  ops.push_back(Op(MountKind::kMaskFile, "/proc/sysrq-trigger"));
-  ops.push_back(Op(MountKind::kMaskFile, "/proc/kcore"));
+  // runc's and Docker's default masks and read-only paths, at least (sysrq-trigger, read-only
+  // there, is masked here), each absent one skipped. Defence in depth: uid 1000 without
+  // capabilities cannot write these anyway, but several leak host state to anyone who reads
+  // them: kernel memory (kcore), other tenants' keys (keys), timers and scheduler state of
+  // every host process (timer_list, sched_debug: addresses, pids, command names).
+  for (const char* dir : {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys"}) {
+    ops.push_back(Op(MountKind::kBindSelfReadOnly, dir));
+  }
+  for (const char* file :
+       {"/proc/sysrq-trigger", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
+        "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug"}) {
+    ops.push_back(Op(MountKind::kMaskFile, file));
+  }
+  for (const char* dir : {"/proc/acpi", "/proc/asound", "/proc/scsi"}) {
+    ops.push_back(Op(MountKind::kMaskDir, dir));
+  }
   return ops;
 }
 

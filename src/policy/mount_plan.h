@@ -26,6 +26,7 @@ enum class MountKind {
   kReadOnly,   // make the mount at target read-only (that mount only, not its children)
   kBindSelfReadOnly,  // bind target onto itself, read-only, recursive (target need not be a mount)
   kMaskFile,          // hide a file by binding the sandbox's /dev/null over it
+  kMaskDir,           // hide a directory under an empty read-only tmpfs
 };
 
 struct MountOp {

@@ -59,6 +59,8 @@ bool WriteFile(const char* path, const std::string& data) {
   return ::close(fd) == 0;
 }
 
+bool Absent(const char* path) { return ::access(path, F_OK) != 0 && errno == ENOENT; }
+
 bool ExecuteOp(ChildPlan& plan, size_t i) {
   const MountOp& op = plan.mounts->ops[i];
   const char* target = plan.full_targets[i].c_str();
@@ -85,11 +87,16 @@ bool ExecuteOp(ChildPlan& plan, size_t i) {
     case MountKind::kReadOnly:
       return SetReadOnly(target, false);
     case MountKind::kBindSelfReadOnly:
+      if (Absent(target)) return true;  // not in this kernel: nothing to protect
       return ::mount(target, target, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
              SetReadOnly(target, true);
-    case MountKind::kMaskFile:  // absent in this kernel: nothing to hide
-      if (::access(target, F_OK) != 0 && errno == ENOENT) return true;
+    case MountKind::kMaskFile:
+      if (Absent(target)) return true;  // not in this kernel: nothing to hide
       return ::mount(plan.dev_null_path.c_str(), target, nullptr, MS_BIND, nullptr) == 0;
+    case MountKind::kMaskDir:
+      if (Absent(target)) return true;
+      return ::mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                     "size=4k,nr_inodes=1,mode=0555") == 0;
   }
   errno = EINVAL;
   return false;

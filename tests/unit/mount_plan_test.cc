@@ -94,6 +94,17 @@ TEST(MountPlanTest, ProcIsTheOneSharedListWithItsMasks) {
   EXPECT_TRUE(has(MountKind::kBindSelfReadOnly, "/proc/sys"));
   EXPECT_TRUE(has(MountKind::kMaskFile, "/proc/sysrq-trigger"));
   EXPECT_TRUE(has(MountKind::kMaskFile, "/proc/kcore"));
+  // runc's and Docker's defaults, at least.
+  for (const char* file : {"/proc/keys", "/proc/latency_stats", "/proc/timer_list",
+                           "/proc/timer_stats", "/proc/sched_debug"}) {
+    EXPECT_TRUE(has(MountKind::kMaskFile, file)) << file;
+  }
+  for (const char* dir : {"/proc/acpi", "/proc/asound", "/proc/scsi"}) {
+    EXPECT_TRUE(has(MountKind::kMaskDir, dir)) << dir;
+  }
+  for (const char* dir : {"/proc/bus", "/proc/fs", "/proc/irq"}) {
+    EXPECT_TRUE(has(MountKind::kBindSelfReadOnly, dir)) << dir;
+  }
   MountPlan plan = BuildMountPlan(DefaultInput());
   auto at = std::find_if(plan.ops.begin(), plan.ops.end(),
                          [](const MountOp& op) { return op.kind == MountKind::kProc; });

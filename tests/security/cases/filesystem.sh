@@ -112,6 +112,27 @@ case_fs_proc_sysrq_trigger_not_writable() {
     fail "/proc/sysrq-trigger is neither absent, masked by /dev/null, nor refused: $AB_OUT"
 }
 
+# At least what runc and Docker hide of /proc by default: files that show host state to whoever
+# reads them (kernel memory, keys, every host timer and its process) read empty or are absent,
+# directories of host hardware are empty or absent, and /proc/{bus,fs,irq,sys} are read-only
+# mounts where they exist (policy/mount_plan.cc ProcMounts; Docker's defaults on docker).
+case_fs_proc_host_state_hidden() {
+  sh_in 'for f in /proc/kcore /proc/keys /proc/latency_stats /proc/timer_list /proc/timer_stats /proc/sched_debug; do
+           [ -e $f ] && echo "$f holds $(head -c 4096 $f 2>/dev/null | wc -c)"; done
+         for d in /proc/acpi /proc/asound /proc/scsi; do [ -d $d ] && echo "$d holds $(ls -A $d | wc -l)"; done
+         for d in /proc/bus /proc/fs /proc/irq /proc/sys; do
+           [ -d $d ] || continue
+           grep -q " $d ro," /proc/self/mountinfo && echo "$d ro" || echo "$d WRITABLE"; done
+         echo end'
+  expect_out_has end
+  [[ $AB_OUT =~ (/proc/[a-z_]+)\ holds\ [1-9] ]] && fail "${BASH_REMATCH[1]} shows host state inside: $AB_OUT"
+  # gVisor's /proc is the Sentry's own, not mounts of the host's procfs: its writes are refused
+  # by the Sentry (case_fs_proc_sys_not_writable), whatever mountinfo says.
+  on_gvisor && return 0
+  [[ $AB_OUT =~ (/proc/[a-z]+)\ WRITABLE ]] && fail "${BASH_REMATCH[1]} is not a read-only mount: $AB_OUT"
+  return 0
+}
+
 case_fs_etc_shadow_unreadable() {
   box -- /workspace/abprobe read /etc/shadow
   [[ $AB_RC == 1 ]] || fail "/etc/shadow readable inside: $AB_OUT"
