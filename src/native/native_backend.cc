@@ -63,9 +63,7 @@ Status AwaitAgent(SupervisedSandbox& box) {
   if (got == 0) return OkStatus();
   if (got != sizeof(record)) return Internal("the sandbox's setup failed without a reason");
   record.detail[sizeof(record.detail) - 1] = '\0';
-  ExecResult failure;
-  FillSetupErrorResult(record, failure);
-  return Unavailable(failure.error.empty() ? failure.stderr_data : failure.error);
+  return Unavailable("sandbox setup failed: " + DescribeChildError(record));
 }
 
 class NativeBackend : public Backend {

@@ -40,9 +40,13 @@ void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& sta
 
 // A setup failure means the command never ran: 125, except exec failures, which are the
 // command's own 126/127 like a shell's.
-void FillSetupErrorResult(const ChildError& err, ExecResult& r) {
+std::string DescribeChildError(const ChildError& err) {
   std::string detail = err.detail[0] ? std::string(" ") + err.detail : "";
-  std::string what = std::string(ChildStepName(err.step)) + detail + ": " + std::strerror(err.err);
+  return std::string(ChildStepName(err.step)) + detail + ": " + std::strerror(err.err);
+}
+
+void FillSetupErrorResult(const ChildError& err, ExecResult& r) {
+  std::string what = DescribeChildError(err);
   if (err.step == ChildStep::kExec) {
     r.reason = ExitReason::kExited;
     r.exit_code = err.err == ENOENT ? 127 : 126;

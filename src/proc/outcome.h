@@ -16,5 +16,7 @@ void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& sta
 // A setup failure: 125 (the command never ran), except exec failures, which are the command's
 // own 126 (cannot execute) / 127 (not found), like a shell's; their message goes to stderr_data.
 void FillSetupErrorResult(const ChildError& error, ExecResult& result);
+// "STEP [DETAIL]: strerror": what a setup record says, as one line.
+std::string DescribeChildError(const ChildError& error);
 
 }  // namespace agentbox

@@ -105,6 +105,21 @@ case_agent_killed_sandbox_dead() {
   [[ ! -e $AGENTBOX_STATE_DIR/names/victim ]] || fail "rm left the name victim"
 }
 
+# An agent the sandbox cannot exec (here: not executable) fails create with one line that says
+# which step failed, once prefixed (it was "agentbox: agentbox: ...\n"), and leaves nothing.
+case_agent_that_cannot_start_is_one_line() {
+  native_only
+  local agent=$CASE_DIR/agentbox-agent
+  printf '#!/bin/sh\n' >"$agent"
+  chmod 0644 "$agent"
+  AGENTBOX_AGENT=$agent ab create --backend "$BACKEND"
+  expect_one_line_error "create with an agent that cannot be executed"
+  [[ $AB_ERR == "agentbox: sandbox setup failed: executing the command agentbox-agent: Permission denied" ]] ||
+    fail "the error is not the one line of the failed step: '$AB_ERR'"
+  ab ls --json
+  json_assert "len(r) == 0" "the failed create left a sandbox"
+}
+
 case_agent_killed_mid_exec() {
   new_box
   local pid
