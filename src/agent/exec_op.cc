@@ -18,6 +18,7 @@
 #include "proc/outcome.h"
 #include "proto/agent_protocol.h"
 #include "spec/sandbox_spec.h"
+#include "sys/file_util.h"
 
 namespace agentbox {
 namespace {
@@ -27,10 +28,7 @@ using Clock = std::chrono::steady_clock;
 StatusOr<ExecPipes> MakePipes(const ExecSetup& setup) {
   ExecPipes p;
   for (Pipe* pipe : {&p.out, &p.err, &p.status, &p.error}) {
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
-    pipe->read.reset(fds[0]);
-    pipe->write.reset(fds[1]);
+    AB_ASSIGN_OR_RETURN(*pipe, MakePipe());
   }
   if (setup.disk_watch) {
     AB_ASSIGN_OR_RETURN(p.watch, MakeWatchChannel(kWorkspaceDir));
@@ -38,20 +36,13 @@ StatusOr<ExecPipes> MakePipes(const ExecSetup& setup) {
   return p;
 }
 
-struct PlanStorage {
-  std::vector<std::string> argv, env;
-};
-
 // What the request decides: the command, its environment, directory and stdin.
-void FillRequestFields(const ExecRequest& req, int stdin_fd, PlanStorage& storage,
+void FillRequestFields(const ExecRequest& req, int stdin_fd, CommandStrings& storage,
                        ChildPlan& plan) {
   plan.cwd = req.cwd;
   storage.argv = req.argv;
   storage.env = BuildSandboxEnvironment(req.env);
-  for (auto& a : storage.argv) plan.argv.push_back(a.data());
-  plan.argv.push_back(nullptr);
-  for (auto& e : storage.env) plan.envp.push_back(e.data());
-  plan.envp.push_back(nullptr);
+  PointAtCommand(storage, plan);
   plan.stdin_fd = stdin_fd;
 }
 
@@ -70,7 +61,7 @@ void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
 StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, const ExecSetup& setup) {
   AB_ASSIGN_OR_RETURN(ExecPipes pipes, MakePipes(setup));
   StartedExec exec{MakeExecLauncher(setup.mode), {}};
-  PlanStorage storage;
+  CommandStrings storage;
   ChildPlan plan;
   FillRequestFields(req, stdin_fd, storage, plan);
   FillCommonFields(pipes, plan);
@@ -83,7 +74,7 @@ StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, const Exec
 // kill it: same uid); then it is reaped here, and the caller starts one the usual way.
 std::optional<StartedExec> GoPrepared(std::unique_ptr<PreparedExec> prepared,
                                       const ExecRequest& req, int stdin_fd) {
-  PlanStorage storage;
+  CommandStrings storage;
   ChildPlan plan;
   FillRequestFields(req, stdin_fd, storage, plan);
   StartedExec& started = prepared->started;
@@ -113,20 +104,7 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   limits.finish_on_report = true;
   SupervisionOutcome outcome = Supervise(box, output, limits);
   launcher.Finish(outcome);
-  ExecResult result;
-  if (outcome.setup_error) {
-    FillSetupErrorResult(*outcome.setup_error, result);
-    if (!result.stderr_data.empty()) output.Append(OutputStream::kStderr, result.stderr_data);
-  } else {
-    FillOutcomeResult(outcome, CgroupStats{}, result);
-  }
-  result.cpu_ms = outcome.cpu_ms;
-  result.peak_memory_bytes = outcome.max_rss_bytes;
-  result.stdout_truncated = output.truncated(OutputStream::kStdout);
-  result.stderr_truncated = output.truncated(OutputStream::kStderr);
-  if (result.stdout_truncated || result.stderr_truncated) result.AddLimitHit(kLimitOutput);
-  if (outcome.disk_refused) result.AddLimitHit(kLimitDisk);
-  return result;
+  return ResultOfSupervision(outcome, nullptr, output);
 }
 
 void Reply(int conn_fd, ExecResult result, Clock::time_point start) {

@@ -17,6 +17,7 @@
 #include "proc/fallocate_watch.h"
 #include "proc/userns_hint.h"
 #include "proto/agent_protocol.h"
+#include "sys/file_util.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -26,12 +27,6 @@ namespace {
 constexpr uint64_t kNamespaceFlags =
     CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
 
-StatusOr<Pipe> MakePipe() {
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
-  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
-}
-
 std::string TmpfsOptions(const MountOp& op) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "size=%llu,mode=%o", static_cast<unsigned long long>(op.size),
@@ -39,13 +34,7 @@ std::string TmpfsOptions(const MountOp& op) {
   return buf;
 }
 
-// Strings the child points into; they outlive the clone in the parent (and are copied with it).
-struct ChildStorage {
-  std::vector<std::string> argv;
-  std::vector<std::string> env;
-};
-
-void FillPlan(const LaunchRequest& req, const MountTrees& trees, ChildStorage& storage,
+void FillPlan(const LaunchRequest& req, const MountTrees& trees, CommandStrings& storage,
               ChildPlan& plan) {
   plan.mounts = &req.mounts;
   for (const MountOp& op : req.mounts.ops) {
@@ -67,10 +56,7 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, ChildStorage& s
     if (req.watch_fallocate) storage.argv.push_back(kAgentDiskWatchFlag);
   }
   storage.env = BuildSandboxEnvironment(req.spec.env);
-  for (auto& a : storage.argv) plan.argv.push_back(a.data());
-  plan.argv.push_back(nullptr);
-  for (auto& e : storage.env) plan.envp.push_back(e.data());
-  plan.envp.push_back(nullptr);
+  PointAtCommand(storage, plan);
   plan.seccomp = &DefaultSeccompProgram();
   plan.rlimit_nofile = req.spec.open_files;
   if (req.agent_fd >= 0) {
@@ -127,7 +113,7 @@ void KillSandboxInit(int pidfd) {
 
 StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   AB_ASSIGN_OR_RETURN(MountTrees trees, PrepareMountTrees(req.mounts, req.workspace));
-  ChildStorage storage;
+  CommandStrings storage;
   ChildPlan plan;
   FillPlan(req, trees, storage, plan);
   AB_ASSIGN_OR_RETURN(Pipe sync, MakePipe());

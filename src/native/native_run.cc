@@ -77,31 +77,16 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
     };
     SupervisionOutcome outcome = Supervise(box, output, limits);
     auto stats = (*cgroup)->ReadStats();
-    if (outcome.setup_error) {
-      FillSetupErrorResult(*outcome.setup_error, result);
-    } else {
-      FillOutcomeResult(outcome, stats.ok() ? *stats : CgroupStats{}, result);
-    }
+    result = ResultOfSupervision(outcome, stats.ok() ? &*stats : nullptr, output);
     auto disk = ReadWorkspaceQuota(ws->host_path, ws->quota);
-    if ((disk.ok() && disk->at_limit) || outcome.disk_refused) result.AddLimitHit(kLimitDisk);
-    if (stats.ok()) {
-      result.cpu_ms = stats->cpu_ms;
-      result.peak_memory_bytes = stats->peak_memory_bytes;
-    }
+    if (disk.ok() && disk->at_limit) result.AddLimitHit(kLimitDisk);
   }
   (void)(*cgroup)->KillAll();
   (void)(*cgroup)->Remove();
   ReleaseWorkspace(state_root, name, ws->host_path, ws->temporary, ws->quota);
   result.disk_limit = DiskLimitReportOf(ws->quota);
-  if (!result.stderr_data.empty()) {  // agentbox's own exec message: through the same channel
-    output.Append(OutputStream::kStderr, result.stderr_data);
-    result.stderr_data.clear();
-  }
   result.stdout_data = output.kept(OutputStream::kStdout);
   result.stderr_data = output.kept(OutputStream::kStderr);
-  result.stdout_truncated = output.truncated(OutputStream::kStdout);
-  result.stderr_truncated = output.truncated(OutputStream::kStderr);
-  if (result.stdout_truncated || result.stderr_truncated) result.AddLimitHit(kLimitOutput);
   result.duration_ms = MillisSince(start);
   return result;
 }

@@ -74,6 +74,15 @@ struct ChildPlan {
   sigset_t caught_signals = {};    // the init's handled signals: the command resets them
 };
 
+// The strings a plan's argv and envp point into. They must outlive the clone: the child's copy of
+// the parent's memory has them at the same addresses.
+struct CommandStrings {
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+};
+// Sets plan.argv and plan.envp, null-terminated, pointing into `strings`.
+void PointAtCommand(CommandStrings& strings, ChildPlan& plan);
+
 enum class ChildStep : int32_t {
   kSync = 1,
   kIdentity,

@@ -7,6 +7,13 @@
 
 namespace agentbox {
 
+std::string DescribeChildError(const ChildError& err) {
+  std::string detail = err.detail[0] ? std::string(" ") + err.detail : "";
+  return std::string(ChildStepName(err.step)) + detail + ": " + std::strerror(err.err);
+}
+
+namespace {
+
 // Maps the outcome of one supervised sandbox to the CONTRACT §1 result.
 void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& stats, ExecResult& r) {
   if (stats.memory_limit_hit || stats.oom_killed) r.AddLimitHit(kLimitMemory);
@@ -40,11 +47,6 @@ void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& sta
 
 // A setup failure means the command never ran: 125, except exec failures, which are the
 // command's own 126/127 like a shell's.
-std::string DescribeChildError(const ChildError& err) {
-  std::string detail = err.detail[0] ? std::string(" ") + err.detail : "";
-  return std::string(ChildStepName(err.step)) + detail + ": " + std::strerror(err.err);
-}
-
 void FillSetupErrorResult(const ChildError& err, ExecResult& r) {
   std::string what = DescribeChildError(err);
   if (err.step == ChildStep::kExec) {
@@ -54,6 +56,27 @@ void FillSetupErrorResult(const ChildError& err, ExecResult& r) {
     return;
   }
   r = ErrorResult("sandbox setup failed: " + what);
+}
+
+}  // namespace
+
+ExecResult ResultOfSupervision(const SupervisionOutcome& outcome, const CgroupStats* stats,
+                               OutputCapture& output) {
+  ExecResult r;
+  if (outcome.setup_error) {
+    FillSetupErrorResult(*outcome.setup_error, r);
+    if (!r.stderr_data.empty()) output.Append(OutputStream::kStderr, r.stderr_data);
+    r.stderr_data.clear();
+  } else {
+    FillOutcomeResult(outcome, stats ? *stats : CgroupStats{}, r);
+  }
+  if (outcome.disk_refused) r.AddLimitHit(kLimitDisk);
+  r.cpu_ms = stats ? stats->cpu_ms : outcome.cpu_ms;
+  r.peak_memory_bytes = stats ? stats->peak_memory_bytes : outcome.max_rss_bytes;
+  r.stdout_truncated = output.truncated(OutputStream::kStdout);
+  r.stderr_truncated = output.truncated(OutputStream::kStderr);
+  if (r.stdout_truncated || r.stderr_truncated) r.AddLimitHit(kLimitOutput);
+  return r;
 }
 
 }  // namespace agentbox

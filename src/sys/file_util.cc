@@ -10,6 +10,13 @@
 
 namespace agentbox {
 
+StatusOr<Pipe> MakePipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
+  return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
+}
+
+
 StatusOr<UniqueFd> OpenFile(const std::string& path, int flags, mode_t mode) {
   int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);
   if (fd < 0) return ErrnoStatus("open " + path);

@@ -15,6 +15,9 @@
 
 namespace agentbox {
 
+// A pipe, both ends O_CLOEXEC. Fails with "pipe: <strerror>".
+StatusOr<Pipe> MakePipe();
+
 // Opens `path` with O_CLOEXEC added to `flags`. Fails with "open <path>: <strerror>".
 StatusOr<UniqueFd> OpenFile(const std::string& path, int flags, mode_t mode = 0);
 
