@@ -6,7 +6,7 @@
 namespace agentbox {
 
 BackendList BuiltInBackends() {
-  return {{"native", MakeNativeBackend}, {"docker", MakeDockerBackend}};
+  return {{BackendKind::kNative, MakeNativeBackend}, {BackendKind::kDocker, MakeDockerBackend}};
 }
 
 }  // namespace agentbox

@@ -45,12 +45,13 @@ int LsSubcommand(const Args& args) {
     const SandboxRecord& r = s.record;
     list.push_back({{"id", r.id},
                     {"name", r.name},
-                    {"backend", r.backend},
+                    {"backend", BackendName(r.backend)},
                     {"state", SandboxStateName(s.state)},
                     {"created_at", r.created_at},
                     {"workspace", r.workspace}});
-    table += Pad(r.id, 12) + Pad(r.name.empty() ? "-" : r.name, 20) + Pad(r.backend, 7) +
-             Pad(SandboxStateName(s.state), 7) + Pad(r.created_at, 20) + r.workspace + "\n";
+    table += Pad(r.id, 12) + Pad(r.name.empty() ? "-" : r.name, 20) +
+             Pad(BackendName(r.backend), 7) + Pad(SandboxStateName(s.state), 7) +
+             Pad(r.created_at, 20) + r.workspace + "\n";
   }
   WriteStdout(json ? list.dump() + "\n" : table);
   return 0;

@@ -88,7 +88,7 @@ int PoolSubcommand(const Args& args) {
   for (const PoolStatus& p : manager->ListPools()) {
     char line[512];
     std::snprintf(line, sizeof(line), "%-17s %-8s %-5zu %-5zu %s\n", p.key.c_str(),
-                  p.backend.c_str(), p.size, p.warm, p.image.c_str());
+                  BackendName(p.backend), p.size, p.warm, p.image.c_str());
     out += line;
   }
   WriteStdout(out);

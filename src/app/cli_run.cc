@@ -60,7 +60,7 @@ ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std
 
 ExecResult RunWithBackend(const SandboxSpec& spec, const std::vector<std::string>& argv,
                           OutputCapture& capture) {
-  if (spec.backend == "docker") return RunInPersistentSandbox(spec, argv, capture);
+  if (spec.backend == BackendKind::kDocker) return RunInPersistentSandbox(spec, argv, capture);
   return RunNative(spec, argv, capture, StateRootPath());
 }
 

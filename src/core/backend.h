@@ -66,11 +66,11 @@ class Backend {
   virtual std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) = 0;
 };
 
-// One backend SandboxManager may use: its name (a SandboxSpec's `backend`) and how to make it for
-// the state dir `state_root`. The list of them is app's (app/backends.h): core names no backend.
-// A backend is made the first time a sandbox of it is used.
+// One backend SandboxManager may use: its kind (a SandboxSpec's `backend`) and how to make it for
+// the state dir `state_root`. The list of them is app's (app/backends.h): core includes no
+// backend. A backend is made the first time a sandbox of it is used.
 struct BackendMaker {
-  std::string name;
+  BackendKind kind;
   std::function<std::unique_ptr<Backend>(const std::string& state_root)> make;
 };
 using BackendList = std::vector<BackendMaker>;

@@ -66,16 +66,17 @@ StatusOr<SandboxManager> SandboxManager::Open(BackendList backends) {
   return SandboxManager(std::move(store), std::move(backends));
 }
 
-StatusOr<Backend*> SandboxManager::BackendFor(const std::string& name) {
-  for (auto& [n, backend] : backends_) {
-    if (n == name) return backend.get();
+StatusOr<Backend*> SandboxManager::BackendFor(BackendKind kind) {
+  for (auto& [k, backend] : backends_) {
+    if (k == kind) return backend.get();
   }
   for (const BackendMaker& maker : makers_) {
-    if (maker.name != name) continue;
-    backends_.emplace_back(name, maker.make(store_.root()));
+    if (maker.kind != kind) continue;
+    backends_.emplace_back(kind, maker.make(store_.root()));
     return backends_.back().second.get();
   }
-  return InvalidArgument("backend " + name + " is not available in this build");
+  return InvalidArgument(std::string("backend ") + BackendName(kind) +
+                         " is not available in this build");
 }
 
 StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const std::string& name) {
@@ -238,7 +239,7 @@ GcReport SandboxManager::Gc() {
     report.removed.push_back("sandbox " + id + " (its ttl ended)");
   }
   // Leftovers are collected even when no record names their backend any more.
-  for (const BackendMaker& maker : makers_) (void)BackendFor(maker.name);
+  for (const BackendMaker& maker : makers_) (void)BackendFor(maker.kind);
   std::vector<std::string> live;
   for (const SandboxRecord& record : store_.List()) {  // warm pool sandboxes included
     auto backend = BackendFor(record.backend);
@@ -262,7 +263,7 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
   nlohmann::json j = {
       {"id", r.id},
       {"name", r.name},
-      {"backend", r.backend},
+      {"backend", BackendName(r.backend)},
       {"state", SandboxStateName(status.state)},
       {"created_at", r.created_at},
       {"expires_at", r.expires_at == 0 ? nlohmann::json() : nlohmann::json(Rfc3339(r.expires_at))},

@@ -34,7 +34,8 @@ struct PoolStatus {
   std::string key;
   size_t size = 0;  // how many to keep warm
   size_t warm = 0;  // how many are warm now
-  std::string backend, image;
+  BackendKind backend = BackendKind::kNative;
+  std::string image;
 };
 
 struct GcReport {
@@ -90,7 +91,7 @@ class SandboxManager {
   StateStore& store() { return store_; }
 
  private:
-  StatusOr<Backend*> BackendFor(const std::string& name);
+  StatusOr<Backend*> BackendFor(BackendKind kind);
   Status Destroy(const SandboxRecord& record);
   // Destroy, for a sandbox whose ttl has passed.
   Status Expire(const SandboxRecord& record);
@@ -104,7 +105,7 @@ class SandboxManager {
   StateStore store_;
   BackendList makers_;
   std::function<void(const SandboxRecord&)> on_expired_;
-  std::vector<std::pair<std::string, std::unique_ptr<Backend>>> backends_;
+  std::vector<std::pair<BackendKind, std::unique_ptr<Backend>>> backends_;
 };
 
 }  // namespace agentbox

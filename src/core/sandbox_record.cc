@@ -52,7 +52,7 @@ bool HasExpired(const SandboxRecord& record, int64_t now) {
 std::string SandboxRecordToJson(const SandboxRecord& r) {
   json j = {{"id", r.id},
             {"name", r.name},
-            {"backend", r.backend},
+            {"backend", BackendName(r.backend)},
             {"created_at", r.created_at},
             {"expires_at", r.expires_at},
             {"policy", SpecToPolicyJson(r.spec)},
@@ -74,10 +74,11 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Internal("corrupt sandbox record");
   SandboxRecord r;
+  std::string backend_name;
   try {
     r.id = j.at("id").get<std::string>();
     r.name = j.at("name").get<std::string>();
-    r.backend = j.at("backend").get<std::string>();
+    backend_name = j.at("backend").get<std::string>();
     r.created_at = j.at("created_at").get<std::string>();
     r.expires_at = j.value("expires_at", int64_t{0});  // records from before ttl: none
     r.workspace = j.at("workspace").get<std::string>();
@@ -97,6 +98,9 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());
   }
+  std::optional<BackendKind> backend = BackendFromName(backend_name);
+  if (!backend) return Internal("corrupt sandbox record: unknown backend \"" + backend_name + "\"");
+  r.backend = *backend;
   AB_ASSIGN_OR_RETURN(r.spec, SpecFromPolicyJson(j.at("policy")));
   return r;
 }

@@ -14,9 +14,9 @@
 namespace agentbox {
 
 struct SandboxRecord {
-  std::string id;                    // 12 hex digits, unique
-  std::string name;                  // unique when set; "" for none
-  std::string backend;               // "native" or "docker"
+  std::string id;    // 12 hex digits, unique
+  std::string name;  // unique when set; "" for none
+  BackendKind backend = BackendKind::kNative;
   std::string created_at;            // RFC 3339, UTC
   int64_t expires_at = 0;            // unix seconds the sandbox's ttl ends; 0: no ttl
   SandboxSpec spec;                  // the effective policy

@@ -9,7 +9,7 @@ std::string PoolKey(const SandboxSpec& spec) {
   char canon[512];
   std::snprintf(canon, sizeof(canon),
                 "%s|%s|%s|%" PRIu64 "|%" PRIu64 "|%.6f|%" PRIu64 "|%" PRIu64 "|%" PRIu64,
-                spec.backend.c_str(), spec.image.c_str(), spec.runtime.c_str(),
+                BackendName(spec.backend), spec.image.c_str(), spec.runtime.c_str(),
                 spec.limits.memory_bytes, spec.limits.pids, spec.limits.cpus, spec.tmp_bytes,
                 spec.shm_bytes, spec.open_files);
   uint64_t h = 14695981039346656037ull;  // FNV-1a: stable across builds and machines
@@ -23,7 +23,7 @@ std::string PoolKey(const SandboxSpec& spec) {
 }
 
 bool Poolable(const SandboxSpec& spec) {
-  return spec.backend == "docker" && !spec.workspace && !spec.rootfs;
+  return spec.backend == BackendKind::kDocker && !spec.workspace && !spec.rootfs;
 }
 
 }  // namespace agentbox

@@ -152,9 +152,9 @@ std::string RunUsage() {
          FormatFlagHelp(Defs()) +
          "\n"
          "Defaults: --backend " +
-         d.backend + ", --timeout " + FormatSeconds(l.timeout_seconds) + ", --memory " +
-         FormatSize(l.memory_bytes) + ", --pids " + std::to_string(l.pids) + ", --cpus " +
-         FormatSeconds(l.cpus) + ",\n  --output-limit " + FormatSize(l.output_bytes) +
+         BackendName(d.backend) + ", --timeout " + FormatSeconds(l.timeout_seconds) +
+         ", --memory " + FormatSize(l.memory_bytes) + ", --pids " + std::to_string(l.pids) +
+         ", --cpus " + FormatSeconds(l.cpus) + ",\n  --output-limit " + FormatSize(l.output_bytes) +
          ", --disk-limit " + FormatSize(l.disk_bytes) + ",\n  --cwd " + d.cwd +
          ", workspace: a private temp dir, deleted afterwards.\n"
          "SIZE: bytes or a number with K, M, G or T (1024-based), e.g. 512M, 1.5G.\n"

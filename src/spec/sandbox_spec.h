@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -31,9 +32,24 @@ struct Limits {
   uint64_t disk_bytes = 1 * kGiB;
 };
 
+// Which backend makes the sandbox (--backend). Flags, policy files, records and results spell
+// it "native" or "docker" (BackendName).
+enum class BackendKind { kNative, kDocker };
+inline constexpr BackendKind kAllBackends[] = {BackendKind::kNative, BackendKind::kDocker};
+inline const char* BackendName(BackendKind kind) {
+  return kind == BackendKind::kDocker ? "docker" : "native";
+}
+// The kind a name spells; nullopt for any other string.
+inline std::optional<BackendKind> BackendFromName(std::string_view name) {
+  for (BackendKind kind : kAllBackends) {
+    if (name == BackendName(kind)) return kind;
+  }
+  return std::nullopt;
+}
+
 // What the sandbox looks like. Never loosened implicitly: every field is strict by default.
 struct SandboxSpec {
-  std::string backend = "native";              // "native" or "docker"
+  BackendKind backend = BackendKind::kNative;
   std::string image = "agentbox-test:latest";  // docker backend only
   std::string
       runtime;  // docker backend only: an OCI runtime dockerd knows (runsc); "" = its default

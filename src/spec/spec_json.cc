@@ -9,7 +9,7 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
   nlohmann::json env = nlohmann::json::object();
   for (const auto& [key, value] : spec.env) env[key] = value;
   nlohmann::json j = {
-      {"backend", spec.backend},
+      {"backend", BackendName(spec.backend)},
       {"image", spec.image},
       {"timeout", spec.limits.timeout_seconds},
       {"memory", spec.limits.memory_bytes},

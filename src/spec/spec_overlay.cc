@@ -178,10 +178,10 @@ Status SetStringField(std::string_view key, std::string_view value, SpecOverlay*
   if (value.empty()) return InvalidArgument("must not be empty");
   const std::string v(value);
   if (key == "backend") {
-    if (v != "native" && v != "docker") {
+    overlay->backend = BackendFromName(v);
+    if (!overlay->backend) {
       return InvalidArgument("expected \"native\" or \"docker\", got \"" + v + "\"");
     }
-    overlay->backend = v;
   } else if (key == "image") {
     overlay->image = v;
   } else if (key == "runtime") {
@@ -205,7 +205,6 @@ Status RequireUtf8Strings(const SpecOverlay& o) {
     return InvalidArgument(std::string(key) +
                            ": not valid UTF-8 (a sandbox's policy is stored as JSON)");
   };
-  AB_RETURN_IF_ERROR(check(o.backend, "--backend"));
   AB_RETURN_IF_ERROR(check(o.image, "--image"));
   AB_RETURN_IF_ERROR(check(o.workspace, "--workspace"));
   AB_RETURN_IF_ERROR(check(o.rootfs, "--rootfs"));

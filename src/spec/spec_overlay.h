@@ -19,7 +19,7 @@
 namespace agentbox {
 
 struct SpecOverlay {
-  std::optional<std::string> backend;
+  std::optional<BackendKind> backend;
   std::optional<std::string> image;
   std::optional<std::string> runtime;
   std::optional<std::string> workspace;

@@ -19,7 +19,7 @@ std::string NameFor(ServerContext& ctx, const Caller& caller, const SandboxRecor
 nlohmann::json Summary(ServerContext& ctx, const Caller& caller, const SandboxStatus& s) {
   return {{"id", s.record.id},
           {"name", NameFor(ctx, caller, s.record)},
-          {"backend", s.record.backend},
+          {"backend", BackendName(s.record.backend)},
           {"state", SandboxStateName(s.state)},
           {"created_at", s.record.created_at},
           {"workspace", s.record.workspace}};

@@ -10,7 +10,7 @@ SandboxRecord SampleRecord() {
   SandboxRecord r;
   r.id = "0123456789ab";
   r.name = "box";
-  r.backend = "docker";
+  r.backend = BackendKind::kDocker;
   r.created_at = "2026-11-30T03:00:00Z";
   r.workspace = "/tmp/ws";
   r.state_dir = "/tmp/state/sandboxes/0123456789ab";

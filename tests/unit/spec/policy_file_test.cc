@@ -45,7 +45,7 @@ TEST(PolicyFileTest, EveryKey) {
   StatusOr<SpecOverlay> o = LoadPolicyFile(f.path());
   ASSERT_TRUE(o.ok()) << o.status().message();
   SandboxSpec s = MergeSpec(*o, {});
-  EXPECT_EQ(s.backend, "native");
+  EXPECT_EQ(s.backend, BackendKind::kNative);
   EXPECT_EQ(s.image, "img:1");
   EXPECT_EQ(s.workspace, "/srv/ws");
   EXPECT_EQ(s.rootfs, "/srv/root");

@@ -55,7 +55,7 @@ TEST(ParseRunArgsTest, EveryOption) {
   SandboxSpec s = MergeSpec({}, inv.flags);
   EXPECT_EQ(s.workspace, "/w");
   EXPECT_EQ(s.rootfs, "/r");
-  EXPECT_EQ(s.backend, "native");
+  EXPECT_EQ(s.backend, BackendKind::kNative);
   EXPECT_EQ(s.image, "img");
   EXPECT_EQ(inv.policy_path, "p.json");
   EXPECT_DOUBLE_EQ(s.limits.timeout_seconds, 2.5);

@@ -30,7 +30,7 @@ TEST(SpecOverlayTest, EveryKeyFromText) {
   ASSERT_TRUE(Set("shm_size", "8M", &o).ok());
   ASSERT_TRUE(Set("open_files", "4096", &o).ok());
   SandboxSpec s = MergeSpec(SpecOverlay{}, o);
-  EXPECT_EQ(s.backend, "docker");
+  EXPECT_EQ(s.backend, BackendKind::kDocker);
   EXPECT_EQ(s.image, "alpine:3");
   EXPECT_EQ(s.workspace, "ws");
   EXPECT_EQ(s.rootfs, "/srv/root");
