@@ -1,5 +1,6 @@
 #include "app/backends.h"
 
+#include "app/self_exec.h"
 #include "docker/docker_backend.h"
 #include "native/native_backend.h"
 
@@ -7,6 +8,19 @@ namespace agentbox {
 
 BackendList BuiltInBackends() {
   return {{BackendKind::kNative, MakeNativeBackend}, {BackendKind::kDocker, MakeDockerBackend}};
+}
+
+SandboxManager MakeSandboxManager(StateStore store) {
+  SandboxManager manager(std::move(store), BuiltInBackends());
+  manager.set_refill([](const std::string& key) {
+    SpawnSelfDetached({"pool", "fill", "--key", key});
+  });
+  return manager;
+}
+
+StatusOr<SandboxManager> OpenSandboxManager() {
+  AB_ASSIGN_OR_RETURN(StateStore store, StateStore::Open());
+  return MakeSandboxManager(std::move(store));
 }
 
 }  // namespace agentbox

@@ -40,7 +40,7 @@ void WriteStderr(std::string_view text);
 void PrintError(std::string_view message);
 
 // PrintError(status.message()) and returns 125. When a server runs this process as its create
-// helper (create_helper.h), the status code's name also goes to the fd it gave for it, so the
+// helper (self_exec.h), the status code's name also goes to the fd it gave for it, so the
 // server answers with the right HTTP status rather than guessing from the message.
 int FailWith(const Status& status);
 // Takes $AGENTBOX_STATUS_FD (set by a server for its create helper): close-on-exec, removed

@@ -98,7 +98,7 @@ int CpSubcommand(const Args& args) {
   if (!in && !out) {
     return FailWith(InvalidArgument("cp: exactly one of SRC and DST must be ID:PATH"));
   }
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   auto sandbox = manager->Find(in ? to.ref : from.ref);
   if (!sandbox.ok()) return FailWith(sandbox.status());

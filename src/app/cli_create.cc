@@ -26,7 +26,7 @@ int CreateSubcommand(const Args& args) {
   }
   auto spec = ResolveRunSpec(invocation->run);
   if (!spec.ok()) return FailWith(spec.status());
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   auto record = manager->Create(*spec, invocation->name);
   if (!record.ok()) return FailWith(record.status());

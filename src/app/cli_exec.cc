@@ -17,7 +17,7 @@ int ExecSubcommand(const Args& args) {
     WriteStdout(ExecUsage());
     return 0;
   }
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return ReportResult(ErrorResult(manager.status().message()), inv->json);
   auto status = manager->Find(inv->sandbox);
   if (!status.ok()) return ReportResult(ErrorResult(status.status().message()), inv->json);

@@ -36,7 +36,7 @@ int LsSubcommand(const Args& args) {
       return FailWith(InvalidArgument("ls: unknown option \"" + a + "\""));
     }
   }
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   nlohmann::json list = nlohmann::json::array();
   std::string table = Pad("ID", 12) + Pad("NAME", 20) + Pad("BACKEND", 7) + Pad("STATE", 7) +
@@ -72,7 +72,7 @@ int InspectSubcommand(const Args& args) {
   if (args.size() != (verify ? 2u : 1u)) {
     return FailWith(InvalidArgument("usage: agentbox inspect [--verify] ID|NAME"));
   }
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   if (verify) return PrintVerifyReport(*manager, args[1]);
   auto json = manager->InspectJson(args[0]);

@@ -59,7 +59,7 @@ StatusOr<McpOptions> ParseMcpArgs(const Args& args, bool* help) {
 // A --sandbox that does not exist (or is not running) is said once, at start, before a client
 // believes it has a working server: every tool call would fail with the same reason.
 Status CheckNamedSandbox(const std::string& ref) {
-  AB_ASSIGN_OR_RETURN(SandboxManager manager, SandboxManager::Open(BuiltInBackends()));
+  AB_ASSIGN_OR_RETURN(SandboxManager manager, OpenSandboxManager());
   StatusOr<SandboxStatus> found = manager.Find(ref);
   if (!found.ok()) {
     return Status(found.status().code(), "mcp: --sandbox: " + found.status().message());

@@ -41,7 +41,7 @@ int Fill(const Args& args) {
       create_args.push_back(args[i]);
     }
   }
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   if (!key.empty()) {
     auto started = manager->RefillPool(key);
@@ -78,7 +78,7 @@ int PoolSubcommand(const Args& args) {
     return FailWith(InvalidArgument("pool: unknown subcommand \"" + verb + "\" (fill, ls, drain)"));
   }
   if (!rest.empty()) return FailWith(InvalidArgument("pool " + verb + " takes no arguments"));
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   if (verb == "drain") {
     WriteStdout("removed " + std::to_string(manager->DrainPools()) + "\n");

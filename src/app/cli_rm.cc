@@ -24,7 +24,7 @@ int RmSubcommand(const Args& args) {
     }
   }
   if (refs.empty()) return FailWith(InvalidArgument("usage: agentbox rm [-f] ID|NAME..."));
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   int status = 0;
   for (const std::string& ref : refs) {
@@ -48,7 +48,7 @@ int GcSubcommand(const Args& args) {
     }
     return FailWith(InvalidArgument("gc takes no arguments"));
   }
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   for (const std::string& line : manager->Gc().removed) WriteStdout("removed " + line + "\n");
   return 0;

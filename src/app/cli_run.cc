@@ -20,21 +20,16 @@
 namespace agentbox {
 namespace {
 
-// A backend without a one-shot path (docker): a persistent sandbox for one exec. SIGINT, SIGTERM
-// and SIGHUP cancel the exec (the agent kills the command's tree) and the sandbox is removed.
+// A backend without a one-shot path (docker): SandboxManager::RunOnce. SIGINT, SIGTERM and
+// SIGHUP cancel the exec (the agent kills the command's tree); the sandbox is removed anyway.
 ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std::string>& argv,
                                   OutputCapture& capture) {
-  auto manager = SandboxManager::Open(BuiltInBackends());
+  auto manager = OpenSandboxManager();
   if (!manager.ok()) return ErrorResult(manager.status().message());
   sigset_t stop;
   sigemptyset(&stop);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&stop, sig);
   ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
-  auto record = manager->Create(spec, "");
-  if (!record.ok()) return ErrorResult(record.status().message());
-  ExecRequest request = SandboxManager::DefaultExecRequest(*record);
-  request.argv = argv;
-  request.pass_stdin = spec.pass_stdin;
   ExecCancellation cancellation;
   std::atomic<int> stopped_by{0};
   std::thread watcher([&] {
@@ -44,17 +39,17 @@ ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std
       cancellation.Cancel();
     }
   });
-  auto result = manager->Exec(*record, request, capture, spec.pass_stdin ? 0 : -1, &cancellation);
+  Status removed;
+  auto result = manager->RunOnce(spec, argv, capture, &cancellation, &removed);
   ::pthread_kill(watcher.native_handle(), SIGUSR2);  // wakes the watcher: nothing to stop
   watcher.join();
-  Status removed = manager->Remove(record->id, /*force=*/true);
   if (stopped_by != 0) {
     ExecResult killed = ErrorResult("stopped by signal " + std::to_string(stopped_by.load()));
     killed.exit_code = 128 + stopped_by;
     return killed;
   }
   if (!result.ok()) return ErrorResult(result.status().message());
-  if (!removed.ok()) PrintError("sandbox " + record->id + " not removed: " + removed.message());
+  if (!removed.ok()) PrintError(removed.message());
   return *result;
 }
 

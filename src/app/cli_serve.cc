@@ -112,13 +112,6 @@ StatusOr<ServeArgs> ParseServeArgs(const Args& args) {
   return out;
 }
 
-StatusOr<std::string> SelfExe() {
-  char buf[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) return ErrnoStatus("readlink /proc/self/exe");
-  return std::string(buf, static_cast<size_t>(n));
-}
-
 uint64_t OpenFilesHardLimit() {
   struct rlimit lim;
   if (::getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_max == RLIM_INFINITY) return 1 << 20;
@@ -202,7 +195,7 @@ StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
   SandboxManager manager = ctx->Manager();
   ctx->tenants->Prune([&manager](const std::string& id) { return manager.store().Load(id).ok(); });
   RemoveStalePolicyFiles(ctx->state_root);
-  AB_ASSIGN_OR_RETURN(ctx->self_exe, SelfExe());
+  AB_ASSIGN_OR_RETURN(ctx->self_exe, SelfExePath());
   ctx->mcp = std::make_shared<McpSessions>(std::chrono::duration_cast<mcp::SessionClock::duration>(
       std::chrono::duration<double>(ctx->config.mcp_session_idle_timeout_seconds)));
   if (args.insecure_no_auth) {

@@ -287,4 +287,21 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
   return j.dump(2);
 }
 
+StatusOr<ExecResult> SandboxManager::RunOnce(const SandboxSpec& spec,
+                                             const std::vector<std::string>& argv,
+                                             OutputCapture& output, ExecCancellation* cancellation,
+                                             Status* removal_error) {
+  AB_ASSIGN_OR_RETURN(SandboxRecord record, Create(spec, ""));
+  ExecRequest request = DefaultExecRequest(record);
+  request.argv = argv;
+  request.pass_stdin = spec.pass_stdin;
+  auto result = Exec(record, request, output, spec.pass_stdin ? 0 : -1, cancellation);
+  *removal_error = Remove(record.id, /*force=*/true);
+  if (!removal_error->ok()) {
+    *removal_error = Status(removal_error->code(),
+                            "sandbox " + record.id + " not removed: " + removal_error->message());
+  }
+  return result;
+}
+
 }  // namespace agentbox

@@ -58,6 +58,12 @@ class SandboxManager {
   // Removes, as `rm -f` would, every sandbox whose ttl has passed; returns their ids.
   std::vector<std::string> RemoveExpired();
   // Called with each sandbox this manager removes because its ttl passed (serve counts them).
+  // Called with a pool's key after a create claimed one of its warm sandboxes, to top the pool
+  // up in the background (app starts a detached `agentbox pool fill --key KEY`). Unset: the
+  // pool stays one short until the next `pool fill`.
+  void set_refill(std::function<void(const std::string& pool_key)> hook) {
+    refill_ = std::move(hook);
+  }
   void set_on_expired(std::function<void(const SandboxRecord&)> hook) {
     on_expired_ = std::move(hook);
   }
@@ -65,6 +71,12 @@ class SandboxManager {
   StatusOr<ExecResult> Exec(const SandboxRecord& record, const ExecRequest& request,
                             OutputCapture& output, int stdin_fd = -1,
                             ExecCancellation* cancellation = nullptr);
+  // `run` on a backend without a one-shot path (docker): a sandbox made for one command and
+  // removed after it, whatever happened (`cancellation` stops the command). The result stands
+  // when the removal fails; *removal_error then says why.
+  StatusOr<ExecResult> RunOnce(const SandboxSpec& spec, const std::vector<std::string>& argv,
+                               OutputCapture& output, ExecCancellation* cancellation,
+                               Status* removal_error);
   // The request `exec` sends by default: the sandbox's policy for time, output and disk.
   static ExecRequest DefaultExecRequest(const SandboxRecord& record);
   // Kills and removes; keeps a workspace the user gave. Without force, refuses a sandbox that
@@ -105,6 +117,7 @@ class SandboxManager {
   StateStore store_;
   BackendList makers_;
   std::function<void(const SandboxRecord&)> on_expired_;
+  std::function<void(const std::string&)> refill_;
   std::vector<std::pair<BackendKind, std::unique_ptr<Backend>>> backends_;
 };
 

@@ -1,7 +1,6 @@
 // SandboxManager's warm pools: claim, fill, refill in the background, drain. See core/warm_pool.h.
 #include <fcntl.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -60,23 +59,6 @@ Status WriteConfig(const std::string& dir, size_t size, const SandboxSpec& spec)
   return OkStatus();
 }
 
-// Tops the pool `key` up in a detached `agentbox pool fill --key KEY`, so the create that
-// claimed a warm sandbox returns at once. Double fork: nobody has to reap it.
-void SpawnRefill(const std::string& key) {
-  pid_t child = ::fork();
-  if (child < 0) return;
-  if (child == 0) {
-    if (::fork() != 0) ::_exit(0);
-    ::setsid();
-    int null_fd = ::open("/dev/null", O_RDWR | O_CLOEXEC);
-    for (int fd = 0; fd < 3; ++fd) ::dup2(null_fd, fd);
-    const char* argv[] = {"agentbox", "pool", "fill", "--key", key.c_str(), nullptr};
-    ::execv("/proc/self/exe", const_cast<char* const*>(argv));
-    ::_exit(127);
-  }
-  ::waitpid(child, nullptr, 0);
-}
-
 }  // namespace
 
 std::string SandboxManager::PoolDir(const std::string& key) const {
@@ -119,7 +101,7 @@ std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
     break;
   }
   auto config = ReadConfig(dir);
-  if (config.ok() && config->size > 0) SpawnRefill(key);
+  if (config.ok() && config->size > 0 && refill_) refill_(key);
   return claimed;
 }
 

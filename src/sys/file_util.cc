@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,12 +11,18 @@
 
 namespace agentbox {
 
+StatusOr<std::string> SelfExePath() {
+  char buf[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return ErrnoStatus("readlink /proc/self/exe");
+  return std::string(buf, static_cast<size_t>(n));
+}
+
 StatusOr<Pipe> MakePipe() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe");
   return Pipe{UniqueFd(fds[0]), UniqueFd(fds[1])};
 }
-
 
 StatusOr<UniqueFd> OpenFile(const std::string& path, int flags, mode_t mode) {
   int fd = ::open(path.c_str(), flags | O_CLOEXEC, mode);

@@ -15,6 +15,9 @@
 
 namespace agentbox {
 
+// The absolute path of this process's binary (/proc/self/exe resolved).
+StatusOr<std::string> SelfExePath();
+
 // A pipe, both ends O_CLOEXEC. Fails with "pipe: <strerror>".
 StatusOr<Pipe> MakePipe();
 

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "app/backends.h"
-#include "app/create_helper.h"
+#include "app/self_exec.h"
 
 namespace agentbox {
 
@@ -72,7 +72,7 @@ StatusOr<SandboxRecord> McpSession::Sandbox() {
 
 Status McpSession::Acquire() {
   if (!manager_) {
-    AB_ASSIGN_OR_RETURN(SandboxManager manager, SandboxManager::Open(BuiltInBackends()));
+    AB_ASSIGN_OR_RETURN(SandboxManager manager, OpenSandboxManager());
     manager_.emplace(std::move(manager));
   }
   std::string ref = options_.sandbox;

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "app/create_helper.h"
+#include "app/self_exec.h"
 #include "sys/file_util.h"
 #include "sys/unique_fd.h"
 

@@ -40,7 +40,7 @@ struct ServerContext {
   // A manager per request: SandboxManager caches backends without a lock, and a fresh one
   // costs no syscall. A sandbox it finds past its ttl is removed, counted and forgotten.
   SandboxManager Manager() {
-    SandboxManager manager(StateStore(state_root), BuiltInBackends());
+    SandboxManager manager = MakeSandboxManager(StateStore(state_root));
     manager.set_on_expired([this](const SandboxRecord& record) {
       metrics.RecordExpired(tenants->OwnerOf(record.id));
       (void)tenants->Forget(record.id);

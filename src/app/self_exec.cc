@@ -1,4 +1,4 @@
-#include "app/create_helper.h"
+#include "app/self_exec.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <string_view>
+#include <thread>
 
 #include "proto/agent_protocol.h"
 #include "sys/unique_fd.h"
@@ -27,23 +28,34 @@ StatusOr<std::string> ReadAllFrom(int fd) {
   return out;
 }
 
+// out_fd/err_fd: -1 for /dev/null; status_fd: -1 for none.
 Status SpawnHelper(const std::vector<std::string>& args, int out_fd, int err_fd, int status_fd,
-                   pid_t* pid) {
+                   bool own_session, pid_t* pid) {
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   posix_spawn_file_actions_init(&actions);
   posix_spawnattr_init(&attr);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
-  posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
-  posix_spawn_file_actions_adddup2(&actions, status_fd, kStatusCodeFd);
+  if (out_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, out_fd, 1);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  }
+  if (err_fd >= 0) {
+    posix_spawn_file_actions_adddup2(&actions, err_fd, 2);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  }
+  if (status_fd >= 0) posix_spawn_file_actions_adddup2(&actions, status_fd, kStatusCodeFd);
   sigset_t none, defaults;
   sigemptyset(&none);
   sigemptyset(&defaults);
   for (int sig : {SIGPIPE, SIGTERM, SIGINT, SIGHUP}) sigaddset(&defaults, sig);
   posix_spawnattr_setsigmask(&attr, &none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  short flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF;
+  if (own_session) flags |= POSIX_SPAWN_SETSID;
+  posix_spawnattr_setflags(&attr, flags);
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -83,7 +95,7 @@ StatusOr<std::string> RunCreateHelper(const std::string& self_exe,
   std::vector<std::string> args = {self_exe, "create"};
   args.insert(args.end(), create_args.begin(), create_args.end());
   pid_t pid = -1;
-  AB_RETURN_IF_ERROR(SpawnHelper(args, out.get(), err.get(), code.get(), &pid));
+  AB_RETURN_IF_ERROR(SpawnHelper(args, out.get(), err.get(), code.get(), false, &pid));
   int wstatus = 0;
   while (::waitpid(pid, &wstatus, 0) < 0) {
     if (errno != EINTR) return ErrnoStatus("waitpid");
@@ -102,6 +114,17 @@ StatusOr<std::string> RunCreateHelper(const std::string& self_exe,
   code_name = OneLine(code_name);
   if (code_name.empty() || code_name == "ok") return Unavailable(why);
   return Status(StatusCodeFromName(code_name), why);
+}
+
+void SpawnSelfDetached(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {"/proc/self/exe"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  pid_t pid = -1;
+  if (!SpawnHelper(argv, -1, -1, -1, /*own_session=*/true, &pid).ok()) return;
+  std::thread([pid] {
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }).detach();
 }
 
 }  // namespace agentbox
