@@ -28,6 +28,7 @@ struct ChildPlan {
   std::vector<int> source_trees;    // detached trees by op (-1: none), see native/mount_trees.h
   std::vector<char> source_is_dir;  // mount point kind for each source tree
   std::string dev_null_path;        // the new root's /dev/null, for masking files
+  const struct MountSyscalls* mount_syscalls = nullptr;  // null: the kernel's (unit tests: a fake)
 
   bool become_namespace_root = false;  // uid/gid 0 are mapped: do the setup as root inside
   bool can_setgroups = false;          // false for unprivileged callers (setgroups "deny")

@@ -10,10 +10,21 @@
 #include <cerrno>
 
 #include "proc/child_plan.h"
+#include "proc/mount_syscalls.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
 namespace {
+
+int KernelMount(const char* source, const char* target, const char* fstype, unsigned long flags,
+                const void* data) {
+  return ::mount(source, target, fstype, flags, data);
+}
+int KernelOpen(const char* path, int flags, mode_t mode) { return ::open(path, flags, mode); }
+
+constexpr MountSyscalls kKernel = {KernelMount, sys::MoveMount, sys::MountSetattr,
+                                   ::mkdir,     KernelOpen,     ::write,
+                                   ::close,     ::symlink,      ::access};
 
 bool Fail(ChildPlan& plan, ChildStep step, const std::string& detail) {
   ReportChildError(plan, step, errno, detail.c_str());
@@ -21,81 +32,84 @@ bool Fail(ChildPlan& plan, ChildStep step, const std::string& detail) {
 }
 
 // Creates an empty mount point of the right type; an existing one is fine.
-bool MakeMountPoint(const char* path, bool directory) {
-  if (directory) return ::mkdir(path, 0755) == 0 || errno == EEXIST;
-  int fd = ::open(path, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
+bool MakeMountPoint(const MountSyscalls& k, const char* path, bool directory) {
+  if (directory) return k.mkdir(path, 0755) == 0 || errno == EEXIST;
+  int fd = k.open(path, O_CREAT | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
   if (fd < 0) return errno == EEXIST;
-  ::close(fd);
+  k.close(fd);
   return true;
 }
 
 // Attaches a tree the parent cloned (mount_trees.cc) at target.
-bool AttachTree(int tree, const char* target, bool directory) {
-  return MakeMountPoint(target, directory) &&
-         sys::MoveMount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) == 0;
+bool AttachTree(const MountSyscalls& k, int tree, const char* target, bool directory) {
+  return MakeMountPoint(k, target, directory) &&
+         k.move_mount(tree, "", AT_FDCWD, target, MOVE_MOUNT_F_EMPTY_PATH) == 0;
 }
 
-bool SetReadOnly(const char* target, bool recursive) {
+bool SetReadOnly(const MountSyscalls& k, const char* target, bool recursive) {
   struct mount_attr attr = {};
   attr.attr_set = MOUNT_ATTR_RDONLY;
-  return sys::MountSetattr(AT_FDCWD, target, recursive ? AT_RECURSIVE : 0, &attr) == 0;
+  return k.mount_setattr(AT_FDCWD, target, recursive ? AT_RECURSIVE : 0, &attr) == 0;
 }
 
-bool WriteFile(const char* path, const std::string& data) {
-  int fd = ::open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
+bool WriteFile(const MountSyscalls& k, const char* path, const std::string& data) {
+  int fd = k.open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, 0444);
   if (fd < 0) return false;
   const char* p = data.data();
   size_t left = data.size();
   while (left > 0) {
-    ssize_t n = ::write(fd, p, left);
+    ssize_t n = k.write(fd, p, left);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
-      ::close(fd);
+      k.close(fd);
       return false;
     }
     p += n;
     left -= static_cast<size_t>(n);
   }
-  return ::close(fd) == 0;
+  return k.close(fd) == 0;
 }
 
-bool Absent(const char* path) { return ::access(path, F_OK) != 0 && errno == ENOENT; }
+bool Absent(const MountSyscalls& k, const char* path) {
+  return k.access(path, F_OK) != 0 && errno == ENOENT;
+}
 
-bool ExecuteOp(ChildPlan& plan, size_t i) {
+bool ExecuteOp(const MountSyscalls& k, ChildPlan& plan, size_t i) {
   const MountOp& op = plan.mounts->ops[i];
   const char* target = plan.full_targets[i].c_str();
   switch (op.kind) {
     case MountKind::kBindReadOnly:
     case MountKind::kDevice:
     case MountKind::kWorkspace:
-      return AttachTree(plan.source_trees[i], target, plan.source_is_dir[i] != 0);
+      return AttachTree(k, plan.source_trees[i], target, plan.source_is_dir[i] != 0);
     case MountKind::kTmpfs:
-      return MakeMountPoint(target, true) && ::mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
-                                                     plan.tmpfs_options[i].c_str()) == 0;
+      return MakeMountPoint(k, target, true) &&
+             k.mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
+                     plan.tmpfs_options[i].c_str()) == 0;
     case MountKind::kProc:
-      return MakeMountPoint(target, true) &&
-             ::mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
+      return MakeMountPoint(k, target, true) &&
+             k.mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
     case MountKind::kDevpts:
-      return ::mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC,
+      return k.mount("devpts", target, "devpts", MS_NOSUID | MS_NOEXEC,
                      "newinstance,ptmxmode=0666,mode=0620") == 0;
     case MountKind::kSymlink:
-      return ::symlink(op.source.c_str(), target) == 0;
+      return k.symlink(op.source.c_str(), target) == 0;
     case MountKind::kFile:
-      return WriteFile(target, op.data);
+      return WriteFile(k, target, op.data);
     case MountKind::kDir:
-      return ::mkdir(target, op.mode) == 0 || errno == EEXIST;
+      return k.mkdir(target, op.mode) == 0 || errno == EEXIST;
     case MountKind::kReadOnly:
-      return SetReadOnly(target, false);
+      return SetReadOnly(k, target, false);
     case MountKind::kBindSelfReadOnly:
-      if (Absent(target)) return true;  // not in this kernel: nothing to protect
-      return ::mount(target, target, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
-             SetReadOnly(target, true);
+      if (Absent(k, target)) return true;  // not in this kernel: nothing to protect
+      return k.mount(target, target, nullptr, MS_BIND | MS_REC, nullptr) == 0 &&
+             SetReadOnly(k, target, true);
     case MountKind::kMaskFile:
-      if (Absent(target)) return true;  // not in this kernel: nothing to hide
-      return ::mount(plan.dev_null_path.c_str(), target, nullptr, MS_BIND, nullptr) == 0;
+      if (Absent(k, target)) return true;  // not in this kernel: nothing to hide
+      return k.mount(plan.dev_null_path.c_str(), target, nullptr, MS_BIND, nullptr) == 0;
     case MountKind::kMaskDir:
-      if (Absent(target)) return true;
-      return ::mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+      if (Absent(k, target)) return true;
+      return k.mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                      "size=4k,nr_inodes=1,mode=0555") == 0;
   }
   errno = EINVAL;
@@ -104,10 +118,13 @@ bool ExecuteOp(ChildPlan& plan, size_t i) {
 
 }  // namespace
 
+const MountSyscalls& KernelMountSyscalls() { return kKernel; }
+
 bool ExecuteMountPlan(ChildPlan& plan) {
+  const MountSyscalls& k = plan.mount_syscalls ? *plan.mount_syscalls : kKernel;
   for (size_t i = 0; i < plan.mounts->ops.size(); ++i) {
-    if (!ExecuteOp(plan, i)) return Fail(plan, ChildStep::kMount, plan.mounts->ops[i].target);
-    if (plan.source_trees[i] >= 0) ::close(plan.source_trees[i]);
+    if (!ExecuteOp(k, plan, i)) return Fail(plan, ChildStep::kMount, plan.mounts->ops[i].target);
+    if (plan.source_trees[i] >= 0) k.close(plan.source_trees[i]);
   }
   return true;
 }
