@@ -6,6 +6,7 @@
 #include "app/backends.h"
 #include "app/cli.h"
 #include "core/agent_files.h"
+#include "core/sandbox_activity.h"
 #include "core/sandbox_manager.h"
 #include "sys/file_util.h"
 
@@ -103,6 +104,7 @@ int CpSubcommand(const Args& args) {
   auto sandbox = manager->Find(in ? to.ref : from.ref);
   if (!sandbox.ok()) return FailWith(sandbox.status());
   const SandboxRecord& record = sandbox->record;
+  MarkActive(record);  // a copy is a use (the idle timeout)
   Status st;
   if (in) {
     std::string dst = to.path;

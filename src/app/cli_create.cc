@@ -12,7 +12,8 @@ int CreateSubcommand(const Args& args) {
   if (!invocation.ok()) return FailWith(invocation.status());
   if (invocation->run.help) {
     WriteStdout(
-        "Usage: agentbox create [OPTIONS] [--name NAME] [--ttl DURATION]\n\n"
+        "Usage: agentbox create [OPTIONS] [--name NAME] [--ttl DURATION]\n"
+        "                       [--idle-timeout DURATION]\n\n"
         "Creates a sandbox that outlives this command and prints its id. The options are\n"
         "those of `agentbox run`; --timeout and --output-limit become the defaults of each\n"
         "`agentbox exec`, the others hold for the sandbox as a whole: --disk-limit bounds\n"
@@ -20,7 +21,10 @@ int CreateSubcommand(const Args& args) {
         "Options:\n  --name NAME   a unique name to use instead of the id\n"
         "  --ttl DURATION|none\n"
         "                the sandbox's lifetime (30m, 8h, 2d): once it has passed, the sandbox\n"
-        "                is removed as `rm -f` would (default: none)\n" +
+        "                is removed as `rm -f` would (default: none)\n"
+        "  --idle-timeout DURATION|none\n"
+        "                removed the same way once unused this long: no exec running or\n"
+        "                ended, no file copied in or out (default: none)\n" +
         FormatFlagHelp(RunFlagDefs()));
     return 0;
   }

@@ -51,9 +51,10 @@ int Fill(const Args& args) {
   if (!invocation.ok()) return FailWith(invocation.status());
   if (!invocation->name.empty())
     return FailWith(InvalidArgument("pool fill: --name is not for pools"));
-  if (invocation->run.flags.ttl_seconds) {
+  if (invocation->run.flags.ttl_seconds || invocation->run.flags.idle_timeout_seconds) {
     return FailWith(InvalidArgument(
-        "pool fill: --ttl is not for pools (a warm sandbox's ttl is the create's that claims it)"));
+        "pool fill: --ttl and --idle-timeout are not for pools (a warm sandbox's are those of "
+        "the create that claims it)"));
   }
   auto spec = ResolveRunSpec(invocation->run);
   if (!spec.ok()) return FailWith(spec.status());

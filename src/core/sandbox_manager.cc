@@ -10,9 +10,11 @@
 
 #include "core/agent_client.h"
 #include "core/agent_exec.h"
+#include "core/sandbox_activity.h"
 #include "core/warm_pool.h"
 #include "proto/agent_protocol.h"
 #include "spec/spec_json.h"
+#include "spec/units.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
@@ -49,10 +51,22 @@ void AddSandboxLimits(const ResourceSnapshot& before, const ResourceSnapshot& af
 }
 
 // What a caller hears of a sandbox whose ttl has ended (and that is, or is being, removed).
-Status ExpiredError(const std::string& ref, const SandboxRecord& record,
+Status ExpiredError(const std::string& ref, const SandboxRecord& record, SandboxEnding ending,
                     const std::string& more = "") {
+  if (ending == SandboxEnding::kIdle) {
+    return NotFound("sandbox \"" + ref + "\" was unused for its idle_timeout (" +
+                    FormatSeconds(record.spec.idle_timeout_seconds) + " seconds) and was removed" +
+                    more);
+  }
   return NotFound("sandbox \"" + ref + "\" reached the end of its ttl at " +
                   Rfc3339(record.expires_at) + " and was removed" + more);
+}
+
+// Whether, and why, a sandbox's life is over at `now` (the idle check does not lock).
+std::optional<SandboxEnding> EndingAt(const SandboxRecord& record, int64_t now) {
+  if (HasExpired(record, now)) return SandboxEnding::kTtl;
+  if (IdleTimeoutEnded(record, now)) return SandboxEnding::kIdle;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -109,6 +123,7 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
   // The lifetime starts once the sandbox is up (a warm one's when a create claims it).
   if (pool_key.empty()) record.expires_at = ExpiryOf(spec, std::time(nullptr));
   if (st.ok()) st = store_.Save(record);
+  if (st.ok() && pool_key.empty()) MarkActive(record);
   if (!st.ok()) {
     (void)backend->Destroy(record);
     (void)store_.Remove(id, st.code() == StatusCode::kAlreadyExists ? "" : name);
@@ -120,9 +135,8 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
 StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
   AB_ASSIGN_OR_RETURN(SandboxRecord record, store_.Find(ref));
   if (!record.pool_key.empty()) return NotFound("no sandbox \"" + ref + "\"");
-  if (HasExpired(record, std::time(nullptr))) {
-    (void)Expire(record);
-    return ExpiredError(ref, record);
+  if (auto ending = EndingAt(record, std::time(nullptr)); ending && Expire(record, *ending).ok()) {
+    return ExpiredError(ref, record, *ending);
   }
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
   SandboxState state = backend->IsAlive(record) ? SandboxState::kRunning : SandboxState::kDead;
@@ -134,10 +148,7 @@ std::vector<SandboxStatus> SandboxManager::List() {
   const int64_t now = std::time(nullptr);
   for (SandboxRecord& record : store_.List()) {
     if (!record.pool_key.empty()) continue;  // warm, not yet anyone's
-    if (HasExpired(record, now)) {
-      (void)Expire(record);
-      continue;
-    }
+    if (auto ending = EndingAt(record, now); ending && Expire(record, *ending).ok()) continue;
     auto backend = BackendFor(record.backend);
     bool alive = backend.ok() && (*backend)->IsAlive(record);
     out.push_back({std::move(record), alive ? SandboxState::kRunning : SandboxState::kDead});
@@ -159,7 +170,15 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
                                           ExecCancellation* cancellation) {
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
   // A record held since before its ttl ended (an MCP session's): say so, not "dead".
-  if (HasExpired(record, std::time(nullptr))) return ExpiredError(record.id, record);
+  if (HasExpired(record, std::time(nullptr))) {
+    return ExpiredError(record.id, record, SandboxEnding::kTtl);
+  }
+  // In use from here to the result: never idle meanwhile. Taken after an idle removal that got
+  // there first, which leaves no record.
+  ActivityHold in_use(record);
+  if (record.spec.idle_timeout_seconds > 0 && !store_.Load(record.id).ok()) {
+    return ExpiredError(record.id, record, SandboxEnding::kIdle);
+  }
   if (!backend->IsAlive(record)) {
     return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
   }
@@ -172,7 +191,8 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
       // The agent went away after the ttl ended: the sandbox is being removed for it (serve's
       // sweep, or another command that found it expired), however far that removal has got.
       if (HasExpired(record, std::time(nullptr))) {
-        return ExpiredError(record.id, record, " (this command was killed with it)");
+        return ExpiredError(record.id, record, SandboxEnding::kTtl,
+                            " (this command was killed with it)");
       }
       if (auto died = backend->ExplainDeath(record)) {
         died->duration_ms =
@@ -196,7 +216,7 @@ Status SandboxManager::Destroy(const SandboxRecord& record) {
   return store_.Remove(record.id, record.name);
 }
 
-Status SandboxManager::Expire(const SandboxRecord& record) {
+Status SandboxManager::Expire(const SandboxRecord& record, SandboxEnding ending) {
   // A request and serve's sweep may find it expired at once: the sandbox dir's lock makes one
   // of them remove and count it; the other then finds no record (and counts nothing).
   UniqueFd dir(::open(record.state_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -205,6 +225,12 @@ Status SandboxManager::Expire(const SandboxRecord& record) {
     if (errno != EINTR) return ErrnoStatus("lock " + record.state_dir);
   }
   if (!store_.Load(record.id).ok()) return OkStatus();
+  // Idle: held through the removal, so no exec starts on it meanwhile; busy: not idle at all.
+  UniqueFd idle;
+  if (ending == SandboxEnding::kIdle) {
+    idle = ClaimIdle(record, std::time(nullptr));
+    if (!idle.valid()) return Unavailable("sandbox " + record.id + " is in use");
+  }
   AB_RETURN_IF_ERROR(Destroy(record));
   if (on_expired_) on_expired_(record);
   return OkStatus();
@@ -222,12 +248,13 @@ Status SandboxManager::Remove(const std::string& ref, bool force) {
   return Destroy(status.record);
 }
 
-std::vector<std::string> SandboxManager::RemoveExpired() {
-  std::vector<std::string> removed;
+std::vector<std::pair<std::string, SandboxEnding>> SandboxManager::RemoveExpired() {
+  std::vector<std::pair<std::string, SandboxEnding>> removed;
   const int64_t now = std::time(nullptr);
   for (const SandboxRecord& record : store_.List()) {
-    if (record.pool_key.empty() && HasExpired(record, now) && Expire(record).ok()) {
-      removed.push_back(record.id);
+    if (!record.pool_key.empty()) continue;
+    if (auto ending = EndingAt(record, now); ending && Expire(record, *ending).ok()) {
+      removed.emplace_back(record.id, *ending);
     }
   }
   return removed;
@@ -235,8 +262,10 @@ std::vector<std::string> SandboxManager::RemoveExpired() {
 
 GcReport SandboxManager::Gc() {
   GcReport report;
-  for (const std::string& id : RemoveExpired()) {
-    report.removed.push_back("sandbox " + id + " (its ttl ended)");
+  for (const auto& [id, ending] : RemoveExpired()) {
+    report.removed.push_back(
+        "sandbox " + id +
+        (ending == SandboxEnding::kTtl ? " (its ttl ended)" : " (unused for its idle_timeout)"));
   }
   // Leftovers are collected even when no record names their backend any more.
   for (const BackendMaker& maker : makers_) (void)BackendFor(maker.kind);
@@ -260,6 +289,7 @@ GcReport SandboxManager::Gc() {
 StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
   AB_ASSIGN_OR_RETURN(SandboxStatus status, Find(ref));
   const SandboxRecord& r = status.record;
+  const std::optional<int64_t> last_active = LastActive(r);
   nlohmann::json j = {
       {"id", r.id},
       {"name", r.name},
@@ -267,6 +297,7 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
       {"state", SandboxStateName(status.state)},
       {"created_at", r.created_at},
       {"expires_at", r.expires_at == 0 ? nlohmann::json() : nlohmann::json(Rfc3339(r.expires_at))},
+      {"last_active_at", last_active ? nlohmann::json(Rfc3339(*last_active)) : nlohmann::json()},
       {"workspace", r.workspace},
       {"workspace_temporary", r.workspace_temporary},
       {"disk_limit", nlohmann::json::parse(DiskLimitJson(DiskLimitReportOf(r.disk_quota)))},

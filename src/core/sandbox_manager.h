@@ -30,6 +30,9 @@ struct SandboxStatus {
   SandboxState state = SandboxState::kDead;
 };
 
+// Why a sandbox's life ended: its ttl, or its idle timeout.
+enum class SandboxEnding { kTtl, kIdle };
+
 struct PoolStatus {
   std::string key;
   size_t size = 0;  // how many to keep warm
@@ -51,19 +54,22 @@ class SandboxManager {
 
   // Creates and starts a sandbox; `name` may be empty. Nothing is left behind on failure.
   StatusOr<SandboxRecord> Create(const SandboxSpec& spec, const std::string& name);
-  // Find and List never return a sandbox whose ttl has passed: they remove it first, as
-  // RemoveExpired does (Find then answers kNotFound saying so).
+  // Find and List never return a sandbox whose ttl has passed or that has been unused for its
+  // idle timeout: they remove it first, as RemoveExpired does (Find then answers kNotFound
+  // saying so). A sandbox running an exec is never idle.
   StatusOr<SandboxStatus> Find(const std::string& ref);
   std::vector<SandboxStatus> List();
-  // Removes, as `rm -f` would, every sandbox whose ttl has passed; returns their ids.
-  std::vector<std::string> RemoveExpired();
-  // Called with each sandbox this manager removes because its ttl passed (serve counts them).
+  // Removes, as `rm -f` would, every sandbox whose ttl has passed or that has been idle for its
+  // idle timeout; returns their ids and why.
+  std::vector<std::pair<std::string, SandboxEnding>> RemoveExpired();
   // Called with a pool's key after a create claimed one of its warm sandboxes, to top the pool
   // up in the background (app starts a detached `agentbox pool fill --key KEY`). Unset: the
   // pool stays one short until the next `pool fill`.
   void set_refill(std::function<void(const std::string& pool_key)> hook) {
     refill_ = std::move(hook);
   }
+  // Called with each sandbox this manager removes for its ttl or idle timeout (serve counts
+  // them).
   void set_on_expired(std::function<void(const SandboxRecord&)> hook) {
     on_expired_ = std::move(hook);
   }
@@ -106,7 +112,8 @@ class SandboxManager {
   StatusOr<Backend*> BackendFor(BackendKind kind);
   Status Destroy(const SandboxRecord& record);
   // Destroy, for a sandbox whose ttl has passed.
-  Status Expire(const SandboxRecord& record);
+  // Unavailable (and nothing done) for an idle ending while the sandbox is in use.
+  Status Expire(const SandboxRecord& record, SandboxEnding ending);
   StatusOr<SandboxRecord> CreateRecord(const SandboxSpec& spec, const std::string& name,
                                        const std::string& pool_key);
   // A warm sandbox of spec's shape, renamed and re-specced; nullopt when the pool has none.

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "core/sandbox_activity.h"
 #include "core/sandbox_manager.h"
 #include "core/warm_pool.h"
 #include "spec/spec_json.h"
@@ -98,6 +99,7 @@ std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
       return std::nullopt;
     }
     claimed = std::move(record).value();
+    MarkActive(*claimed);
     break;
   }
   auto config = ReadConfig(dir);

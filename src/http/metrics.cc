@@ -44,7 +44,7 @@ std::string ServerMetrics::Render(size_t sandboxes_live) const {
       "agentbox_sandboxes_live " +
       std::to_string(sandboxes_live) +
       "\n"
-      "# HELP agentbox_sandboxes_expired_total Sandboxes removed because their ttl passed.\n"
+      "# HELP agentbox_sandboxes_expired_total Sandboxes removed for their ttl or idle timeout.\n"
       "# TYPE agentbox_sandboxes_expired_total counter\n"
       "agentbox_sandboxes_expired_total " +
       std::to_string(expired_) +

@@ -18,7 +18,7 @@ class ServerMetrics {
   // One command through the API: `reason` is the result's reason ("exited", "timeout", ...).
   void RecordExec(const std::string& reason, double seconds);
   void RecordRequest(int status);
-  void RecordExpired();  // a sandbox removed because its ttl passed
+  void RecordExpired();  // a sandbox removed for its ttl or idle timeout
 
   // agentbox_sandboxes_live, agentbox_sandboxes_expired_total, agentbox_execs_total{reason},
   // agentbox_exec_duration_seconds, agentbox_http_requests_total{code}.

@@ -25,8 +25,9 @@ double SpecValue(const SandboxSpec& spec, std::string_view key) {
   if (key == "disk_limit") return static_cast<double>(spec.limits.disk_bytes);
   if (key == "output_limit") return static_cast<double>(spec.limits.output_bytes);
   if (key == "timeout") return spec.limits.timeout_seconds;
-  if (key == "ttl") {
-    return spec.ttl_seconds == 0 ? std::numeric_limits<double>::infinity() : spec.ttl_seconds;
+  if (key == "ttl" || key == "idle_timeout") {
+    const double seconds = key == "ttl" ? spec.ttl_seconds : spec.idle_timeout_seconds;
+    return seconds == 0 ? std::numeric_limits<double>::infinity() : seconds;
   }
   return static_cast<double>(spec.open_files);  // open_files
 }
@@ -162,6 +163,9 @@ TenantLimits TenantLimits::BuiltIn(uint64_t open_files_hard_limit) {
       {"timeout", FieldKind::kDuration, 60, 3600},
       // No tenant's sandbox lives for ever unless the operator says so ("none").
       {"ttl", FieldKind::kDuration, 86400, 7 * 86400},
+      // Within the ttl anyway; an operator may end unused sandboxes sooner.
+      {"idle_timeout", FieldKind::kDuration, std::numeric_limits<double>::infinity(),
+       std::numeric_limits<double>::infinity()},
       // More than the hard limit cannot be given: setrlimit would fail at create.
       {"open_files", FieldKind::kCount, std::min(1024.0, open_files),
        std::min(65536.0, open_files)},
@@ -188,7 +192,7 @@ Status TenantLimits::Configure(const json& limits, const std::string& where) {
     if (it == std::end(limits_)) {
       return InvalidArgument(at +
                              ": not a limit (known: memory, pids, cpus, tmp_size, shm_size, "
-                             "disk_limit, output_limit, timeout, ttl, open_files)");
+                             "disk_limit, output_limit, timeout, ttl, idle_timeout, open_files)");
     }
     if (!entry.is_object()) return InvalidArgument(at + ": expected {\"default\": V, \"max\": V}");
     TenantLimit next = *it;

@@ -61,7 +61,7 @@ class TenantLimits {
 
  private:
   Status CheckOne(const TenantLimit& limit, double value) const;
-  TenantLimit limits_[10];
+  TenantLimit limits_[11];
 };
 
 struct ServerConfig {

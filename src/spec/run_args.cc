@@ -99,9 +99,10 @@ StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args) {
 StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args) {
   CreateInvocation create;
   std::vector<std::string> rest;
-  for (size_t i = 0; i < args.size(); ++i) {  // --name and --ttl are the flags run does not have
+  // --name, --ttl and --idle-timeout are the flags run does not have.
+  for (size_t i = 0; i < args.size(); ++i) {
     std::string flag;
-    for (const char* own : {"--name", "--ttl"}) {
+    for (const char* own : {"--name", "--ttl", "--idle-timeout"}) {
       if (args[i] == own || args[i].starts_with(std::string(own) + "=")) flag = own;
     }
     if (flag.empty()) {
@@ -114,7 +115,8 @@ StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args)
     if (flag == "--name") {
       create.name = value;
     } else {
-      AB_RETURN_IF_ERROR(SetFieldFromText("ttl", value, &create.run.flags).WithContext("--ttl"));
+      const char* key = flag == "--ttl" ? "ttl" : "idle_timeout";
+      AB_RETURN_IF_ERROR(SetFieldFromText(key, value, &create.run.flags).WithContext(flag));
     }
   }
   AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(Defs(), rest));

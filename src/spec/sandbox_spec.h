@@ -65,6 +65,9 @@ struct SandboxSpec {
   // A persistent sandbox's lifetime: removed, as `rm -f` would, this long after `create`;
   // 0 = no lifetime limit. (`run` is bounded by its timeout and ignores it.)
   double ttl_seconds = 0;
+  // ...and this long after its last use (an exec or a file operation ending): removed the same
+  // way once nothing of it has run for that long; 0 = never for being idle.
+  double idle_timeout_seconds = 0;
   // Set by a flag, a policy file or an API body rather than left at the built-in default: a
   // limit someone asked for is refused where it cannot be enforced, the default reported.
   bool disk_limit_explicit = false;

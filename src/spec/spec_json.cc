@@ -25,7 +25,9 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
       {"tmp_size", spec.tmp_bytes},
       {"shm_size", spec.shm_bytes},
       {"open_files", spec.open_files},
-      {"ttl", spec.ttl_seconds == 0 ? nlohmann::json("none") : nlohmann::json(spec.ttl_seconds)}};
+      {"ttl", spec.ttl_seconds == 0 ? nlohmann::json("none") : nlohmann::json(spec.ttl_seconds)},
+      {"idle_timeout", spec.idle_timeout_seconds == 0 ? nlohmann::json("none")
+                                                      : nlohmann::json(spec.idle_timeout_seconds)}};
   if (spec.workspace) j["workspace"] = *spec.workspace;
   if (spec.rootfs) j["rootfs"] = *spec.rootfs;
   if (!spec.runtime.empty()) j["runtime"] = spec.runtime;

@@ -13,15 +13,25 @@ constexpr double kMaxCpus = 1024;
 constexpr double kMaxTtlSeconds = 366.0 * 86400;
 
 constexpr SpecField kFields[] = {
-    {"backend", FieldKind::kString},   {"image", FieldKind::kString},
-    {"runtime", FieldKind::kString},   {"workspace", FieldKind::kString},
-    {"rootfs", FieldKind::kString},    {"timeout", FieldKind::kDuration},
-    {"memory", FieldKind::kSize},      {"pids", FieldKind::kCount},
-    {"cpus", FieldKind::kDecimal},     {"output_limit", FieldKind::kSize},
-    {"disk_limit", FieldKind::kSize},  {"env", FieldKind::kEnv},
-    {"cwd", FieldKind::kString},       {"stdin", FieldKind::kBool},
-    {"tmp_size", FieldKind::kSize},    {"shm_size", FieldKind::kSize},
-    {"open_files", FieldKind::kCount}, {"ttl", FieldKind::kDuration},
+    {"backend", FieldKind::kString},
+    {"image", FieldKind::kString},
+    {"runtime", FieldKind::kString},
+    {"workspace", FieldKind::kString},
+    {"rootfs", FieldKind::kString},
+    {"timeout", FieldKind::kDuration},
+    {"memory", FieldKind::kSize},
+    {"pids", FieldKind::kCount},
+    {"cpus", FieldKind::kDecimal},
+    {"output_limit", FieldKind::kSize},
+    {"disk_limit", FieldKind::kSize},
+    {"env", FieldKind::kEnv},
+    {"cwd", FieldKind::kString},
+    {"stdin", FieldKind::kBool},
+    {"tmp_size", FieldKind::kSize},
+    {"shm_size", FieldKind::kSize},
+    {"open_files", FieldKind::kCount},
+    {"ttl", FieldKind::kDuration},
+    {"idle_timeout", FieldKind::kDuration},
 };
 
 struct UintRange {
@@ -121,6 +131,10 @@ Status SetFieldFromText(std::string_view key, std::string_view text, SpecOverlay
         overlay->ttl_seconds = 0;  // what the spec holds for none
         return OkStatus();
       }
+      if (key == "idle_timeout" && text == "none") {
+        overlay->idle_timeout_seconds = 0;
+        return OkStatus();
+      }
       AB_ASSIGN_OR_RETURN(double seconds, ParseDuration(text));
       return SetDurationField(key, seconds, overlay);
     }
@@ -141,14 +155,14 @@ Status SetCountField(std::string_view key, uint64_t count, SpecOverlay* overlay)
 }
 
 Status SetDurationField(std::string_view key, double seconds, SpecOverlay* overlay) {
-  if (key == "ttl") {
+  if (key == "ttl" || key == "idle_timeout") {
     // "none" is the one way to say none (0 would read as "at once" to some); otherwise at least a
     // second (a sandbox removed before it can be used is a mistake) and at most a year.
     if (!(seconds >= 1 && seconds <= kMaxTtlSeconds)) {
       return InvalidArgument("must be \"none\" or 1 to " + FormatSeconds(kMaxTtlSeconds) +
                              " seconds (one year), got " + FormatSeconds(seconds));
     }
-    overlay->ttl_seconds = seconds;
+    (key == "ttl" ? overlay->ttl_seconds : overlay->idle_timeout_seconds) = seconds;
     return OkStatus();
   }
   if (key != "timeout") return Internal("not a duration key");
@@ -253,6 +267,7 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.shm_bytes) spec->shm_bytes = *o.shm_bytes;
   if (o.open_files) spec->open_files = *o.open_files;
   if (o.ttl_seconds) spec->ttl_seconds = *o.ttl_seconds;
+  if (o.idle_timeout_seconds) spec->idle_timeout_seconds = *o.idle_timeout_seconds;
   if (o.allow_root_owned_workspace)
     spec->allow_root_owned_workspace = *o.allow_root_owned_workspace;
   for (const auto& [name, value] : o.env) {

@@ -37,6 +37,7 @@ struct SpecOverlay {
   std::optional<uint64_t> shm_bytes;
   std::optional<uint64_t> open_files;
   std::optional<double> ttl_seconds;               // 0: none
+  std::optional<double> idle_timeout_seconds;      // 0: none
   std::optional<bool> allow_root_owned_workspace;  // a flag only: no policy key
 };
 

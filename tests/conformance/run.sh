@@ -583,4 +583,37 @@ case_ttl_ends_the_sandbox() {
   expect_one_line_error "a ttl under a second"
 }
 
+# An idle timeout ends a sandbox nobody uses, never one running a command: an exec longer than the
+# timeout finishes, and the sandbox goes only once nothing has used it for that long.
+case_idle_timeout_ends_an_unused_sandbox() {
+  new_box --idle-timeout 3s --name idler
+  local id=$BOX
+  ab inspect idler
+  json_assert "r['policy']['idle_timeout'] == 3.0 and r['last_active_at'].endswith('Z')" \
+    "inspect does not show the idle timeout and the last use"
+  local active=$AGENTBOX_STATE_DIR/sandboxes/$id/active
+  unused_for() { (($(date +%s) - $(stat -c %Y "$active") >= $1)); }
+  timeout -s KILL 60 "$AGENTBOX" exec idler -- sh -c 'sleep 6; echo slept' >"$CASE_DIR/long.out" 2>&1 </dev/null &
+  local long=$!
+  # 4 s into the exec its start is older than the timeout, but it runs: ls keeps it.
+  wait_until 60 unused_for 4 || fail "the exec's start never got 4 s old"
+  ab ls --json
+  json_assert "any(s['id'] == '$id' for s in r)" "ls removed a sandbox whose exec was running"
+  wait "$long" || fail "the exec longer than the idle timeout exited $?: $(cat "$CASE_DIR/long.out")"
+  [[ $(cat "$CASE_DIR/long.out") == slept ]] || fail "the long exec printed: $(cat "$CASE_DIR/long.out")"
+  # The first command to name it after the timeout removes it and says why.
+  wait_until 60 unused_for 4 || fail "the sandbox's last use never got 4 s old"
+  ab exec "$id" -- true
+  expect_one_line_error "exec after the idle timeout"
+  [[ $AB_ERR == *idle_timeout* ]] || fail "the error does not say why: $AB_ERR"
+  [[ -d $AGENTBOX_STATE_DIR/sandboxes/$id ]] && fail "the idle sandbox's state dir is left"
+  # Without a command: ls removes the next one (serve's sweep does it within a second).
+  new_box --idle-timeout 2s
+  local second=$BOX
+  not_listed() { ! "$AGENTBOX" ls --json | grep -q "\"$1\""; }
+  wait_until 60 not_listed "$second" || fail "ls still lists $second a minute after its 2 s idle timeout"
+  ab create --idle-timeout 0 --backend "$BACKEND"
+  expect_one_line_error "an idle timeout of 0"
+}
+
 lib_main "$0" "$@"

@@ -4,6 +4,7 @@
 
 #include "app/backends.h"
 #include "app/self_exec.h"
+#include "core/sandbox_activity.h"
 
 namespace agentbox {
 
@@ -67,6 +68,7 @@ StatusOr<std::string> McpSession::CreateOwnSandbox() {
 StatusOr<SandboxRecord> McpSession::Sandbox() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!record_) AB_RETURN_IF_ERROR(Acquire());
+  MarkActive(*record_);  // every tool call is a use (the idle timeout)
   return *record_;
 }
 

@@ -3,6 +3,7 @@
 
 #include "app/server/server_context.h"
 #include "core/agent_files.h"
+#include "core/sandbox_activity.h"
 
 namespace agentbox {
 namespace {
@@ -19,6 +20,7 @@ StatusOr<FileTarget> Target(ServerContext& ctx, Exchange& ex, const std::string&
   if (found.state != SandboxState::kRunning) {
     return Unavailable("sandbox " + found.record.id + " is dead");
   }
+  MarkActive(found.record);  // a file operation is a use (the idle timeout)
   return FileTarget{found.record.agent_socket, path};
 }
 

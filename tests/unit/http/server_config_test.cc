@@ -74,6 +74,23 @@ TEST(ServerConfigTest, TtlDefaultAndCeiling) {
   EXPECT_TRUE(config.limits.ApplyToPolicy(&asked).ok());
 }
 
+// No idle timeout unless asked or set by the operator, whose ceiling then holds.
+TEST(ServerConfigTest, IdleTimeoutDefaultAndCeiling) {
+  json policy = json::object();
+  ASSERT_TRUE(TenantLimits::BuiltIn(1 << 20).ApplyToPolicy(&policy).ok());
+  EXPECT_FALSE(policy.contains("idle_timeout"));
+  ServerConfig config;
+  ASSERT_TRUE(ParseServerConfig(R"({"limits": {"idle_timeout": {"default": "10m", "max": "1h"}}})",
+                                "c.json", &config)
+                  .ok());
+  json defaulted = json::object();
+  ASSERT_TRUE(config.limits.ApplyToPolicy(&defaulted).ok());
+  EXPECT_EQ(defaulted["idle_timeout"], 600.0);
+  json never = {{"idle_timeout", "none"}};
+  EXPECT_EQ(config.limits.ApplyToPolicy(&never).message(),
+            "\"idle_timeout\": none is over this server's ceiling of 3600 seconds");
+}
+
 TEST(ServerConfigTest, OpenFilesIsBoundedByTheHardLimit) {
   const TenantLimits limits = TenantLimits::BuiltIn(512);
   EXPECT_EQ(limits.Get("open_files").max, 512);

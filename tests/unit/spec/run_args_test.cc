@@ -150,6 +150,19 @@ TEST(ParseCreateArgsTest, TtlIsCreatesOnly) {
   EXPECT_FALSE(ParseRunArgs({"--ttl", "1h", "--", "true"}).ok());  // a run has its timeout
 }
 
+TEST(ParseCreateArgsTest, IdleTimeoutIsCreatesOnly) {
+  auto c = ParseCreateArgs({"--idle-timeout", "30m", "--ttl", "2h"});
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->run.flags.idle_timeout_seconds, 1800);
+  EXPECT_EQ(c->run.flags.ttl_seconds, 7200);
+  EXPECT_TRUE(ParseCreateArgs({"--idle-timeout=none"}).ok());
+  EXPECT_TRUE(ParseCreateArgs({"--idle-timeout", "0"})
+                  .status()
+                  .message()
+                  .starts_with("--idle-timeout: must be"));
+  EXPECT_FALSE(ParseRunArgs({"--idle-timeout", "1h", "--", "true"}).ok());
+}
+
 TEST(ParseCreateArgsTest, RefusesValuesThatAreNotUtf8) {
   auto create = [](const Argv& args) {
     auto c = ParseCreateArgs(args);

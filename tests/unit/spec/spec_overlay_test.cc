@@ -170,11 +170,26 @@ TEST(SpecOverlayTest, TtlIsNoneOrASecondToAYear) {
   EXPECT_EQ(spec.ttl_seconds, 366 * 86400);
 }
 
+TEST(SpecOverlayTest, IdleTimeoutIsNoneOrASecondToAYear) {
+  SpecOverlay o;
+  EXPECT_TRUE(SetFieldFromText("idle_timeout", "none", &o).ok());
+  EXPECT_EQ(o.idle_timeout_seconds, 0);
+  EXPECT_TRUE(SetFieldFromText("idle_timeout", "30m", &o).ok());
+  EXPECT_FALSE(SetFieldFromText("idle_timeout", "0", &o).ok());
+  EXPECT_FALSE(SetFieldFromText("idle_timeout", "367d", &o).ok());
+  EXPECT_EQ(o.idle_timeout_seconds, 1800);
+  SandboxSpec spec;
+  ApplyOverlay(o, &spec);
+  EXPECT_EQ(spec.idle_timeout_seconds, 1800);
+  EXPECT_EQ(spec.ttl_seconds, 0);  // each its own
+}
+
 TEST(SpecFieldsTest, ListsEveryKeyOnce) {
-  EXPECT_EQ(SpecFields().size(), 18u);
+  EXPECT_EQ(SpecFields().size(), 19u);
   EXPECT_EQ(SpecFieldList(),
             "backend, image, runtime, workspace, rootfs, timeout, memory, pids, cpus, "
-            "output_limit, disk_limit, env, cwd, stdin, tmp_size, shm_size, open_files, ttl");
+            "output_limit, disk_limit, env, cwd, stdin, tmp_size, shm_size, open_files, ttl, "
+            "idle_timeout");
   EXPECT_NE(FindSpecField("memory"), nullptr);
   EXPECT_EQ(FindSpecField("Memory"), nullptr);
 }
