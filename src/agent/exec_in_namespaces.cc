@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include <string_view>
 
 #include "agent/exec_launcher.h"
+#include "proc/child_order.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -40,26 +40,18 @@ bool SetgroupsAllowed() {
   return allowed;
 }
 
-[[noreturn]] void RunExecInit(ChildPlan& plan) {
-  if (::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
-    ReportChildError(plan, ChildStep::kMakePrivate, errno, "/");
-    ::_exit(125);
-  }
-  if (!ExecuteMountPlan(plan)) ::_exit(125);
-  ForkCommandAndBecomeInit(plan);
-}
-
 class NamespaceLauncher : public ExecLauncher {
  public:
   void AdjustPlan(ChildPlan& plan) const override {
-    plan.mounts = &ExecProcPlan();
-    for (const MountOp& op : plan.mounts->ops) {
-      plan.full_targets.push_back(op.target);
-      plan.tmpfs_options.push_back("");
+    BoxSetup& box = plan.box;
+    box.mounts = &ExecProcPlan();
+    for (const MountOp& op : box.mounts->ops) {
+      box.full_targets.push_back(op.target);
+      box.tmpfs_options.push_back("");
     }
-    plan.source_trees.assign(plan.mounts->ops.size(), -1);
-    plan.source_is_dir.assign(plan.mounts->ops.size(), 1);
-    plan.dev_null_path = "/dev/null";
+    box.source_trees.assign(box.mounts->ops.size(), -1);
+    box.source_is_dir.assign(box.mounts->ops.size(), 1);
+    box.dev_null_path = "/dev/null";
     plan.can_setgroups = SetgroupsAllowed();
   }
 
@@ -71,7 +63,7 @@ class NamespaceLauncher : public ExecLauncher {
     args.exit_signal = SIGCHLD;
     long pid = sys::Clone3(&args);
     if (pid < 0) return ErrnoStatus("clone the exec's namespaces");
-    if (pid == 0) RunExecInit(plan);
+    if (pid == 0) RunNamespaceExecChild(plan);
     return SupervisedFromPipes(static_cast<pid_t>(pid), UniqueFd(pidfd), pipes);
   }
 

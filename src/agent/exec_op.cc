@@ -39,23 +39,23 @@ StatusOr<ExecPipes> MakePipes(const ExecSetup& setup) {
 // What the request decides: the command, its environment, directory and stdin.
 void FillRequestFields(const ExecRequest& req, int stdin_fd, CommandStrings& storage,
                        ChildPlan& plan) {
-  plan.cwd = req.cwd;
+  plan.command.cwd = req.cwd;
   storage.argv = req.argv;
   storage.env = BuildSandboxEnvironment(req.env);
-  PointAtCommand(storage, plan);
-  plan.stdin_fd = stdin_fd;
+  PointAtCommand(storage, plan.command);
+  plan.command.stdin_fd = stdin_fd;
 }
 
 // What every exec shares: identity, filter, and the pipes back to this handler.
 void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
-  plan.uid = kSandboxUid;
-  plan.gid = kSandboxGid;
-  plan.seccomp = &DefaultSeccompProgram();
+  plan.command.uid = kSandboxUid;
+  plan.command.gid = kSandboxGid;
+  plan.command.seccomp = &DefaultSeccompProgram();
   plan.error_write = pipes.error.write.get();
-  plan.status_write = pipes.status.write.get();
-  plan.stdout_write = pipes.out.write.get();
-  plan.stderr_write = pipes.err.write.get();
-  plan.watch_channel = pipes.watch.child.get();
+  plan.command.status_write = pipes.status.write.get();
+  plan.command.stdout_write = pipes.out.write.get();
+  plan.command.stderr_write = pipes.err.write.get();
+  plan.command.watch_channel = pipes.watch.child.get();
 }
 
 StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, const ExecSetup& setup) {
@@ -78,7 +78,7 @@ std::optional<StartedExec> GoPrepared(std::unique_ptr<PreparedExec> prepared,
   ChildPlan plan;
   FillRequestFields(req, stdin_fd, storage, plan);
   StartedExec& started = prepared->started;
-  bool sent = SendGo(prepared->go.get(), plan).ok();
+  bool sent = SendGo(prepared->go.get(), plan.command).ok();
   prepared->go.reset();
   if (!sent) {
     started.launcher->Reap(started.box);
@@ -128,7 +128,7 @@ std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup) {
   ChildPlan plan;
   FillCommonFields(*pipes, plan);
   started.launcher->AdjustPlan(plan);
-  plan.go_fd = init_end.get();
+  plan.command.go_fd = init_end.get();
   auto box = started.launcher->Start(plan, *pipes);
   if (!box.ok()) return nullptr;
   started.box = std::move(*box);

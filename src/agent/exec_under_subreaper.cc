@@ -10,38 +10,33 @@
 // the next subreaper up, and past the handler to the agent (PID 1), which kills every child that
 // is not one of its handlers (agent_server.cc). Nothing of an exec outlives it either way.
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
 #include <cerrno>
 
 #include "agent/exec_launcher.h"
+#include "proc/child_order.h"
 #include "proc/process_tree.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
 namespace {
 
-[[noreturn]] void RunSubreaperInit(ChildPlan& plan) {
-  if (!ApplyRlimits(plan)) DieWithChildError(plan, ChildStep::kRlimits, "");
-  ForkCommandAndBecomeInit(plan);  // sets PR_SET_CHILD_SUBREAPER before forking the command
-}
-
 class SubreaperLauncher : public ExecLauncher {
  public:
   void AdjustPlan(ChildPlan& plan) const override {
-    plan.mounts = nullptr;          // the box's mounts are docker's; nothing to add per exec
-    plan.change_identity = false;   // already uid/gid 1000, without the privilege to switch
-    plan.init_is_subreaper = true;  // no PID namespace: the init kills the rest itself
-    plan.rlimit_nofile = 0;         // docker's --ulimit (or its default) stays
+    plan.box.mounts = nullptr;              // the box's mounts are docker's: none per exec
+    plan.command.change_identity = false;   // already uid/gid 1000, without the privilege to switch
+    plan.command.init_is_subreaper = true;  // no PID namespace: the init kills the rest itself
+    plan.command.rlimit_nofile = 0;         // docker's --ulimit (or its default) stays
   }
 
   StatusOr<SupervisedSandbox> Start(ChildPlan& plan, ExecPipes& pipes) override {
     if (!BecomeSubreaper()) return ErrnoStatus("become the exec's subreaper");
     pid_t pid = ::fork();
     if (pid < 0) return ErrnoStatus("fork the exec's init");
-    if (pid == 0) RunSubreaperInit(plan);
+    if (pid == 0) RunSubreaperExecChild(plan);
     // pidfd_open after fork has no pid-reuse race: the init is our unreaped child. gVisor
     // (runsc) has no pidfd_open: then the supervisor goes by the pipes alone (the status pipe's
     // EOF is the init's exit), and kills through the pid, still our unreaped child.

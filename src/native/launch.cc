@@ -9,11 +9,10 @@
 
 #include <cerrno>
 
-#include "native/child_setup.h"
 #include "native/mount_trees.h"
 #include "policy/sandbox_env.h"
 #include "policy/seccomp_program.h"
-#include "proc/child_plan.h"
+#include "proc/child_order.h"
 #include "proc/fallocate_watch.h"
 #include "proc/userns_hint.h"
 #include "proto/agent_protocol.h"
@@ -36,35 +35,35 @@ std::string TmpfsOptions(const MountOp& op) {
 
 void FillPlan(const LaunchRequest& req, const MountTrees& trees, CommandStrings& storage,
               ChildPlan& plan) {
-  plan.mounts = &req.mounts;
+  BoxSetup& box = plan.box;
+  box.mounts = &req.mounts;
   for (const MountOp& op : req.mounts.ops) {
-    plan.full_targets.push_back(std::string(kNewRootMountpoint) +
-                                (op.target == "/" ? "" : op.target));
-    plan.tmpfs_options.push_back(op.kind == MountKind::kTmpfs ? TmpfsOptions(op) : "");
+    box.full_targets.push_back(std::string(kNewRootMountpoint) +
+                               (op.target == "/" ? "" : op.target));
+    box.tmpfs_options.push_back(op.kind == MountKind::kTmpfs ? TmpfsOptions(op) : "");
   }
-  for (const UniqueFd& tree : trees.trees) plan.source_trees.push_back(tree.get());
-  plan.source_is_dir = trees.is_dir;
-  plan.dev_null_path = std::string(kNewRootMountpoint) + "/dev/null";
-  plan.become_namespace_root = ::geteuid() == 0;
+  for (const UniqueFd& tree : trees.trees) box.source_trees.push_back(tree.get());
+  box.source_is_dir = trees.is_dir;
+  box.dev_null_path = std::string(kNewRootMountpoint) + "/dev/null";
+  box.become_namespace_root = ::geteuid() == 0;
   plan.can_setgroups = ::geteuid() == 0;
-  plan.uid = kSandboxUid;
-  plan.gid = kSandboxGid;
-  plan.cwd = req.spec.cwd;
+
+  CommandLaunch& command = plan.command;
+  command.uid = kSandboxUid;
+  command.gid = kSandboxGid;
+  command.cwd = req.spec.cwd;
   storage.argv = req.argv;
   if (req.agent_fd >= 0) {
     storage.argv = {"agentbox-agent"};
     if (req.watch_fallocate) storage.argv.push_back(kAgentDiskWatchFlag);
-  }
-  storage.env = BuildSandboxEnvironment(req.spec.env);
-  PointAtCommand(storage, plan);
-  plan.seccomp = &DefaultSeccompProgram();
-  plan.rlimit_nofile = req.spec.open_files;
-  if (req.agent_fd >= 0) {
-    plan.agent_exec_fd = req.agent_fd;
-    plan.agent_keep_fd = req.listen_fd;
-    plan.agent_argv = plan.argv;
+    box.agent_exec_fd = req.agent_fd;
+    box.agent_keep_fd = req.listen_fd;
     plan.die_with_parent = false;
   }
+  storage.env = BuildSandboxEnvironment(req.spec.env);
+  PointAtCommand(storage, command);
+  command.seccomp = &DefaultSeccompProgram();
+  command.rlimit_nofile = req.spec.open_files;
 }
 
 Status WriteIdMap(pid_t pid, const char* file, const std::string& text) {
@@ -102,7 +101,7 @@ StatusOr<UniqueFd> OpenStdin(bool pass_stdin) {
   UnblockSupervisorSignals();
   // A one-shot sandbox dies with agentbox, whatever kills agentbox.
   if (plan.die_with_parent) ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  RunChild(plan);
+  RunSandboxChild(plan);
 }
 
 }  // namespace
@@ -124,16 +123,16 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   WatchChannel watch;
   if (req.watch_fallocate && req.agent_fd < 0) {
     AB_ASSIGN_OR_RETURN(watch, MakeWatchChannel(req.workspace.host_path));
-    plan.watch_channel = watch.child.get();
+    plan.command.watch_channel = watch.child.get();
   }
   // The agent never gets the creator's stdin: each exec passes its own.
   AB_ASSIGN_OR_RETURN(UniqueFd stdin_fd, OpenStdin(req.spec.pass_stdin && req.agent_fd < 0));
   plan.sync_read = sync.read.get();
   plan.error_write = error.write.get();
-  plan.status_write = status.write.get();
-  plan.stdin_fd = stdin_fd.get();
-  plan.stdout_write = req.log_fd >= 0 ? req.log_fd : out.write.get();
-  plan.stderr_write = req.log_fd >= 0 ? req.log_fd : err.write.get();
+  plan.command.status_write = status.write.get();
+  plan.command.stdin_fd = stdin_fd.get();
+  plan.command.stdout_write = req.log_fd >= 0 ? req.log_fd : out.write.get();
+  plan.command.stderr_write = req.log_fd >= 0 ? req.log_fd : err.write.get();
 
   BlockSupervisorSignals();
   int pidfd = -1;

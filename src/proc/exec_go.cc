@@ -18,7 +18,7 @@ constexpr uint64_t kMaxGoBytes = 64ull << 20;
 
 // "cwd\0argc\0argv...\0envc\0env...\0": every field NUL-terminated, so the init's argv
 // and envp can point straight into the received bytes.
-std::string Encode(const ChildPlan& plan) {
+std::string Encode(const CommandLaunch& plan) {
   std::string out;
   auto add = [&out](const std::string& field) {
     out += field;
@@ -65,7 +65,7 @@ bool NextCount(char** pos, char* end, uint64_t* value) {
 
 }  // namespace
 
-Status SendGo(int go_fd, const ChildPlan& plan) {
+Status SendGo(int go_fd, const CommandLaunch& plan) {
   std::string payload = Encode(plan);
   uint64_t size = payload.size();
   if (sys::SendWithFd(go_fd, &size, sizeof(size), plan.stdin_fd) !=
@@ -81,7 +81,7 @@ Status SendGo(int go_fd, const ChildPlan& plan) {
   return OkStatus();
 }
 
-bool ReceiveGo(ChildPlan& plan) {
+bool ReceiveGo(CommandLaunch& plan) {
   static std::string payload;  // argv and envp point into it until exec
   uint64_t size = 0;
   ssize_t n = sys::ReceiveWithFd(plan.go_fd, &size, sizeof(size), &plan.stdin_fd, MSG_WAITALL);

@@ -12,11 +12,11 @@
 
 namespace agentbox {
 
-// plan.cwd, argv and envp, with plan.stdin_fd passed along (SCM_RIGHTS).
-Status SendGo(int go_fd, const ChildPlan& plan);
+// command.cwd, argv and envp, with command.stdin_fd passed along (SCM_RIGHTS).
+Status SendGo(int go_fd, const CommandLaunch& command);
 
-// Blocks for the go on plan.go_fd, then closes it. Fills plan.cwd, argv, envp and stdin_fd;
+// Blocks for the go on command.go_fd, then closes it. Fills its cwd, argv, envp and stdin_fd;
 // the strings live until exec. False when the handler hung up without one.
-bool ReceiveGo(ChildPlan& plan);
+bool ReceiveGo(CommandLaunch& command);
 
 }  // namespace agentbox

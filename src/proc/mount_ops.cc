@@ -9,7 +9,7 @@
 
 #include <cerrno>
 
-#include "proc/child_plan.h"
+#include "proc/child_steps.h"
 #include "proc/mount_syscalls.h"
 #include "sys/syscalls.h"
 
@@ -75,17 +75,17 @@ bool Absent(const MountSyscalls& k, const char* path) {
 }
 
 bool ExecuteOp(const MountSyscalls& k, ChildPlan& plan, size_t i) {
-  const MountOp& op = plan.mounts->ops[i];
-  const char* target = plan.full_targets[i].c_str();
+  const MountOp& op = plan.box.mounts->ops[i];
+  const char* target = plan.box.full_targets[i].c_str();
   switch (op.kind) {
     case MountKind::kBindReadOnly:
     case MountKind::kDevice:
     case MountKind::kWorkspace:
-      return AttachTree(k, plan.source_trees[i], target, plan.source_is_dir[i] != 0);
+      return AttachTree(k, plan.box.source_trees[i], target, plan.box.source_is_dir[i] != 0);
     case MountKind::kTmpfs:
       return MakeMountPoint(k, target, true) &&
              k.mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV,
-                     plan.tmpfs_options[i].c_str()) == 0;
+                     plan.box.tmpfs_options[i].c_str()) == 0;
     case MountKind::kProc:
       return MakeMountPoint(k, target, true) &&
              k.mount("proc", target, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0;
@@ -106,7 +106,7 @@ bool ExecuteOp(const MountSyscalls& k, ChildPlan& plan, size_t i) {
              SetReadOnly(k, target, true);
     case MountKind::kMaskFile:
       if (Absent(k, target)) return true;  // not in this kernel: nothing to hide
-      return k.mount(plan.dev_null_path.c_str(), target, nullptr, MS_BIND, nullptr) == 0;
+      return k.mount(plan.box.dev_null_path.c_str(), target, nullptr, MS_BIND, nullptr) == 0;
     case MountKind::kMaskDir:
       if (Absent(k, target)) return true;
       return k.mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
@@ -121,10 +121,10 @@ bool ExecuteOp(const MountSyscalls& k, ChildPlan& plan, size_t i) {
 const MountSyscalls& KernelMountSyscalls() { return kKernel; }
 
 bool ExecuteMountPlan(ChildPlan& plan) {
-  const MountSyscalls& k = plan.mount_syscalls ? *plan.mount_syscalls : kKernel;
-  for (size_t i = 0; i < plan.mounts->ops.size(); ++i) {
-    if (!ExecuteOp(k, plan, i)) return Fail(plan, ChildStep::kMount, plan.mounts->ops[i].target);
-    if (plan.source_trees[i] >= 0) k.close(plan.source_trees[i]);
+  const MountSyscalls& k = plan.box.mount_syscalls ? *plan.box.mount_syscalls : kKernel;
+  for (size_t i = 0; i < plan.box.mounts->ops.size(); ++i) {
+    if (!ExecuteOp(k, plan, i)) return Fail(plan, ChildStep::kMount, plan.box.mounts->ops[i].target);
+    if (plan.box.source_trees[i] >= 0) k.close(plan.box.source_trees[i]);
   }
   return true;
 }

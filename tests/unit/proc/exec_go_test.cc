@@ -33,7 +33,7 @@ TEST(ExecGo, TheInitGetsWhatTheHandlerSent) {
   SocketPair pair;
   std::vector<std::string> argv = {"sh", "-c", "echo 'a b'", ""};  // an empty argument too
   std::vector<std::string> env = {"PATH=/usr/bin", "X=caf\xc3\xa9"};
-  ChildPlan sent;
+  CommandLaunch sent;
   sent.cwd = "/workspace/sub dir";
   sent.argv = Pointers(argv);
   sent.envp = Pointers(env);
@@ -41,7 +41,7 @@ TEST(ExecGo, TheInitGetsWhatTheHandlerSent) {
   ASSERT_GE(sent.stdin_fd, 0);
   ASSERT_TRUE(SendGo(pair.fds[0], sent).ok());
 
-  ChildPlan got;
+  CommandLaunch got;
   got.go_fd = pair.fds[1];
   pair.fds[1] = -1;  // ReceiveGo closes it
   ASSERT_TRUE(ReceiveGo(got));
@@ -67,7 +67,7 @@ TEST(ExecGo, AHangUpIsNoGo) {
   SocketPair pair;
   ::close(pair.fds[0]);
   pair.fds[0] = -1;
-  ChildPlan got;
+  CommandLaunch got;
   got.go_fd = pair.fds[1];
   EXPECT_FALSE(ReceiveGo(got));
 }
@@ -78,7 +78,7 @@ TEST(ExecGo, GarbageIsNoGo) {
   uint64_t size = 3;
   ASSERT_EQ(::write(pair.fds[0], &size, sizeof(size)), static_cast<ssize_t>(sizeof(size)));
   ASSERT_EQ(::write(pair.fds[0], "abc", 3), 3);
-  ChildPlan got;
+  CommandLaunch got;
   got.go_fd = pair.fds[1];
   EXPECT_FALSE(ReceiveGo(got));
 }

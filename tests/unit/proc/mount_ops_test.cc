@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "policy/mount_plan.h"
-#include "proc/child_plan.h"
+#include "proc/child_steps.h"
 #include "proc/mount_syscalls.h"
 
 namespace agentbox {
@@ -104,19 +104,19 @@ struct Fixture {
     calls.clear();
     absent.clear();
     fail_at.clear();
-    plan.mounts = &mounts;
+    plan.box.mounts = &mounts;
     for (size_t i = 0; i < mounts.ops.size(); ++i) {
       const MountOp& op = mounts.ops[i];
-      plan.full_targets.push_back(std::string(kNewRootMountpoint) +
+      plan.box.full_targets.push_back(std::string(kNewRootMountpoint) +
                                   (op.target == "/" ? "" : op.target));
-      plan.tmpfs_options.push_back(op.kind == MountKind::kTmpfs ? "size=1m" : "");
+      plan.box.tmpfs_options.push_back(op.kind == MountKind::kTmpfs ? "size=1m" : "");
       bool tree = op.kind == MountKind::kBindReadOnly || op.kind == MountKind::kDevice ||
                   op.kind == MountKind::kWorkspace;
-      plan.source_trees.push_back(tree ? 100 + static_cast<int>(i) : -1);
-      plan.source_is_dir.push_back(op.kind != MountKind::kDevice);
+      plan.box.source_trees.push_back(tree ? 100 + static_cast<int>(i) : -1);
+      plan.box.source_is_dir.push_back(op.kind != MountKind::kDevice);
     }
-    plan.dev_null_path = std::string(kNewRootMountpoint) + "/dev/null";
-    plan.mount_syscalls = &kRecording;
+    plan.box.dev_null_path = std::string(kNewRootMountpoint) + "/dev/null";
+    plan.box.mount_syscalls = &kRecording;
     EXPECT_EQ(::pipe2(error_pipe, O_CLOEXEC), 0);
     plan.error_write = error_pipe[1];
   }
