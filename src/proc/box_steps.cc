@@ -49,8 +49,8 @@ bool MakeMountsPrivate() {
 }
 
 bool MountNewRootTmpfs() {
-  return ::mount("tmpfs", kNewRootMountpoint, "tmpfs", MS_NOSUID | MS_NODEV,
-                 "size=1m,mode=0755") == 0;
+  return ::mount("tmpfs", kNewRootMountpoint, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,mode=0755") ==
+         0;
 }
 
 // pivot_root onto the new root and detach the host's root entirely (bwrap/runc idiom).

@@ -78,8 +78,8 @@ struct ChildPlan {
   BoxSetup box;
   CommandLaunch command;
 
-  bool can_setgroups = false;    // false for unprivileged callers (setgroups "deny")
-  bool die_with_parent = true;   // false for persistent sandboxes, which outlive the CLI
+  bool can_setgroups = false;   // false for unprivileged callers (setgroups "deny")
+  bool die_with_parent = true;  // false for persistent sandboxes, which outlive the CLI
   // The parent writes one byte once uid maps and cgroups are in place, then keeps the pipe open
   // while it lives: a hang-up = it died.
   int sync_read = -1;

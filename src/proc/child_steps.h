@@ -13,10 +13,10 @@ namespace agentbox {
 // --- The box (box_steps.cc).
 bool WaitForParent(const ChildPlan& plan);  // the parent's one byte: maps and cgroup are in place
 bool BecomeNamespaceRoot(const ChildPlan& plan);
-bool MakeMountsPrivate();       // MS_REC | MS_PRIVATE on "/"
-bool MountNewRootTmpfs();       // the empty tmpfs at kNewRootMountpoint
+bool MakeMountsPrivate();                // MS_REC | MS_PRIVATE on "/"
+bool MountNewRootTmpfs();                // the empty tmpfs at kNewRootMountpoint
 bool ExecuteMountPlan(ChildPlan& plan);  // mount_ops.cc; reports its own failure
-bool PivotIntoNewRoot();        // and detaches the host's root
+bool PivotIntoNewRoot();                 // and detaches the host's root
 bool SetSandboxHostname();
 bool BringUpLoopback();
 // RLIMIT_NOFILE (unless 0), RLIMIT_CORE 0 (a core dump would be written to /workspace, past the

@@ -117,8 +117,8 @@ bool InstallSeccomp(const CommandLaunch& command) {
 // it), and it is non-dumpable while it waits too: no /proc/PID/fd or mem for others.
 void AwaitGo(ChildPlan& plan) {
   const CommandLaunch& c = plan.command;
-  CloseAllExcept({c.stdout_write, c.stderr_write, c.status_write, plan.error_write, c.go_fd,
-                  plan.sync_read});
+  CloseAllExcept(
+      {c.stdout_write, c.stderr_write, c.status_write, plan.error_write, c.go_fd, plan.sync_read});
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
   if (!ReceiveGo(plan.command)) ::_exit(0);  // the handler served something else, or died
 }
