@@ -17,8 +17,8 @@
 # shellcheck disable=SC2016
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/lib/harness.sh
-source "$HERE/../lib/harness.sh"
+# shellcheck source=tests/lib/oneshot.sh
+source "$HERE/../lib/oneshot.sh"
 
 IMAGE=${AGENTBOX_TEST_IMAGE:-agentbox-test:latest}
 AGENT_SOCK_INSIDE=/.agentbox/run/agent.sock

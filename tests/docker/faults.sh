@@ -2,12 +2,12 @@
 # tests/docker/faults.sh: what the docker backend does when Docker misbehaves: a container removed
 # behind agentbox's back, a daemon that cannot be reached, a daemon restarted while sandboxes
 # exist, and orphaned containers for `agentbox gc`. Run by tests/docker/run_suite.sh (which
-# checks for a daemon and the test image first); same harness as tests/conformance (lib.sh).
+# checks for a daemon and the test image first); the persistent vocabulary (tests/lib/persistent.sh).
 
+export AGENTBOX_BACKEND=docker
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/conformance/lib.sh
-source "$HERE/../conformance/lib.sh"
-BACKEND=docker
+# shellcheck source=tests/lib/persistent.sh
+source "$HERE/../lib/persistent.sh"
 DOCKER_SOCK=/var/run/docker.sock
 
 # dapi METHOD PATH: one Engine API call with curl (the test's own view of the daemon).
@@ -191,4 +191,4 @@ case_warm_pool_claim_refill_drain() {
     fail "drain and rm left containers behind"
 }
 
-lib_main "$0" "$@"
+harness_main "$0" "$@"

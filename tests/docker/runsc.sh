@@ -8,10 +8,10 @@
 # use the idmapped mount another owner needs). Run by tests/docker/run_suite.sh runsc; the
 # security suite runs under runsc too (run_suite.sh security with AGENTBOX_RUNTIME=runsc).
 
+export AGENTBOX_BACKEND=docker
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/conformance/lib.sh
-source "$HERE/../conformance/lib.sh"
-BACKEND=docker
+# shellcheck source=tests/lib/persistent.sh
+source "$HERE/../lib/persistent.sh"
 RUNSC=(--backend docker --runtime runsc)
 
 case_runsc_is_gvisor() {
@@ -184,4 +184,4 @@ case_runsc_workspace_owner() {
     fail "files made inside belong to $(stat -c %u:%g "$ws/f") on the host"
 }
 
-lib_main "$0" "$@"
+harness_main "$0" "$@"

@@ -104,7 +104,7 @@ case_disk_full_state_dir_create_fails_cleanly() {
   local state=$CASE_DIR/state
   # Registered before the mount's own cleanup, so it runs first (on_exit keeps order): the
   # sandboxes of the loop filesystem are removed before it is unmounted.
-  on_exit "lib_clean_state_dir $state"
+  on_exit "harness_sweep_state_dir $state"
   loop_fs "$state"
   export AGENTBOX_STATE_DIR=$state
   new_box --name pre

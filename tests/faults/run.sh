@@ -5,14 +5,14 @@
 #
 #   AGENTBOX=build/agentbox [AGENTBOX_BACKEND=native] bash tests/faults/run.sh [REGEX]
 #
-# Same harness as tests/conformance (lib.sh): each case has its own state dir, and the suite its
+# The persistent vocabulary (tests/lib/persistent.sh): each case has its own state dir, and the suite its
 # own cgroup parent ($AGENTBOX_CGROUP_PARENT), so the gc cases cannot touch anyone else's
 # sandboxes on this host. Crashed `agentbox run`s are native-only: the docker backend's run is a
 # create/exec/rm, covered by the exec and agent cases (and tests/docker/faults.sh).
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/conformance/lib.sh
-source "$HERE/../conformance/lib.sh"
+# shellcheck source=tests/lib/persistent.sh
+source "$HERE/../lib/persistent.sh"
 
 # agent_pid BOX: the host pid of the sandbox's agent, from inspect.
 agent_pid() {
@@ -112,7 +112,7 @@ case_agent_that_cannot_start_is_one_line() {
   local agent=$CASE_DIR/agentbox-agent
   printf '#!/bin/sh\n' >"$agent"
   chmod 0644 "$agent"
-  AGENTBOX_AGENT=$agent ab create --backend "$BACKEND"
+  AGENTBOX_AGENT=$agent ab create --backend "$AB_BACKEND"
   expect_one_line_error "create with an agent that cannot be executed"
   [[ $AB_ERR == "agentbox: sandbox setup failed: executing the command agentbox-agent: Permission denied" ]] ||
     fail "the error is not the one line of the failed step: '$AB_ERR'"
@@ -312,11 +312,11 @@ case_gc_spares_a_cgroup_being_made() {
   expect_cgroup "$name"
 }
 
-# More cases, one file per subject; lib_main finds their case_ functions through L_CASE_FILES.
-L_CASE_FILES=("$HERE/serve_cases.sh" "$HERE/disk_cases.sh")
-for f in "${L_CASE_FILES[@]}"; do
+# More cases, one file per subject; harness_main finds their case_ functions through H_CASE_FILES.
+H_CASE_FILES=("$HERE/serve_cases.sh" "$HERE/disk_cases.sh")
+for f in "${H_CASE_FILES[@]}"; do
   # shellcheck source=/dev/null
   source "$f"
 done
 
-lib_main "$0" "$@"
+harness_main "$0" "$@"

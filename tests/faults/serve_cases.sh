@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/faults cases: `agentbox serve` killed with SIGKILL under load, then restarted on the
-# same state dir. Sourced by tests/faults/run.sh (lib.sh runs each case in its own process).
+# same state dir. Sourced by tests/faults/run.sh (the harness runs each case in its own process).
 
 LOAD_PY=$(cd "$(dirname "${BASH_SOURCE[0]}")/../load" && pwd)/serve_load.py
 

@@ -24,8 +24,8 @@ LEAK_CYCLES=${LEAK_CYCLES:-30}
 : "${CASE_TIMEOUT:=$((LEAK_CYCLES * 8 > 120 ? LEAK_CYCLES * 8 : 120))}"
 export CASE_TIMEOUT LEAK_CYCLES
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/conformance/lib.sh
-source "$HERE/../conformance/lib.sh"
+# shellcheck source=tests/lib/persistent.sh
+source "$HERE/../lib/persistent.sh"
 
 # suite_procs: "PID kind" for every process of the sandbox uids or with agentbox in its command
 # line, kind = ours | foreign. The test's own shells (bash .../run.sh) are not counted.
@@ -160,7 +160,7 @@ case_create_exec_rm_fast_cycles() {
   snapshot "$CASE_DIR/before"
   t0=$(now_ms)
   for i in $(seq "$n"); do
-    id=$("$AGENTBOX" create --backend "$BACKEND" ${AGENTBOX_RUNTIME:+--runtime "$AGENTBOX_RUNTIME"} </dev/null 2>"$CASE_DIR/err") ||
+    id=$("$AGENTBOX" create "${AB_KIND[@]}" </dev/null 2>"$CASE_DIR/err") ||
       fail "cycle $i: create: $(cat "$CASE_DIR/err")"
     out=$("$AGENTBOX" exec "$id" -- sh -c "echo $i >/workspace/f; cat /workspace/f" </dev/null 2>"$CASE_DIR/err")
     [[ $out == "$i" ]] || fail "cycle $i: exec printed '$out': $(cat "$CASE_DIR/err")"
@@ -211,4 +211,4 @@ case_run_cycles() {
   compare "$CASE_DIR/before" "$CASE_DIR/after"
 }
 
-lib_main "$0" "$@"
+harness_main "$0" "$@"

@@ -4,8 +4,8 @@
 # Usage: AGENTBOX=build/agentbox ABPROBE=build/abprobe bash tests/security/run.sh [REGEX]
 set -u
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/lib/harness.sh
-source "$HERE/../lib/harness.sh"
+# shellcheck source=tests/lib/oneshot.sh
+source "$HERE/../lib/oneshot.sh"
 for f in "$HERE"/cases/*.sh; do
   # shellcheck source=/dev/null
   source "$f"
