@@ -70,9 +70,9 @@ void KillStrays(const std::map<pid_t, int>& handlers, pid_t warm_handler) {
 // can kill it (never PID 1). PID 1 keeps each handler's connection for that case and answers
 // the host itself, so the client gets a result that says what happened, not a broken stream.
 void AnswerForKilledHandler(int conn_fd, int signal) {
-  ExecResult result = ErrorResult("the exec's handler in the sandbox was killed by signal " +
-                                  std::to_string(signal) +
-                                  " (a command of this sandbox signalled it, e.g. kill -9 -1)");
+  ExecResult result = ErrorResult(
+      Internal("the exec's handler in the sandbox was killed by signal " + std::to_string(signal) +
+               " (a command of this sandbox signalled it, e.g. kill -9 -1)"));
   result.exit_code = 128 + signal;
   result.signal = signal;
   result.reason = ExitReason::kSignaled;

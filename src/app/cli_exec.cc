@@ -18,9 +18,9 @@ int ExecSubcommand(const Args& args) {
     return 0;
   }
   auto manager = OpenSandboxManager();
-  if (!manager.ok()) return ReportResult(ErrorResult(manager.status().message()), inv->json);
+  if (!manager.ok()) return ReportResult(ErrorResult(manager.status()), inv->json);
   auto status = manager->Find(inv->sandbox);
-  if (!status.ok()) return ReportResult(ErrorResult(status.status().message()), inv->json);
+  if (!status.ok()) return ReportResult(ErrorResult(status.status()), inv->json);
   ExecRequest request = SandboxManager::DefaultExecRequest(status->record);
   request.argv = inv->argv;
   for (const auto& kv : inv->env) request.env.push_back(kv);
@@ -31,7 +31,7 @@ int ExecSubcommand(const Args& args) {
   ::signal(SIGPIPE, SIG_IGN);
   OutputCapture capture(request.output_limit, /*forward_fds=*/!inv->json);
   auto result = manager->Exec(status->record, request, capture, inv->pass_stdin ? 0 : -1);
-  ExecResult r = result.ok() ? *result : ErrorResult(result.status().message());
+  ExecResult r = result.ok() ? *result : ErrorResult(result.status());
   TakeOutput(capture, inv->json, &r);
   return ReportResult(r, inv->json);
 }

@@ -25,7 +25,7 @@ namespace {
 ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std::string>& argv,
                                   OutputCapture& capture) {
   auto manager = OpenSandboxManager();
-  if (!manager.ok()) return ErrorResult(manager.status().message());
+  if (!manager.ok()) return ErrorResult(manager.status());
   sigset_t stop;
   sigemptyset(&stop);
   for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&stop, sig);
@@ -44,11 +44,11 @@ ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std
   ::pthread_kill(watcher.native_handle(), SIGUSR2);  // wakes the watcher: nothing to stop
   watcher.join();
   if (stopped_by != 0) {
-    ExecResult killed = ErrorResult("stopped by signal " + std::to_string(stopped_by.load()));
+    ExecResult killed = ErrorResult(Unavailable("stopped by signal " + std::to_string(stopped_by.load())));
     killed.exit_code = 128 + stopped_by;
     return killed;
   }
-  if (!result.ok()) return ErrorResult(result.status().message());
+  if (!result.ok()) return ErrorResult(result.status());
   if (!removed.ok()) PrintError(removed.message());
   return *result;
 }
@@ -69,7 +69,7 @@ int RunSubcommand(const Args& args) {
     return 0;
   }
   StatusOr<SandboxSpec> spec = ResolveRunSpec(*invocation);
-  if (!spec.ok()) return ReportResult(ErrorResult(spec.status().message()), invocation->json);
+  if (!spec.ok()) return ReportResult(ErrorResult(spec.status()), invocation->json);
   // A closed stdout must not kill agentbox mid-run (the command's tree would be left to the
   // timeout); writes then fail with EPIPE, which OutputCapture ignores. Sandbox children must
   // reset SIGPIPE to SIG_DFL before exec, since an ignored disposition survives execve.

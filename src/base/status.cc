@@ -27,6 +27,16 @@ const char* StatusCodeName(StatusCode code) {
   return "unknown";
 }
 
+StatusCode StatusCodeFromName(std::string_view name) {
+  for (StatusCode code :
+       {StatusCode::kOk, StatusCode::kInvalidArgument, StatusCode::kNotFound,
+        StatusCode::kAlreadyExists, StatusCode::kPermissionDenied, StatusCode::kResourceExhausted,
+        StatusCode::kUnavailable, StatusCode::kInternal}) {
+    if (name == StatusCodeName(code)) return code;
+  }
+  return StatusCode::kInternal;
+}
+
 Status Status::WithContext(const std::string& context) const {
   if (ok()) return *this;
   return Status(code_, context + ": " + message_);

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -24,6 +25,8 @@ enum class StatusCode {
 };
 
 const char* StatusCodeName(StatusCode code);
+// The code StatusCodeName gives `name`; kInternal for a name it never gives.
+StatusCode StatusCodeFromName(std::string_view name);
 
 class [[nodiscard]] Status {
  public:

@@ -14,6 +14,7 @@ constexpr const char* kExecResultSchema = R"json({
     "signal": {"type": ["integer", "null"]},
     "reason": {"type": "string", "enum": ["exited", "signaled", "timeout", "oom", "error"]},
     "error": {"type": "string"},
+    "error_code": {"type": "string", "enum": ["invalid_argument", "not_found", "already_exists", "permission_denied", "resource_exhausted", "unavailable", "internal"]},
     "duration_ms": {"type": "number"},
     "cpu_ms": {"type": "number"},
     "peak_memory_bytes": {"type": "integer"},

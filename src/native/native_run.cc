@@ -41,23 +41,23 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
   auto start = Clock::now();
   ::signal(SIGPIPE, SIG_IGN);
   auto root = DescribeRoot(spec, state_root);
-  if (!root.ok()) return ErrorResult(root.status().message());
+  if (!root.ok()) return ErrorResult(root.status());
   MountPlan mounts = BuildMountPlan(*root);
 
   auto host = DetectCgroupHost();
-  if (!host.ok()) return ErrorResult(host.status().message());
+  if (!host.ok()) return ErrorResult(host.status());
   const std::string name = NewRunName();
   auto cgroup = CreateCgroup(*host, name);
-  if (!cgroup.ok()) return ErrorResult(cgroup.status().message());
+  if (!cgroup.ok()) return ErrorResult(cgroup.status());
   if (Status st = (*cgroup)->ApplyLimits(spec.limits); !st.ok()) {
     (void)(*cgroup)->Remove();
-    return ErrorResult(st.message());
+    return ErrorResult(st);
   }
 
   auto ws = PrepareWorkspace(WorkspaceRequestFor(spec, state_root, name));
   if (!ws.ok()) {
     (void)(*cgroup)->Remove();
-    return ErrorResult(ws.status().message());
+    return ErrorResult(ws.status());
   }
 
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
@@ -65,7 +65,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
   auto launched = LaunchSandbox(request);
   ExecResult result;
   if (!launched.ok()) {
-    result = ErrorResult(launched.status().message());
+    result = ErrorResult(launched.status());
   } else {
     SupervisedSandbox& box = launched->box;
     SupervisionLimits limits;

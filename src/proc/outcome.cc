@@ -55,7 +55,12 @@ void FillSetupErrorResult(const ChildError& err, ExecResult& r) {
     r.stderr_data = "agentbox: " + what + "\n";
     return;
   }
-  r = ErrorResult("sandbox setup failed: " + what);
+  // A working directory the command may not enter is the request's fault, said as the errno
+  // says it (not_found, permission_denied); any other step is the host not giving the sandbox.
+  std::string message = "sandbox setup failed: " + what;
+  StatusCode code =
+      err.step == ChildStep::kCwd ? ErrnoStatus("", err.err).code() : StatusCode::kUnavailable;
+  r = ErrorResult(Status(code, message));
 }
 
 }  // namespace

@@ -93,13 +93,4 @@ StatusOr<Frame> ReadFrame(int fd, int* received_fd) {
   return frame;
 }
 
-StatusCode StatusCodeFromName(std::string_view name) {
-  for (StatusCode c : {StatusCode::kOk, StatusCode::kInvalidArgument, StatusCode::kNotFound,
-                       StatusCode::kAlreadyExists, StatusCode::kPermissionDenied,
-                       StatusCode::kResourceExhausted, StatusCode::kUnavailable}) {
-    if (name == StatusCodeName(c)) return c;
-  }
-  return StatusCode::kInternal;
-}
-
 }  // namespace agentbox

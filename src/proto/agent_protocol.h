@@ -65,7 +65,4 @@ Status WriteFrame(int fd, FrameType type, std::string_view payload, int pass_fd 
 // included).
 StatusOr<Frame> ReadFrame(int fd, int* received_fd = nullptr);
 
-// The StatusCode named by StatusCodeName(), for error responses; kInternal when unknown.
-StatusCode StatusCodeFromName(std::string_view name);
-
 }  // namespace agentbox

@@ -126,11 +126,12 @@ std::string UnheldDiskLimitNote(const ExecResult& result) {
          "without this note)";
 }
 
-ExecResult ErrorResult(const std::string& message) {
+ExecResult ErrorResult(const Status& status) {
   ExecResult result;
   result.exit_code = 125;
   result.reason = ExitReason::kError;
-  result.error = message;
+  result.error = status.message();
+  result.error_code = status.ok() ? StatusCode::kInternal : status.code();
   return result;
 }
 
@@ -155,7 +156,10 @@ ExecResultJson::ExecResultJson(const ExecResult& result) {
   auto limits = nlohmann::ordered_json::array();
   for (const std::string& limit : result.limits_hit) limits.push_back(SanitizeUtf8(limit));
   j["limits_hit"] = std::move(limits);
-  if (result.reason == ExitReason::kError) j["error"] = SanitizeUtf8(result.error);
+  if (result.reason == ExitReason::kError) {
+    j["error"] = SanitizeUtf8(result.error);
+    j["error_code"] = StatusCodeName(result.error_code);
+  }
   if (result.disk_limit) j["disk_limit"] = DiskLimitObject(*result.disk_limit);
   tail_ = j.dump();  // {"stdout_truncated":...}
   tail_[0] = ',';

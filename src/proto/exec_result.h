@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "base/status.h"
 #include "spec/workspace_quota.h"
 
 namespace agentbox {
@@ -35,6 +36,9 @@ struct ExecResult {
   std::optional<int> signal;  // the signal that ended it, if any
   ExitReason reason = ExitReason::kExited;
   std::string error;  // set when reason == kError
+  // Why, as the API's error codes say it ("error_code" in JSON, with "error"): a result may be
+  // the only answer once a streamed exec has begun, or for the CLI's exit 125.
+  StatusCode error_code = StatusCode::kOk;
   double duration_ms = 0;
   double cpu_ms = 0;
   uint64_t peak_memory_bytes = 0;
@@ -50,7 +54,7 @@ struct ExecResult {
 };
 
 // A result for "agentbox could not do it": exit 125, reason "error".
-ExecResult ErrorResult(const std::string& message);
+ExecResult ErrorResult(const Status& status);
 
 // The JSON object of CONTRACT §1, one line, keys in the documented order, then "disk_limit":
 // {"bytes": N or null (none), "enforced": bool, "mechanism": "btrfs-qgroup" | "project-quota" |

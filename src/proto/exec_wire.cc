@@ -148,7 +148,10 @@ std::string ExecResultToWire(const ExecResult& r) {
             {"stderr_truncated", r.stderr_truncated},
             {"limits_hit", r.limits_hit}};
   // The error may quote a command name, which is bytes: sent as text, bad bytes replaced.
-  if (r.reason == ExitReason::kError) j["error"] = SanitizeUtf8(r.error);
+  if (r.reason == ExitReason::kError) {
+    j["error"] = SanitizeUtf8(r.error);
+    j["error_code"] = StatusCodeName(r.error_code);
+  }
   return json{{"ok", true}, {"result", j}}.dump();
 }
 
@@ -174,6 +177,9 @@ StatusOr<ExecResult> ExecResultFromWire(const std::string& text) {
       if (reason == ExitReasonName(e)) out.reason = e;
     }
     out.error = r.value("error", "");
+    if (out.reason == ExitReason::kError) {
+      out.error_code = StatusCodeFromName(r.value("error_code", ""));
+    }
     out.duration_ms = r.at("duration_ms").get<double>();
     out.cpu_ms = r.at("cpu_ms").get<double>();
     if (!r.at("peak_memory_bytes").is_number_unsigned()) {

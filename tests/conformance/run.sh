@@ -8,8 +8,8 @@
 # (native_only). See lib.sh for the harness (one process, state dir and timeout per case).
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tests/conformance/lib.sh
-source "$HERE/lib.sh"
+# shellcheck source=tests/lib/persistent.sh
+source "$HERE/../lib/persistent.sh"
 
 # ---- create --------------------------------------------------------------------------------------
 
@@ -26,7 +26,7 @@ case_create_prints_id() {
 case_create_name_duplicate_refused() {
   new_box --name web
   local id=$BOX
-  ab create --backend "$BACKEND" ${AGENTBOX_RUNTIME:+--runtime "$AGENTBOX_RUNTIME"} --name web
+  ab create "${AB_KIND[@]}" --name web
   expect_one_line_error "a second sandbox named web"
   [[ -z $AB_OUT ]] || fail "the refused create printed '$AB_OUT' on stdout"
   ab ls --json
@@ -36,7 +36,7 @@ case_create_name_duplicate_refused() {
   local n
   n=$(ls "$AGENTBOX_STATE_DIR/sandboxes" | wc -l)
   [[ $n == 1 ]] || fail "the refused create left $n sandbox dirs in the state dir"
-  if [[ $BACKEND == native ]]; then
+  if [[ $AB_BACKEND == native ]]; then
     n=$(cg_children | grep -c .)
     [[ $n == 1 ]] || fail "the refused create left a cgroup: $(cg_children | paste -sd ' ')"
   fi
@@ -71,7 +71,7 @@ case_smallest_open_files_limit_works() {
   expect_rc 0 "an exec with open_files 32"
   expect_out 32
   printf '{"open_files": 31}\n' >"$policy"
-  ab create --backend "$BACKEND" --policy "$policy"
+  ab create --backend "$AB_BACKEND" --policy "$policy"
   expect_one_line_error "open_files below 32"
 }
 
@@ -236,7 +236,7 @@ case_workspace_private_removed_by_rm() {
   ab exec "$BOX" -- sh -c 'echo x > /workspace/f; mkdir -p /workspace/a/b; echo y > /workspace/a/b/g'
   ab exec "$BOX" -- cat /workspace/f
   expect_out x
-  if [[ $BACKEND == native ]]; then
+  if [[ $AB_BACKEND == native ]]; then
     [[ -f $ws/a/b/g ]] || fail "the private workspace $ws does not hold the sandbox's files"
   fi
   ab rm "$BOX"
@@ -277,7 +277,7 @@ case_timeout_kills_only_its_tree() {
     "setsid sh -c 'sleep 2; echo leaked > /workspace/leak' & setsid sleep 30.$tag & sleep 30"
   expect_rc 124 "the timed-out exec"
   (($(now_ms) - t0 < 15000)) || fail "the 0.5 s timeout took $(($(now_ms) - t0)) ms (the sleep was 30 s)"
-  if [[ $BACKEND == native ]]; then
+  if [[ $AB_BACKEND == native ]]; then
     wait_until 10 no_pids_of_cmd "sleep 30.$tag" ||
       fail "the setsid'd 'sleep 30.$tag' survived its exec's timeout on the host"
   fi
@@ -307,7 +307,7 @@ case_exec_tree_gone_when_result_arrives() {
 
 case_many_sandboxes_at_once() {
   local n=10 i ids=()
-  for i in $(seq $n); do ab_bg "c$i" create --backend "$BACKEND" ${AGENTBOX_RUNTIME:+--runtime "$AGENTBOX_RUNTIME"}; done
+  for i in $(seq $n); do ab_bg "c$i" create "${AB_KIND[@]}"; done
   wait
   for i in $(seq $n); do
     [[ $(bg_rc "c$i") == 0 ]] || fail "parallel create $i exited $(bg_rc "c$i"): $(bg_err "c$i")"
@@ -359,7 +359,7 @@ case_ls_table_and_json() {
   expect_rc 0
   json_assert "len(r) == 2 and all({'id','name','backend','state','created_at','workspace'} <= set(s) for s in r)" \
     "ls --json entries lack keys"
-  json_assert "{s['id']: (s['name'], s['state'], s['backend']) for s in r} == {'$named': ('lsbox', 'running', '$BACKEND'), '$anon': ('', 'running', '$BACKEND')}"
+  json_assert "{s['id']: (s['name'], s['state'], s['backend']) for s in r} == {'$named': ('lsbox', 'running', '$AB_BACKEND'), '$anon': ('', 'running', '$AB_BACKEND')}"
 }
 
 case_inspect_fields() {
@@ -369,13 +369,13 @@ case_inspect_fields() {
   expect_rc 0
   json_assert "{'id','name','backend','state','created_at','workspace','workspace_temporary','policy','usage'} <= set(r)" \
     "inspect lacks keys"
-  json_assert "r['id'] == '$BOX' and r['name'] == 'insp' and r['backend'] == '$BACKEND' and r['state'] == 'running'"
+  json_assert "r['id'] == '$BOX' and r['name'] == 'insp' and r['backend'] == '$AB_BACKEND' and r['state'] == 'running'"
   json_assert "r['workspace'] == '$ws' and r['workspace_temporary'] is False"
   json_assert "__import__('re').match(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d', r['created_at'])" "created_at is not RFC 3339"
   json_assert "isinstance(r['policy'], dict) and r['policy'].get('memory') == 256*1024*1024 and r['policy'].get('pids') == 64" \
     "policy does not show --memory 256M --pids 64"
   json_assert "r['usage'] is None or isinstance(r['usage'], dict)"
-  if [[ $BACKEND == native ]]; then
+  if [[ $AB_BACKEND == native ]]; then
     json_assert "isinstance(r.get('pid'), int) and r['pid'] > 1" "native inspect lacks the agent's pid"
     local pid
     pid=$(json_get "r['pid']")
@@ -450,7 +450,7 @@ case_cp_outside_workspace_refused() {
   ab exec "$BOX" -- sh -c 'for f in /etc/x /x /tmp/x; do test -e $f && echo $f; done; true'
   expect_rc 0
   expect_out "" "a refused cp wrote inside the sandbox"
-  if [[ $BACKEND == native ]]; then
+  if [[ $AB_BACKEND == native ]]; then
     [[ ! -e $(dirname "$ws")/x ]] || fail "cp to ../x wrote $(dirname "$ws")/x on the host"
   fi
   ab cp "$BOX:/etc/passwd" "$CASE_DIR/passwd"
@@ -574,12 +574,12 @@ case_ttl_ends_the_sandbox() {
   ab exec "$id" -- true
   expect_one_line_error "exec after the ttl"
   [[ -d $AGENTBOX_STATE_DIR/sandboxes/$id ]] && fail "the expired sandbox's state dir is left"
-  if [[ $BACKEND == native ]]; then
+  if [[ $AB_BACKEND == native ]]; then
     [[ -z $(cg_children) ]] || fail "the expired sandbox left a cgroup: $(cg_children | paste -sd ' ')"
   fi
   new_box --name brief
   expect_rc 0 "the name of an expired sandbox is free again"
-  ab create --ttl 0.5 --backend "$BACKEND"
+  ab create --ttl 0.5 --backend "$AB_BACKEND"
   expect_one_line_error "a ttl under a second"
 }
 
@@ -612,8 +612,21 @@ case_idle_timeout_ends_an_unused_sandbox() {
   local second=$BOX
   not_listed() { ! "$AGENTBOX" ls --json | grep -q "\"$1\""; }
   wait_until 60 not_listed "$second" || fail "ls still lists $second a minute after its 2 s idle timeout"
-  ab create --idle-timeout 0 --backend "$BACKEND"
+  ab create --idle-timeout 0 --backend "$AB_BACKEND"
   expect_one_line_error "an idle timeout of 0"
 }
 
-lib_main "$0" "$@"
+# A result that is an error says why as the API's error codes do (error_code): the request's
+# fault (a working directory that is not there) is not_found, through the agent's wire and the
+# CLI alike.
+case_an_error_result_names_its_code() {
+  new_box
+  ab exec --json --cwd /workspace/no-such-dir "$BOX" -- true
+  expect_rc 125
+  json_assert "r['reason'] == 'error' and r['error_code'] == 'not_found'"
+  ab run "${AB_KIND[@]}" --json --cwd /workspace/no-such-dir -- true
+  expect_rc 125
+  json_assert "r['reason'] == 'error' and r['error_code'] == 'not_found'"
+}
+
+harness_main "$0" "$@"

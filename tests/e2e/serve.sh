@@ -91,6 +91,10 @@ R=$(U -N -d '{"argv":["sh","-c","echo a; sleep 0.3; echo b >&2"],"stream":"ndjso
 check "exec NDJSON stream" '[ "$(echo "$R" | python3 -c "import json,sys; print([json.loads(l)[\"type\"] for l in sys.stdin])")" = "['"'"'stdout'"'"', '"'"'stderr'"'"', '"'"'result'"'"']" ]' "$R"
 R=$(U -N -H 'Accept: text/event-stream' -d '{"argv":["echo","sse"]}' http://x/v1/sandboxes/$ID/exec)
 check "exec SSE stream" 'echo "$R" | grep -q "^event: result" && echo "$R" | grep -q "^data: {\"type\":\"stdout\",\"data\":\"sse\\\\n\"}"' "$R"
+# A failure once a stream has begun cannot change its 200: the result event says why, with the
+# code an API error would have had.
+R=$(U -N -d '{"argv":["true"],"cwd":"/workspace/no-such-dir","stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec)
+check "streamed error carries its code" '[ "$(echo "$R" | tail -n 1 | jq_ "(d[\"result\"][\"reason\"], d[\"result\"][\"error_code\"])")" = "('"'"'error'"'"', '"'"'not_found'"'"')" ]' "$R"
 check "exec timeout" '[ "$(U -d "{\"argv\":[\"sleep\",\"5\"],\"timeout\":0.3}" http://x/v1/sandboxes/$ID/exec | jq_ "d[\"reason\"]")" = timeout ]'
 check "verify: isolation report ok" '[ "$(U http://x/v1/sandboxes/$ID/verify | jq_ "(d[\"id\"] == \"$ID\", d[\"ok\"], len(d[\"checks\"]) > 20)")" = "(True, True, True)" ]'
 check "verify unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/nosuch/verify)" = 404 ]'

@@ -66,7 +66,7 @@ TEST(McpToolSchemasTest, NewArgumentsAreDeclared) {
 TEST(McpToolSchemasTest, ExecOutputSchemaNamesEveryResultField) {
   for (const json& tool : ToolDefinitions()) {
     if (tool["name"] != "exec") continue;
-    json result = json::parse(ExecResultToJson(ErrorResult("boom")));
+    json result = json::parse(ExecResultToJson(ErrorResult(Internal("boom"))));
     for (const auto& [key, value] : result.items()) {
       EXPECT_TRUE(tool["outputSchema"]["properties"].contains(key)) << key;
     }

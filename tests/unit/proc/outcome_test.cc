@@ -84,7 +84,22 @@ TEST(ResultOfSupervisionTest, AnotherSetupFailureIsAnError) {
   EXPECT_EQ(r.exit_code, 125);
   EXPECT_EQ(r.reason, ExitReason::kError);
   EXPECT_EQ(r.error, "sandbox setup failed: mounting /proc: Operation not permitted");
+  EXPECT_EQ(r.error_code, StatusCode::kUnavailable);  // the host did not give the sandbox
   EXPECT_EQ(DescribeChildError(error), "mounting /proc: Operation not permitted");
+}
+
+// A working directory that does not exist is the request's: not_found, as the API says it.
+TEST(ResultOfSupervisionTest, AMissingWorkingDirectoryIsNotFound) {
+  SupervisionOutcome outcome;
+  ChildError error = {};
+  error.step = ChildStep::kCwd;
+  error.err = ENOENT;
+  std::strcpy(error.detail, "/workspace/nope");
+  outcome.setup_error = error;
+  auto output = Capture(1024);
+  ExecResult r = ResultOfSupervision(outcome, nullptr, output);
+  EXPECT_EQ(r.exit_code, 125);
+  EXPECT_EQ(r.error_code, StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -29,10 +29,11 @@ TEST(ExecResultTest, LimitsHitInOrderNoDuplicates) {
 }
 
 TEST(ExecResultTest, ErrorResult) {
-  ExecResult r = ErrorResult("no user namespaces");
+  ExecResult r = ErrorResult(Unavailable("no user namespaces"));
   EXPECT_EQ(r.exit_code, 125);
   EXPECT_EQ(r.reason, ExitReason::kError);
   EXPECT_EQ(r.error, "no user namespaces");
+  EXPECT_EQ(r.error_code, StatusCode::kUnavailable);
 }
 
 TEST(ExecResultJsonTest, ExactDefaultRendering) {
@@ -64,15 +65,18 @@ TEST(ExecResultJsonTest, SignalTimeoutAndLimits) {
   EXPECT_FALSE(j.contains("error"));
 }
 
-TEST(ExecResultJsonTest, ErrorKeyLastOnlyForErrors) {
-  const std::string json = ExecResultToJson(ErrorResult("cgroup \"x\" missing"));
+// The error and its code come last, and only for errors: the code is the API error's, so a
+// streamed exec (whose HTTP status was sent before) and the CLI say why as an API error would.
+TEST(ExecResultJsonTest, ErrorKeysLastOnlyForErrors) {
+  const std::string json = ExecResultToJson(ErrorResult(NotFound("cgroup \"x\" missing")));
   EXPECT_EQ(json.substr(0, 48), R"({"exit_code":125,"signal":null,"reason":"error",)");
-  const std::string tail = R"("limits_hit":[],"error":"cgroup \"x\" missing"})";
+  const std::string tail =
+      R"("limits_hit":[],"error":"cgroup \"x\" missing","error_code":"not_found"})";
   EXPECT_EQ(json.substr(json.size() - tail.size()), tail);
 }
 
 TEST(ExecResultJsonTest, KeyOrder) {
-  ExecResult r = ErrorResult("e");
+  ExecResult r = ErrorResult(Internal("e"));
   const std::string json = ExecResultToJson(r);
   size_t last = 0;
   for (const char* key :

@@ -69,10 +69,11 @@ TEST(ExecWireTest, OutOfRangeResultNumbersAreRefused) {
 }
 
 TEST(ExecWireTest, AnErrorQuotingBadBytesStillSerializes) {
-  ExecResult result = ErrorResult("command \"\xff\" not found");
+  ExecResult result = ErrorResult(NotFound("command \"\xff\" not found"));
   auto back = ExecResultFromWire(ExecResultToWire(result));
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(back->error, "command \"\xEF\xBF\xBD\" not found");
+  EXPECT_EQ(back->error_code, StatusCode::kNotFound);  // the agent's code reaches HTTP and MCP
 }
 
 }  // namespace
