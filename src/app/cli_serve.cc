@@ -21,6 +21,7 @@ constexpr const char* kServeUsage =
     "Usage: agentbox serve [--listen unix:PATH | --listen tcp:HOST:PORT] [--tokens FILE]\n"
     "                      [--config FILE] [--workspace-root DIR] [--allow-host-paths]\n"
     "                      [--insecure-no-auth] [--max-connections N]\n"
+    "                      [--access-log FILE|-]\n"
     "\n"
     "Serves the HTTP JSON API (docs/api.md): /v1/sandboxes..., /mcp, /healthz, /metrics.\n"
     "\n"
@@ -41,6 +42,9 @@ constexpr const char* kServeUsage =
     "                  can then act as you\n"
     "  --max-connections N  clients connected at once (default: what the fd limit\n"
     "                  allows, at most 65536)\n"
+    "  --access-log FILE  one JSON line per request (who, what, sandbox, status,\n"
+    "                  duration; no tokens, bodies or output) appended to FILE, or to\n"
+    "                  stderr with -\n"
     "\n"
     "SIGTERM or SIGINT stops accepting, lets requests finish (10 s), then exits 0.\n";
 
@@ -49,6 +53,7 @@ struct ServeArgs {
   std::string tokens;
   std::string config;
   std::string workspace_root;
+  std::string access_log;
   bool allow_host_paths = false;
   bool insecure_no_auth = false;
   int max_connections = 0;  // 0: from the config, else from the fd limit
@@ -99,7 +104,8 @@ StatusOr<ServeArgs> ParseServeArgs(const Args& args) {
     for (auto [flag, target] : {std::pair{"--listen", &out.listen},
                                 {"--tokens", &out.tokens},
                                 {"--config", &out.config},
-                                {"--workspace-root", &out.workspace_root}}) {
+                                {"--workspace-root", &out.workspace_root},
+                                {"--access-log", &out.access_log}}) {
       AB_ASSIGN_OR_RETURN(bool found, FlagValue(args, &i, flag, target));
       matched = matched || found;
       if (found) break;
@@ -128,6 +134,7 @@ Status LoadConfig(const ServeArgs& args, ServerConfig* config) {
   if (!args.workspace_root.empty()) config->workspace_root = args.workspace_root;
   if (args.allow_host_paths) config->allow_host_paths = true;
   if (args.max_connections > 0) config->max_connections = args.max_connections;
+  if (!args.access_log.empty()) config->access_log = args.access_log;
   return OkStatus();
 }
 
@@ -179,6 +186,9 @@ StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
   AB_RETURN_IF_ERROR(LoadConfig(args, &ctx->config));
   AB_ASSIGN_OR_RETURN(StateStore store, StateStore::Open());
   ctx->state_root = store.root();
+  if (!ctx->config.access_log.empty()) {
+    AB_ASSIGN_OR_RETURN(ctx->access_log, AccessLog::Open(ctx->config.access_log));
+  }
   AB_RETURN_IF_ERROR(CheckWorkspaceRoot(ctx->config.workspace_root, ctx->state_root));
   AB_ASSIGN_OR_RETURN(
       ListenAddress address,

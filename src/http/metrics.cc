@@ -36,6 +36,11 @@ void ServerMetrics::RecordExpired() {
   ++expired_;
 }
 
+void ServerMetrics::RecordMcpToolCall(const std::string& tool, bool is_error) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++mcp_calls_[{tool, is_error}];
+}
+
 std::string ServerMetrics::Render(size_t sandboxes_live) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out =
@@ -73,6 +78,14 @@ std::string ServerMetrics::Render(size_t sandboxes_live) const {
     out += "agentbox_http_requests_total{code=\"" + std::to_string(status) + "\"} " +
            std::to_string(n) + "\n";
   }
+  // Tool names are the server's own (mcp/tool_schemas.cc): no escaping needed.
+  out +=
+      "# HELP agentbox_mcp_tool_calls_total MCP tool calls answered, by tool and result.\n"
+      "# TYPE agentbox_mcp_tool_calls_total counter\n";
+  for (const auto& [key, n] : mcp_calls_) {
+    out += "agentbox_mcp_tool_calls_total{tool=\"" + key.first + "\",result=\"" +
+           (key.second ? "error" : "ok") + "\"} " + std::to_string(n) + "\n";
+  }
   return out;
 }
 
@@ -90,6 +103,12 @@ void TenantMetrics::RecordRequest(const std::string& tenant, int status) {
 void TenantMetrics::RecordExpired(const std::string& tenant) {
   whole_.RecordExpired();
   if (!tenant.empty()) Slot(tenant).RecordExpired();
+}
+
+void TenantMetrics::RecordMcpToolCall(const std::string& tenant, const std::string& tool,
+                                      bool is_error) {
+  whole_.RecordMcpToolCall(tool, is_error);
+  if (!tenant.empty()) Slot(tenant).RecordMcpToolCall(tool, is_error);
 }
 
 ServerMetrics& TenantMetrics::Slot(const std::string& tenant) {

@@ -135,6 +135,11 @@ Status ApplyKey(const std::string& key, const json& value, ServerConfig* config)
     return SetSeconds(value, "idle_timeout", &config->idle_timeout_seconds);
   } else if (key == "mcp_bash_output_chars") {
     return SetCount(value, "mcp_bash_output_chars", 0, 100'000'000, &config->mcp_bash_output_chars);
+  } else if (key == "access_log") {
+    if (!value.is_string()) {
+      return InvalidArgument("\"access_log\": expected a file path, \"-\" (stderr) or \"\" (none)");
+    }
+    config->access_log = value.get<std::string>();
   } else if (key == "mcp_session_idle_timeout") {
     return SetSeconds(value, "mcp_session_idle_timeout", &config->mcp_session_idle_timeout_seconds);
   } else {
@@ -142,7 +147,7 @@ Status ApplyKey(const std::string& key, const json& value, ServerConfig* config)
                            "\" (known: workspace_root, allow_host_paths, limits, "
                            "max_connections, max_connections_per_peer, workers, head_timeout, "
                            "body_timeout, idle_timeout, mcp_session_idle_timeout, "
-                           "mcp_bash_output_chars)");
+                           "mcp_bash_output_chars, access_log)");
   }
   return OkStatus();
 }

@@ -80,6 +80,8 @@ struct ServerConfig {
   // The most characters one MCP `bash` result carries before its middle is cut (as `agentbox
   // mcp --bash-output-chars`); 0: never cut.
   int mcp_bash_output_chars = 30000;
+  // The access and audit log (http/access_log.h): a file, "-" for stderr, "" for none.
+  std::string access_log;
 };
 
 inline constexpr int kMaxConnections = 65536;

@@ -69,7 +69,7 @@ codef() { curl -s -o "$WORK/body" -w '%{http_code}' "$@"; }         # the same, 
 jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 
 # ---- unix socket --------------------------------------------------------------------------
-start_server || { bad "server starts" "$(cat "$WORK/server.log")"; echo "$PASS passed, $FAIL failed"; exit 1; }
+start_server --access-log "$WORK/access.log" || { bad "server starts" "$(cat "$WORK/server.log")"; echo "$PASS passed, $FAIL failed"; exit 1; }
 check "socket is 0600" '[ "$(stat -c %a "$SOCK")" = 600 ]'
 check "healthz" '[ "$(U http://x/healthz)" = ok ]'
 ID=$(U -d '{"name":"e2e1","timeout":20}' http://x/v1/sandboxes | jq_ 'd["id"]')
@@ -185,6 +185,23 @@ check "mcp: a loopback Origin passes" '[ "$(code --unix-socket "$SOCK" "${MH[@]}
 check "mcp unknown session 404" '[ "$(code --unix-socket "$SOCK" -H "Mcp-Session-Id: nope" -d "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"tools/list\"}" http://x/mcp)" = 404 ]'
 wait $QUIET
 check "mcp SSE: a silent call's stream gets keep-alive comments" 'grep -qx ": keep-alive" "$WORK/quiet_body" && tail -2 "$WORK/quiet_body" | grep -q "awake"' "$(cat "$WORK/quiet_body")"
+# The access log: one JSON line per request, who/what/sandbox/status/duration, an exec's reason,
+# an MCP call's method and tool, and never a command's output or arguments.
+U -d '{"argv":["sh","-c","echo access-log-output-8fe1"]}' http://x/v1/sandboxes/$ID/exec >/dev/null
+U "${MH[@]}" -d '{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"bash","arguments":{"command":"echo mcp-argument-3c7d"}}}' http://x/mcp >/dev/null
+log_has() { python3 - "$WORK/access.log" "$1" <<'PYEOF'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+sys.exit(0 if any(eval(sys.argv[2], {}, {"r": r}) for r in lines) else 1)
+PYEOF
+}
+check "access log: every line is JSON with time, method, path, status" 'log_has "set(r) >= {\"time\", \"tenant\", \"method\", \"path\", \"status\", \"duration_ms\"}"' "$(tail -3 "$WORK/access.log")"
+check "access log: an exec names its sandbox, status and reason" 'log_has "r[\"path\"] == \"/v1/sandboxes/$ID/exec\" and r[\"sandbox\"] == \"$ID\" and r[\"status\"] == 200 and r[\"reason\"] == \"exited\" and r[\"exit_code\"] == 0 and r[\"tenant\"] is None"' "$(grep exec "$WORK/access.log" | tail -2)"
+check "access log: an MCP call names its method, tool and sandbox" 'log_has "r[\"path\"] == \"/mcp\" and r.get(\"rpc\") == \"tools/call\" and r.get(\"tool\") == \"bash\" and len(r.get(\"sandbox\", \"\")) > 0"' "$(grep mcp "$WORK/access.log" | tail -2)"
+check "access log: healthz, answered at the door, has its line too" 'log_has "r[\"path\"] == \"/healthz\" and r[\"status\"] == 200"'
+check "access log: no output, no arguments, no session id" '! grep -q "access-log-output-8fe1\|mcp-argument-3c7d\|$SID" "$WORK/access.log"'
+M=$(U http://x/metrics)
+check "metrics: MCP tool calls counted, and their commands as execs" 'echo "$M" | grep -q "^agentbox_mcp_tool_calls_total{tool=\"bash\",result=\"ok\"} [1-9]" && echo "$M" | grep -q "^agentbox_mcp_tool_calls_total{tool=\"exec\",result=\"ok\"} [1-9]"' "$(echo "$M" | grep mcp_tool)"
 N_BEFORE=$("$AGENTBOX" ls | wc -l)
 check "mcp DELETE ends the session and its sandbox" '[ "$(code --unix-socket "$SOCK" -X DELETE "${MH[@]}" http://x/mcp)" = 204 ] && [ $("$AGENTBOX" ls | wc -l) -lt $N_BEFORE ]'
 
@@ -211,7 +228,7 @@ cat > "$WORK/tokens.json" <<JSON
             {"token": "tok-b-7f3c9e1b2d4a", "tenant": "b"},
             {"token": "tok-c-7f3c9e1b2d4a", "tenant": "c", "max_sandboxes": 1, "max_concurrent_execs": 1}]}
 JSON
-start_server --listen tcp:127.0.0.1:$PORT --tokens "$WORK/tokens.json"
+start_server --listen tcp:127.0.0.1:$PORT --tokens "$WORK/tokens.json" --access-log "$WORK/access_tcp.log"
 B=http://127.0.0.1:$PORT
 A=(-H "Authorization: Bearer tok-a-7f3c9e1b2d4a")
 check "healthz without token" '[ "$(code $B/healthz)" = 200 ]'
@@ -230,6 +247,7 @@ SLOW=$!
 running "sleep 3.25"
 check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
 wait $SLOW
+check "access log: the tenant is named, a refused caller is null, no token is written" 'grep -q "\"tenant\":\"a\",\"method\":\"POST\",\"path\":\"/v1/sandboxes/$TA/exec\"" "$WORK/access_tcp.log" && grep -q "\"tenant\":null,\"method\":\"GET\",\"path\":\"/v1/sandboxes\",\"status\":401" "$WORK/access_tcp.log" && ! grep -q "tok-" "$WORK/access_tcp.log"' "$(head -5 "$WORK/access_tcp.log")"
 check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tenants.json"'
 check "mcp over TCP with a token: any Origin" '[ "$(code "${A[@]}" -H "Origin: http://app.example" -d "$INIT" $B/mcp)" = 200 ]'
 

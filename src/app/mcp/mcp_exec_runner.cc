@@ -115,7 +115,12 @@ StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record
   } else {
     exchange();
   }
-  if (!result.ok()) return result;
+  if (!result.ok()) {
+    if (session.options().on_command) {
+      session.options().on_command(record.id, ErrorResult(result.status()));
+    }
+    return result;
+  }
   result->stdout_data = std::move(live.streams[0]);
   result->stderr_data = std::move(live.streams[1]);
   for (OutputStream s : {OutputStream::kStdout, OutputStream::kStderr}) {
@@ -123,6 +128,7 @@ StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record
     (s == OutputStream::kStdout ? result->stdout_truncated : result->stderr_truncated) = true;
     result->AddLimitHit(kLimitOutput);
   }
+  if (session.options().on_command) session.options().on_command(record.id, *result);
   return result;
 }
 

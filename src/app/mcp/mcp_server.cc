@@ -129,10 +129,15 @@ std::optional<json> McpServer::Impl::CallTool(const mcp::Incoming& in,
   }
   json result = RunTool(session, name->get<std::string>(), arguments, context);
   Unregister(key);
+  if (session.options().on_tool_call) {
+    session.options().on_tool_call(name->get<std::string>(), result.value("isError", false));
+  }
   // The specification: a cancelled request gets no response at all.
   if (call->cancellation.cancelled()) return std::nullopt;
   return mcp::MakeResult(in.id, std::move(result));
 }
+
+std::string McpServer::sandbox_id() const { return impl_->session.sandbox_id(); }
 
 std::shared_ptr<InFlightCall> McpServer::Impl::Register(const std::string& key) {
   auto call = std::make_shared<InFlightCall>();

@@ -14,6 +14,7 @@
 
 #include "app/mcp/mcp_quota.h"
 #include "base/status.h"
+#include "proto/exec_result.h"
 #include "spec/units.h"
 
 namespace agentbox {
@@ -33,6 +34,11 @@ struct McpOptions {
   // The most characters one `bash` result carries before its middle is cut (`agentbox mcp
   // --bash-output-chars N`); 0: never cut.
   size_t bash_output_chars = 30000;
+  // Told of every tools/call answered, with the tool's name and whether the result is a tool
+  // error, and of every command a call ran, with its sandbox and result (serve: its metrics).
+  // Called on the calling thread; unset: nobody is told.
+  std::function<void(const std::string& tool, bool is_error)> on_tool_call;
+  std::function<void(const std::string& sandbox_id, const ExecResult& result)> on_command;
 };
 
 class McpServer {
@@ -51,6 +57,9 @@ class McpServer {
   // The session is ending (HTTP DELETE): cancels every tool call in flight, as
   // notifications/cancelled would, and every one that starts from now on. Thread-safe.
   void CancelAll();
+
+  // The session's sandbox once a tool call has made or found it; "" before. Thread-safe.
+  std::string sandbox_id() const;
 
  private:
   struct Impl;

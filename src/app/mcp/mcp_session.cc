@@ -72,6 +72,11 @@ StatusOr<SandboxRecord> McpSession::Sandbox() {
   return *record_;
 }
 
+std::string McpSession::sandbox_id() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return record_ ? record_->id : "";
+}
+
 Status McpSession::Acquire() {
   if (!manager_) {
     AB_ASSIGN_OR_RETURN(SandboxManager manager, OpenSandboxManager());

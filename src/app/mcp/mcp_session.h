@@ -38,6 +38,9 @@ class McpSession {
   double max_timeout_seconds() const { return options_.max_timeout_seconds; }
   uint64_t max_output_limit() const { return options_.max_output_limit; }
   size_t bash_output_chars() const { return options_.bash_output_chars; }
+  const McpOptions& options() const { return options_; }
+  // The sandbox's id once Sandbox() succeeded; "" before. Thread-safe.
+  std::string sandbox_id();
 
  private:
   Status Acquire();

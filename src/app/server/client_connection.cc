@@ -226,6 +226,7 @@ void ClientConnection::OnHandlerDone(bool keep_alive) {
 void ClientConnection::ReplyInline(int status, std::string_view content_type,
                                    std::string_view body) {
   loop_.ctx().metrics.Whole().RecordRequest(status);
+  LogAnswered(status);
   const bool keep_alive = request_.keep_alive && !loop_.draining();
   std::string out =
       ResponseHead(status, {{"Content-Type", std::string(content_type)}}, body.size(), keep_alive);
@@ -241,6 +242,15 @@ void ClientConnection::ReplyInline(int status, std::string_view content_type,
   });
 }
 
+// An answer made here, without a handler (healthz, a refusal at the door): its access-log line
+// says as much of the request as was read. A caller not yet authenticated is null.
+void ClientConnection::LogAnswered(int status) {
+  AccessLog* log = loop_.ctx().access_log.get();
+  if (!log) return;
+  log->Write(AccessRecord{admitted_.caller.tenant, request_.method, request_.path, "", status, 0,
+                          nlohmann::json::object()});
+}
+
 void ClientConnection::Refuse(int status, const Status& why, HeaderList headers) {
   Reject(status, why, std::move(headers));
 }
@@ -252,6 +262,7 @@ void ClientConnection::Reject(int status, const Status& why, HeaderList headers)
     in_idle_list_ = false;
   }
   loop_.ctx().metrics.Whole().RecordRequest(status);
+  LogAnswered(status);
   if (status == 429) headers.emplace_back("Retry-After", "1");
   phase_ = Phase::kClosing;
   ReleaseBudget();

@@ -89,6 +89,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   void OnHandlerDone(bool keep_alive);
   void ReplyInline(int status, std::string_view content_type, std::string_view body);
   void Reject(int status, const Status& why, HeaderList headers = {});
+  void LogAnswered(int status);  // the access-log line of an answer made without a handler
   void Send(std::string bytes, std::function<void()> then);
   void TrySend();
   void Linger();

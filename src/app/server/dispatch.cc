@@ -1,6 +1,7 @@
 // Admission of a request head, and the handler a worker runs for it.
 #include "app/server/dispatch.h"
 
+#include <chrono>
 #include <exception>
 
 #include "http/front_door.h"
@@ -108,6 +109,7 @@ bool RunsLong(const HttpRequest& req, const Route& route) {
 }
 
 bool RunHandler(ServerContext& ctx, int fd, const HttpRequest& req, const Admitted& admitted) {
+  const auto start = std::chrono::steady_clock::now();
   HttpConnection conn(fd);
   Exchange ex{req, admitted.match, admitted.caller, conn, req.keep_alive};
   try {
@@ -118,6 +120,20 @@ bool RunHandler(ServerContext& ctx, int fd, const HttpRequest& req, const Admitt
     ex.keep_alive = false;
   }
   ctx.metrics.RecordRequest(ex.caller.tenant, ex.status);
+  if (ctx.access_log) {
+    AccessRecord record{ex.caller.tenant, req.method, req.path, "", ex.status,
+                        std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start).count(),
+                        std::move(ex.audit)};
+    if (auto id = admitted.match.params.find("id"); id != admitted.match.params.end()) {
+      record.sandbox = id->second;
+    }
+    if (record.detail.contains("sandbox")) {
+      record.sandbox = record.detail["sandbox"].get<std::string>();
+      record.detail.erase("sandbox");
+    }
+    ctx.access_log->Write(record);
+  }
   return ex.keep_alive && !conn.broken();
 }
 

@@ -54,15 +54,23 @@ RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& rec
   return {std::move(result), took.count()};
 }
 
-void RecordOutcome(ServerContext& ctx, const Caller& caller, const RunOutcome& run) {
-  ctx.metrics.RecordExec(
-      caller.tenant, run.result.ok() ? ExitReasonName(run.result->reason) : "error", run.seconds);
+// The metrics, and the access log's line: how the command ended, never what it printed.
+void RecordOutcome(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
+                   const RunOutcome& run) {
+  const char* reason = run.result.ok() ? ExitReasonName(run.result->reason) : "error";
+  ctx.metrics.RecordExec(ex.caller.tenant, reason, run.seconds);
+  ex.audit["sandbox"] = record.id;
+  ex.audit["reason"] = reason;
+  if (run.result.ok()) ex.audit["exit_code"] = run.result->exit_code;
+  if (run.result.ok() && !run.result->limits_hit.empty()) {
+    ex.audit["limits_hit"] = run.result->limits_hit;
+  }
 }
 
 void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record, const ExecBody& body) {
   OutputCapture capture(body.request.output_limit, /*forward_fds=*/false);
   RunOutcome run = RunWatched(ctx, ex, record, body, capture);
-  RecordOutcome(ctx, ex.caller, run);
+  RecordOutcome(ctx, ex, record, run);
   if (!run.result.ok()) return ex.ReplyError(run.result.status());
   ExecResult r = std::move(*run.result);
   TakeOutput(capture, /*json=*/true, &r);
@@ -95,7 +103,7 @@ void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
     keep_alive = [&stream, comment] { stream.KeepAlive(comment); };
   }
   RunOutcome run = RunWatched(ctx, ex, record, body, capture, std::move(keep_alive));
-  RecordOutcome(ctx, ex.caller, run);
+  RecordOutcome(ctx, ex, record, run);
   emit(OutputStream::kStdout, carry[0].Flush());
   emit(OutputStream::kStderr, carry[1].Flush());
   ExecResult r =

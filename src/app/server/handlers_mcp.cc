@@ -59,6 +59,15 @@ StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex
     options.max_timeout_seconds = ctx.config.limits.Get("timeout").max;
     options.max_output_limit = static_cast<uint64_t>(ctx.config.limits.Get("output_limit").max);
     options.bash_output_chars = static_cast<size_t>(ctx.config.mcp_bash_output_chars);
+    // Counted as REST's are: each tool call, and each command one ran as an exec.
+    options.on_tool_call = [metrics = &ctx.metrics, tenant = ex.caller.tenant](
+                               const std::string& tool, bool is_error) {
+      metrics->RecordMcpToolCall(tenant, tool, is_error);
+    };
+    options.on_command = [metrics = &ctx.metrics, tenant = ex.caller.tenant](
+                             const std::string&, const ExecResult& result) {
+      metrics->RecordExec(tenant, ExitReasonName(result.reason), result.duration_ms / 1000);
+    };
     auto server = std::make_shared<McpServer>(std::move(options));
     AB_ASSIGN_OR_RETURN(*session_id, ctx.mcp->Add(ex.caller, server));
     return server;
@@ -66,6 +75,31 @@ StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex
   auto server = ctx.mcp->Get(*session_id, ex.caller.tenant);
   if (!server) return NotFound("no MCP session \"" + *session_id + "\"");
   return server;
+}
+
+// The access log's view of a POST: the JSON-RPC method of each message and, for a tools/call, the
+// tool; never its arguments (a command line may hold a secret) nor the session id (it is one).
+json AuditOf(const json& message) {
+  json methods = json::array(), tools = json::array();
+  auto note = [&](const json& m) {
+    if (!m.is_object() || !m.contains("method") || !m["method"].is_string()) return;
+    methods.push_back(m["method"]);
+    if (m["method"] == "tools/call" && m.contains("params") && m["params"].is_object() &&
+        m["params"].contains("name") && m["params"]["name"].is_string()) {
+      tools.push_back(m["params"]["name"]);
+    }
+  };
+  if (message.is_array()) {
+    for (const json& m : message) note(m);
+  } else {
+    note(message);
+  }
+  json audit = json::object();
+  if (methods.size() == 1) audit["rpc"] = methods[0];
+  if (methods.size() > 1) audit["rpc"] = methods;
+  if (tools.size() == 1) audit["tool"] = tools[0];
+  if (tools.size() > 1) audit["tool"] = tools;
+  return audit;
 }
 
 // What notifications/cancelled would do for each tools/call of a POST whose client is gone.
@@ -125,6 +159,7 @@ void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
   json message = mcp::ParseJsonOrError(ex.request.body, &parsed);
   if (!parsed) return ex.ReplyJson(400, message);
   const mcp::PostedMessages posted = mcp::InspectPosted(message);
+  ex.audit = AuditOf(message);
   if (!posted.is_initialize) {
     Status version = mcp::CheckProtocolVersionHeader(ex.request.Header("mcp-protocol-version"));
     if (!version.ok()) return ex.ReplyError(version);
@@ -139,7 +174,11 @@ void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
     ~Touch() { sessions.Release(id); }
   } touch{*ctx.mcp, session_id};
   HeaderList headers = {{"Mcp-Session-Id", session_id}};
-  if (posted.has_request) return AnswerRequests(ctx, ex, *server, message, posted, headers);
+  if (posted.has_request) {
+    AnswerRequests(ctx, ex, *server, message, posted, headers);
+    if (std::string id = (*server)->sandbox_id(); !id.empty()) ex.audit["sandbox"] = id;
+    return;
+  }
   // Notifications and responses are accepted without a body; what is neither (not a JSON-RPC
   // message at all) is refused with 400 and its JSON-RPC error.
   auto answer = (*server)->Handle(message, nullptr);

@@ -12,6 +12,7 @@
 #include "app/server/http_connection.h"
 #include "base/byte_budget.h"
 #include "core/sandbox_manager.h"
+#include "http/access_log.h"
 #include "http/auth.h"
 #include "http/front_door.h"
 #include "http/metrics.h"
@@ -33,6 +34,7 @@ struct ServerContext {
   ServerConfig config;   // the operator's: limits and their ceilings, workspaces, connections
   FrontDoorPolicy front_door;
   std::shared_ptr<McpSessions> mcp;
+  std::unique_ptr<AccessLog> access_log;  // null: none
   // JSON text of exec results held at once (docs/api.md, "Connections"): one at the output
   // ceiling of 16M a stream takes up to 192 MB when every byte needs escaping.
   ByteBudget result_text{512ull << 20};
@@ -57,6 +59,9 @@ struct Exchange {
   HttpConnection& conn;
   bool keep_alive = true;
   int status = 0;  // what was answered (0: nothing yet)
+  // What the handler adds to the request's access-log line (an exec's reason and exit code, an
+  // MCP call's method and tool, the sandbox an MCP session works in). Never output or secrets.
+  nlohmann::json audit = nlohmann::json::object();
 
   void Reply(int code, std::string_view content_type, std::string_view body, HeaderList extra = {});
   void ReplyJson(int code, const nlohmann::json& body, HeaderList extra = {});

@@ -85,5 +85,23 @@ TEST(TenantMetricsTest, EachTenantSeesOnlyItsOwn) {
   EXPECT_NE(whole.find("agentbox_exec_duration_seconds_count 3\n"), std::string::npos);
 }
 
+// MCP tool calls, by tool and whether the result was a tool error; a tenant sees its own only.
+TEST(ServerMetricsTest, CountsMcpToolCalls) {
+  TenantMetrics m;
+  m.RecordMcpToolCall("a", "bash", false);
+  m.RecordMcpToolCall("a", "bash", false);
+  m.RecordMcpToolCall("b", "bash", true);
+  m.RecordMcpToolCall("b", "read_file", false);
+  std::string whole = m.Whole().Render(0);
+  EXPECT_NE(whole.find("# TYPE agentbox_mcp_tool_calls_total counter\n"), std::string::npos);
+  EXPECT_NE(whole.find("agentbox_mcp_tool_calls_total{tool=\"bash\",result=\"ok\"} 2\n"),
+            std::string::npos);
+  EXPECT_NE(whole.find("agentbox_mcp_tool_calls_total{tool=\"bash\",result=\"error\"} 1\n"),
+            std::string::npos);
+  std::string a = m.Of("a").Render(0);
+  EXPECT_NE(a.find("{tool=\"bash\",result=\"ok\"} 2\n"), std::string::npos);
+  EXPECT_EQ(a.find("read_file"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace agentbox
