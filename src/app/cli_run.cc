@@ -44,7 +44,8 @@ ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std
   ::pthread_kill(watcher.native_handle(), SIGUSR2);  // wakes the watcher: nothing to stop
   watcher.join();
   if (stopped_by != 0) {
-    ExecResult killed = ErrorResult(Unavailable("stopped by signal " + std::to_string(stopped_by.load())));
+    ExecResult killed =
+        ErrorResult(Unavailable("stopped by signal " + std::to_string(stopped_by.load())));
     killed.exit_code = 128 + stopped_by;
     return killed;
   }

@@ -34,7 +34,7 @@ class ServerMetrics {
   std::map<std::string, uint64_t> execs_by_reason_;
   std::map<int, uint64_t> requests_by_status_;
   std::map<std::pair<std::string, bool>, uint64_t> mcp_calls_;  // (tool, is_error)
-  std::array<uint64_t, kBuckets.size()> bucket_counts_ = {};  // not cumulative; Render sums
+  std::array<uint64_t, kBuckets.size()> bucket_counts_ = {};    // not cumulative; Render sums
   uint64_t exec_count_ = 0;
   uint64_t expired_ = 0;
   double exec_seconds_sum_ = 0;

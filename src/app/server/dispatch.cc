@@ -121,10 +121,9 @@ bool RunHandler(ServerContext& ctx, int fd, const HttpRequest& req, const Admitt
   }
   ctx.metrics.RecordRequest(ex.caller.tenant, ex.status);
   if (ctx.access_log) {
-    AccessRecord record{ex.caller.tenant, req.method, req.path, "", ex.status,
-                        std::chrono::duration<double, std::milli>(
-                            std::chrono::steady_clock::now() - start).count(),
-                        std::move(ex.audit)};
+    const std::chrono::duration<double, std::milli> took = std::chrono::steady_clock::now() - start;
+    AccessRecord record{ex.caller.tenant, req.method,   req.path,           "",
+                        ex.status,        took.count(), std::move(ex.audit)};
     if (auto id = admitted.match.params.find("id"); id != admitted.match.params.end()) {
       record.sandbox = id->second;
     }

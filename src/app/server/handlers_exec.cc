@@ -106,8 +106,7 @@ void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
   RecordOutcome(ctx, ex, record, run);
   emit(OutputStream::kStdout, carry[0].Flush());
   emit(OutputStream::kStderr, carry[1].Flush());
-  ExecResult r =
-      run.result.ok() ? std::move(*run.result) : ErrorResult(run.result.status());
+  ExecResult r = run.result.ok() ? std::move(*run.result) : ErrorResult(run.result.status());
   TakeOutput(capture, /*json=*/false, &r);  // streamed output is not repeated in the result
   stream.Send(StreamResultEvent(format, r));
   stream.End();

@@ -12,8 +12,14 @@ namespace agentbox {
 namespace {
 
 TEST(AccessLogTest, OneLineWithWhoWhatResultAndDuration) {
-  AccessRecord r{"team-a", "POST", "/v1/sandboxes/abc/exec", "abc", 200, 12.34567,
-                 {{"reason", "exited"}, {"exit_code", 3}}};
+  AccessRecord r;
+  r.tenant = "team-a";
+  r.method = "POST";
+  r.path = "/v1/sandboxes/abc/exec";
+  r.sandbox = "abc";
+  r.status = 200;
+  r.duration_ms = 12.34567;
+  r.detail = {{"reason", "exited"}, {"exit_code", 3}};
   EXPECT_EQ(AccessLog::Line(r, 1764765296789),
             R"({"time":"2025-12-03T12:34:56.789Z","tenant":"team-a","method":"POST",)"
             R"("path":"/v1/sandboxes/abc/exec","sandbox":"abc","status":200,)"

@@ -75,6 +75,16 @@ TEST(ServerConfigTest, TtlDefaultAndCeiling) {
 }
 
 // No idle timeout unless asked or set by the operator, whose ceiling then holds.
+TEST(ServerConfigTest, AccessLogIsAPathOrStderr) {
+  ServerConfig config;
+  EXPECT_TRUE(config.access_log.empty());  // off unless asked for
+  ASSERT_TRUE(ParseServerConfig(R"({"access_log": "-"})", "c.json", &config).ok());
+  EXPECT_EQ(config.access_log, "-");
+  Status bad = ParseServerConfig(R"({"access_log": 1})", "c.json", &config);
+  EXPECT_FALSE(bad.ok());
+  EXPECT_NE(bad.message().find("access_log"), std::string::npos);
+}
+
 TEST(ServerConfigTest, IdleTimeoutDefaultAndCeiling) {
   json policy = json::object();
   ASSERT_TRUE(TenantLimits::BuiltIn(1 << 20).ApplyToPolicy(&policy).ok());
