@@ -26,6 +26,8 @@
 #include "agent/agent_socket.h"
 #include "agent/connection.h"
 #include "agent/container_setup.h"
+#include "agent/control_channel.h"
+#include "agent/process_router.h"
 #include "agent/warm_handler.h"
 #include "proc/process_tree.h"
 #include "proto/agent_protocol.h"
@@ -50,12 +52,18 @@ StatusOr<UniqueFd> SetUp(const AgentOptions& options) {
   return BindListeningSocket(options.listen_path);
 }
 
+// A handler PID 1 forked, serving a connection or keeping a background process.
+struct HandlerSlot {
+  int conn = -1;     // its connection, container mode (answered for it if it is killed)
+  UniqueFd control;  // agent/control_channel.h; PID 1's end, non-blocking
+};
+
 // Kills every child of PID 1 that is not a connection handler (warm or serving). Its death
 // brings a SIGCHLD, the reap and another scan: the stray's own children, reparented to PID 1 by
 // then, go next.
-void KillStrays(const std::map<pid_t, int>& handlers, pid_t warm_handler) {
+void KillStrays(const std::map<pid_t, HandlerSlot>& handlers, pid_t warm_handler) {
   struct Known {
-    const std::map<pid_t, int>* handlers;
+    const std::map<pid_t, HandlerSlot>* handlers;
     pid_t warm;
   } known = {&handlers, warm_handler};
   ForEachChild(
@@ -105,18 +113,28 @@ class Agent {
   }
 
   [[noreturn]] void Serve() {
-    warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});
+    warm_ = ForkWarmHandler(context_, AgentFds());
     const int timeout_ms = context_.exec.mode == AgentMode::kContainer ? kStrayScanIntervalMs : -1;
     for (;;) {
       // The warm handler's control socket turns readable when it is ready (or gone).
       int warm_fd = warm_.alive() && !warm_.prepared ? warm_.control.get() : -1;
-      struct pollfd pfds[3] = {{listen_fd_, POLLIN, 0}, {sig_fd_, POLLIN, 0}, {warm_fd, POLLIN, 0}};
-      int n = ::poll(pfds, 3, timeout_ms);
+      std::vector<struct pollfd> pfds = {
+          {listen_fd_, POLLIN, 0}, {sig_fd_, POLLIN, 0}, {warm_fd, POLLIN, 0}};
+      std::vector<pid_t> talking;  // the handlers whose control sockets are polled, in order
+      for (const auto& [pid, slot] : handlers_) {
+        if (!slot.control.valid()) continue;
+        pfds.push_back({slot.control.get(), POLLIN, 0});
+        talking.push_back(pid);
+      }
+      int n = ::poll(pfds.data(), pfds.size(), timeout_ms);
       if (n < 0 && errno != EINTR) {
         std::fprintf(stderr, "agentbox-agent: poll: %s\n", std::strerror(errno));
         ::_exit(1);
       }
       if (n > 0 && pfds[2].revents) AwaitWarmReady(warm_);
+      for (size_t i = 0; n > 0 && i < talking.size(); ++i) {
+        if (pfds[3 + i].revents) OnControl(talking[i]);
+      }
       if (n == 0 || pfds[1].revents) ReapAndKillStrays();
       if (n > 0 && pfds[0].revents) Accept();
     }
@@ -134,17 +152,18 @@ class Agent {
       if (pid == warm_.pid) warm_ = {};  // killed while waiting: replaced when a handler ends
       auto it = handlers_.find(pid);
       if (it == handlers_.end()) continue;
-      if (it->second >= 0) {
-        if (WIFSIGNALED(status)) AnswerForKilledHandler(it->second, WTERMSIG(status));
-        ::close(it->second);
+      if (it->second.conn >= 0) {
+        if (WIFSIGNALED(status)) AnswerForKilledHandler(it->second.conn, WTERMSIG(status));
+        ::close(it->second.conn);
       }
       handlers_.erase(it);
+      processes_.OnHandlerGone(pid);
       handler_done = true;
     }
     // The next warm handler is forked once a request is over, not while one is served: the fork
     // and the new handler's warm-up would take a CPU from it. A command killing warm handlers in
     // a loop makes the box fork at most one per finished request.
-    if (handler_done && !warm_.alive()) warm_ = ForkWarmHandler(context_, {listen_fd_, sig_fd_});
+    if (handler_done && !warm_.alive()) warm_ = ForkWarmHandler(context_, AgentFds());
     KillStrays(handlers_, warm_.pid);
   }
 
@@ -160,35 +179,90 @@ class Agent {
     std::vector<pid_t> others;
     for (const auto& [handler, unused] : handlers_) others.push_back(handler);
     pid_t pid = -1;
+    UniqueFd control;
     // Only a handler that is done preparing: one still starting would make the client wait
     // for all of its start, where a fresh fork waits for less.
     if (warm_.alive() && warm_.prepared) {
       pid_t warm_pid = warm_.pid;
-      if (HandOver(warm_, conn, others)) pid = warm_pid;
+      if (HandOver(warm_, conn, others)) {
+        pid = warm_pid;
+        control = std::move(warm_.control);
+      }
       warm_ = {};  // spent, or dead (its reap is the loop's)
     }
-    if (pid < 0) pid = ForkHandler(conn, std::move(others));
+    if (pid < 0) pid = ForkHandler(conn, std::move(others), &control);
     bool keep = pid > 0 && context_.exec.mode == AgentMode::kContainer;
-    if (pid > 0) handlers_[pid] = keep ? conn : -1;
+    if (pid > 0) {
+      if (control.valid()) ::fcntl(control.get(), F_SETFL, O_NONBLOCK);
+      handlers_[pid] = {keep ? conn : -1, std::move(control)};
+    }
     if (!keep) ::close(conn);
   }
 
-  pid_t ForkHandler(int conn, std::vector<pid_t> others) {
+  pid_t ForkHandler(int conn, std::vector<pid_t> others, UniqueFd* control) {
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return -1;
     pid_t pid = ::fork();
     if (pid == 0) {
-      EnterHandlerProcess({listen_fd_, sig_fd_});
+      std::vector<int> agent_fds = AgentFds();
+      agent_fds.push_back(pair[0]);
+      EnterHandlerProcess(agent_fds);
       context_.handlers = std::move(others);
+      context_.control_fd = pair[1];
       ServeConnection(conn, context_);
       ::_exit(0);
     }
+    ::close(pair[1]);
+    if (pid < 0) {
+      ::close(pair[0]);
+      return -1;
+    }
+    control->reset(pair[0]);
     return pid;
+  }
+
+  // What a forked handler closes first: PID 1's own fds.
+  std::vector<int> AgentFds() const {
+    std::vector<int> fds = {listen_fd_, sig_fd_};
+    for (const auto& [pid, slot] : handlers_) {
+      if (slot.conn >= 0) fds.push_back(slot.conn);
+      if (slot.control.valid()) fds.push_back(slot.control.get());
+    }
+    if (warm_.control.valid()) fds.push_back(warm_.control.get());
+    return fds;
+  }
+
+  // A handler's message: a question about the background processes, or a keeper's report.
+  void OnControl(pid_t pid) {
+    HandlerSlot& slot = handlers_[pid];
+    nlohmann::json message;
+    UniqueFd fd;
+    if (!ReceiveControl(slot.control.get(), &message, &fd)) {
+      // Done (it exits), or EAGAIN: a handler never writes half a message, so only the former
+      // stays readable; stop listening to it either way until it is reaped.
+      if (errno != EAGAIN) slot.control.reset();
+      return;
+    }
+    pid_t release = -1;
+    auto answer = processes_.OnMessage(pid, slot.control.get(), message, std::move(fd), &release);
+    if (processes_.IsKeeper(pid) && slot.conn >= 0) {
+      // A keeper answers its own client; a killed one's client sees the connection close.
+      ::close(slot.conn);
+      slot.conn = -1;
+    }
+    if (answer) (void)SendControl(slot.control.get(), *answer);
+    if (release > 0) {
+      auto it = handlers_.find(release);
+      if (it != handlers_.end()) it->second.control.reset();  // its hang-up ends the keeper
+    }
   }
 
   int listen_fd_;
   int sig_fd_;
   AgentContext context_;
-  std::map<pid_t, int> handlers_;  // handler -> its connection (container mode), else -1
-  WarmHandler warm_;               // the next connection's handler, already forked
+  std::map<pid_t, HandlerSlot> handlers_;
+  WarmHandler warm_;  // the next connection's handler, already forked
+  ProcessRouter processes_;
 };
 
 }  // namespace

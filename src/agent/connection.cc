@@ -12,6 +12,7 @@
 
 #include "agent/exec_op.h"
 #include "agent/file_ops.h"
+#include "agent/process_requests.h"
 #include "proto/agent_protocol.h"
 #include "proto/exec_wire.h"
 #include "spec/sandbox_spec.h"
@@ -47,7 +48,7 @@ int CountExecHandlers(const std::vector<pid_t>& handlers) {
 
 }  // namespace
 
-void EnterHandlerProcess(std::initializer_list<int> agent_fds) {
+void EnterHandlerProcess(const std::vector<int>& agent_fds) {
   sigset_t chld;
   sigemptyset(&chld);
   sigaddset(&chld, SIGCHLD);
@@ -77,10 +78,17 @@ void ServeConnection(int conn_fd, const AgentContext& context,
   } else if (op == "exec") {
     auto exec = ExecRequestFromWire(frame->payload);
     if (!exec.ok()) return ReplyError(conn_fd, exec.status());
+    if (exec->detach) {
+      Status started =
+          HandleDetachedExec(conn_fd, *exec, context.exec, context.control_fd, std::move(prepared));
+      return ReplyError(conn_fd, started);
+    }
     ::prctl(PR_SET_NAME, kExecHandlerName, 0, 0, 0);
     Status started = HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1,
                                 context.exec, std::move(prepared));
     if (!started.ok()) ReplyError(conn_fd, started);
+  } else if (IsProcessOp(op)) {
+    HandleProcessRequest(conn_fd, request, context);
   } else if (IsFileOp(op)) {
     // File operations act as the sandbox user: same permission checks as its commands, and
     // files land owned by it (the fs capabilities go with fsuid 0). A container agent already

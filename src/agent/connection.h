@@ -3,7 +3,6 @@
 
 #include <sys/types.h>
 
-#include <initializer_list>
 #include <memory>
 #include <vector>
 
@@ -16,6 +15,7 @@ struct AgentContext {
   ExecSetup exec;
   int workspace_fd = -1;        // O_PATH of /workspace
   std::vector<pid_t> handlers;  // other handlers alive when this one was forked
+  int control_fd = -1;          // this handler's channel to PID 1 (agent/control_channel.h)
 };
 
 // Exec handlers name themselves so a ping can tell commands from file operations.
@@ -25,8 +25,9 @@ inline constexpr const char* kExecHandlerName = "agentbox-exec";
 inline constexpr const char* kExecDoneName = "agentbox-done";
 
 // First thing in a newly forked handler: SIGCHLD back to normal (the agent blocks it for its
-// signalfd) and the agent's own fds (listening socket, signalfd) closed.
-void EnterHandlerProcess(std::initializer_list<int> agent_fds);
+// signalfd) and PID 1's own fds closed (listening socket, signalfd, and its ends of the other
+// handlers' connections and control sockets: a keeper must see PID 1 let it go).
+void EnterHandlerProcess(const std::vector<int>& agent_fds);
 
 // `prepared`: the next exec's init, started ahead by a warm handler (null: none). Used if the
 // request is an exec; otherwise dropped, which ends it.

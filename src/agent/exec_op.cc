@@ -12,11 +12,14 @@
 #include <optional>
 
 #include "agent/connection.h"
+#include "agent/control_channel.h"
 #include "agent/exec_launcher.h"
+#include "agent/process_keeper.h"
 #include "policy/sandbox_env.h"
 #include "proc/exec_go.h"
 #include "proc/outcome.h"
 #include "proto/agent_protocol.h"
+#include "proto/process_wire.h"
 #include "spec/sandbox_spec.h"
 #include "sys/file_util.h"
 
@@ -136,21 +139,60 @@ std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup) {
   return prepared;
 }
 
+// The prepared init when there is one and it is still alive, else a new one.
+StatusOr<StartedExec> Launch(const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
+                             std::unique_ptr<PreparedExec> prepared) {
+  UniqueFd null_fd(stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
+  int command_stdin = stdin_fd >= 0 ? stdin_fd : null_fd.get();
+  if (prepared) {
+    if (auto exec = GoPrepared(std::move(prepared), req, command_stdin)) return std::move(*exec);
+  }
+  return StartExec(req, command_stdin, setup);
+}
+
 Status HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
                   std::unique_ptr<PreparedExec> prepared) {
   auto start = Clock::now();
-  UniqueFd null_fd(stdin_fd >= 0 ? -1 : ::open("/dev/null", O_RDONLY | O_CLOEXEC));
-  int command_stdin = stdin_fd >= 0 ? stdin_fd : null_fd.get();
-  std::optional<StartedExec> exec;
-  if (prepared) exec = GoPrepared(std::move(prepared), req, command_stdin);
-  if (!exec) {
-    auto started = StartExec(req, command_stdin, setup);
-    if (!started.ok()) return started.status();
-    exec = std::move(*started);
-  }
-  Reply(conn_fd, Supervised(conn_fd, req, *exec->launcher, exec->box, start), start);
-  exec->launcher->Reap(exec->box);
+  AB_ASSIGN_OR_RETURN(StartedExec exec, Launch(req, stdin_fd, setup, std::move(prepared)));
+  Reply(conn_fd, Supervised(conn_fd, req, *exec.launcher, exec.box, start), start);
+  exec.launcher->Reap(exec.box);
   return OkStatus();
+}
+
+Status HandleDetachedExec(int conn_fd, const ExecRequest& req, const ExecSetup& setup,
+                          int control_fd, std::unique_ptr<PreparedExec> prepared) {
+  KeeperStart keeper;
+  keeper.conn_fd = conn_fd;
+  keeper.control_fd = control_fd;
+  keeper.request = req;
+  keeper.info.argv = req.argv;
+  keeper.info.started_at =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  keeper.info.stdin_open = req.interactive;
+  nlohmann::json registered =
+      AskAgent(control_fd, {{"op", "register"}, {"info", ProcessInfoToWire(keeper.info)}});
+  if (!registered.value("ok", false)) {
+    return Status(StatusCodeFromName(registered.value("code", "internal")),
+                  registered.value("error", std::string("could not register the process")));
+  }
+  keeper.info.id = registered.value("id", "");
+  UniqueFd stdin_read;
+  if (req.interactive) {
+    AB_ASSIGN_OR_RETURN(Pipe pipe, MakePipe());
+    stdin_read = std::move(pipe.read);
+    keeper.stdin_write = std::move(pipe.write);
+  }
+  auto exec = Launch(req, stdin_read.get(), setup, std::move(prepared));
+  stdin_read.reset();
+  if (!exec.ok()) {
+    // Listed as what it is: a process that could not be started.
+    keeper.info.state = ProcessState::kExited;
+    keeper.info.stdin_open = false;
+    keeper.info.result = ErrorResult(exec.status());
+    (void)SendControl(control_fd, {{"op", "exited"}, {"info", ProcessInfoToWire(keeper.info)}});
+    return exec.status();
+  }
+  RunKeeper(std::move(keeper), std::move(*exec));
 }
 
 }  // namespace agentbox

@@ -42,4 +42,10 @@ std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup);
 Status HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, const ExecSetup& setup,
                   std::unique_ptr<PreparedExec> prepared);
 
+// request.detach: registers a background process with PID 1 on control_fd and, once its
+// command is started, becomes its keeper (agent/process_keeper.h), never to return. An error
+// (too many processes, nothing could be started) is returned, nothing sent, as HandleExec's.
+Status HandleDetachedExec(int conn_fd, const ExecRequest& request, const ExecSetup& setup,
+                          int control_fd, std::unique_ptr<PreparedExec> prepared);
+
 }  // namespace agentbox

@@ -42,14 +42,14 @@ bool ReceiveConnection(int control, int* conn_fd, std::vector<pid_t>* handlers) 
   if (::send(control, &ready, 1, MSG_NOSIGNAL) != 1) ::_exit(0);
   int conn = -1;
   if (!ReceiveConnection(control, &conn, &context.handlers)) ::_exit(0);  // the agent is gone
-  ::close(control);
+  context.control_fd = control;  // from now on the handler's control channel to PID 1
   ServeConnection(conn, context, std::move(prepared));
   ::_exit(0);
 }
 
 }  // namespace
 
-WarmHandler ForkWarmHandler(const AgentContext& context, std::initializer_list<int> agent_fds) {
+WarmHandler ForkWarmHandler(const AgentContext& context, const std::vector<int>& agent_fds) {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) return {};
   pid_t pid = ::fork();
@@ -87,7 +87,7 @@ bool HandOver(WarmHandler& handler, int conn_fd, const std::vector<pid_t>& other
   const pid_t* pids = count ? other_handlers.data() : &none;
   size_t size = (count ? count : 1) * sizeof(pid_t);
   ssize_t n = sys::SendWithFd(handler.control.get(), pids, size, conn_fd);
-  handler.control.reset();
+  if (n != static_cast<ssize_t>(size)) handler.control.reset();
   return n == static_cast<ssize_t>(size);
 }
 

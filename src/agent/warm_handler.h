@@ -7,7 +7,6 @@
 
 #include <sys/types.h>
 
-#include <initializer_list>
 #include <vector>
 
 #include "agent/connection.h"
@@ -24,7 +23,7 @@ struct WarmHandler {
 
 // Forks a handler that waits for one connection on its control socket, then serves it as a
 // freshly forked one would (ServeConnection). {} when the fork fails.
-WarmHandler ForkWarmHandler(const AgentContext& context, std::initializer_list<int> agent_fds);
+WarmHandler ForkWarmHandler(const AgentContext& context, const std::vector<int>& agent_fds);
 
 // Reads the handler's "ready" once its control socket is readable; a hang-up instead means it
 // died, and leaves it spent (its reap is the caller's).
@@ -32,7 +31,9 @@ void AwaitWarmReady(WarmHandler& handler);
 
 // Gives `conn_fd` to the waiting handler with the pids of the other handlers alive now (for
 // ping's active_execs). False if the handler is gone: then the caller serves the connection
-// another way. Either way `handler` is spent and must be replaced.
+// another way. Either way `handler` is spent and must be replaced; on success its control
+// socket stays open, the handler's channel to PID 1 (agent/control_channel.h), for the caller
+// to take.
 bool HandOver(WarmHandler& handler, int conn_fd, const std::vector<pid_t>& other_handlers);
 
 }  // namespace agentbox

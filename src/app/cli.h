@@ -31,6 +31,11 @@ int McpSubcommand(const Args& args);      // cli_mcp.cc
 int ServeSubcommand(const Args& args);    // cli_serve.cc
 int ImageSubcommand(const Args& args);    // cli_image.cc
 int PoolSubcommand(const Args& args);     // cli_pool.cc
+int PsSubcommand(const Args& args);       // cli_processes.cc
+int LogsSubcommand(const Args& args);     // cli_processes.cc
+int WaitSubcommand(const Args& args);     // cli_processes.cc
+int KillSubcommand(const Args& args);     // cli_processes.cc
+int SendSubcommand(const Args& args);     // cli_processes.cc
 
 // Writes all of `text` to fd 1 / fd 2, retrying short writes; a closed stream is ignored.
 void WriteStdout(std::string_view text);

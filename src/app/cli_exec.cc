@@ -6,9 +6,33 @@
 #include "app/cli_sandbox_result.h"
 #include "core/sandbox_manager.h"
 #include "proto/exec_output.h"
+#include "proto/process_wire.h"
 #include "spec/exec_args.h"
 
 namespace agentbox {
+namespace {
+
+// `exec -d`: the process's id (its info with --json), or, when it could not be executed, its
+// result as a plain exec would have said it.
+int StartBackgroundProcess(SandboxManager& manager, const SandboxRecord& record,
+                           ExecRequest request, const ExecInvocation& inv) {
+  if (!inv.timeout_seconds) request.timeout_seconds = 0;  // none: it runs until it ends
+  request.interactive = inv.pass_stdin;
+  auto info = manager.StartProcess(record, request);
+  if (!info.ok()) return ReportResult(ErrorResult(info.status()), inv.json);
+  if (info->result && info->result->exit_code != 0) {
+    // Its own words (a setup error's line, say) are its output: shown as a plain exec shows them.
+    OutputCapture capture(request.output_limit, /*forward_fds=*/!inv.json);
+    ExecResult r = *info->result;
+    (void)manager.ProcessOutput(record, info->id, /*follow=*/false, 0, capture);
+    TakeOutput(capture, inv.json, &r);
+    return ReportResult(r, inv.json);
+  }
+  WriteStdout(inv.json ? ProcessInfoToJson(*info) + "\n" : info->id + "\n");
+  return 0;
+}
+
+}  // namespace
 
 int ExecSubcommand(const Args& args) {
   auto inv = ParseExecArgs(args);
@@ -27,6 +51,7 @@ int ExecSubcommand(const Args& args) {
   if (inv->cwd) request.cwd = *inv->cwd;
   if (inv->timeout_seconds) request.timeout_seconds = *inv->timeout_seconds;
   if (inv->output_limit) request.output_limit = *inv->output_limit;
+  if (inv->detach) return StartBackgroundProcess(*manager, status->record, request, *inv);
   request.pass_stdin = inv->pass_stdin;
   ::signal(SIGPIPE, SIG_IGN);
   OutputCapture capture(request.output_limit, /*forward_fds=*/!inv->json);

@@ -18,12 +18,11 @@ class ExecCancellation {
   void Cancel();
   bool cancelled() const;
 
- private:
-  friend StatusOr<ExecResult> AgentExec(const std::string&, const ExecRequest&, OutputCapture&, int,
-                                        ExecCancellation*);
+  // The connection a request to the agent is using now (core/agent_exec.cc, agent_processes.cc).
   void Attach(int fd);
   void Detach();
 
+ private:
   mutable std::mutex mutex_;
   int fd_ = -1;
   bool cancelled_ = false;

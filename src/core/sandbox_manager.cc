@@ -165,6 +165,18 @@ ExecRequest SandboxManager::DefaultExecRequest(const SandboxRecord& record) {
   return request;
 }
 
+Status SandboxManager::CheckUsable(const SandboxRecord& record) {
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
+  if (HasExpired(record, std::time(nullptr))) {
+    return ExpiredError(record.id, record, SandboxEnding::kTtl);
+  }
+  if (!backend->IsAlive(record)) {
+    return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
+  }
+  MarkActive(record);
+  return OkStatus();
+}
+
 StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const ExecRequest& request,
                                           OutputCapture& output, int stdin_fd,
                                           ExecCancellation* cancellation) {

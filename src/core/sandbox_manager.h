@@ -13,6 +13,7 @@
 
 #include "base/status.h"
 #include "core/agent_exec.h"
+#include "core/agent_processes.h"
 #include "core/backend.h"
 #include "core/state_store.h"
 #include "core/verify.h"
@@ -83,6 +84,22 @@ class SandboxManager {
   StatusOr<ExecResult> RunOnce(const SandboxSpec& spec, const std::vector<std::string>& argv,
                                OutputCapture& output, ExecCancellation* cancellation,
                                Status* removal_error);
+  // Background processes (`exec --detach`, core/agent_processes.h; in
+  // sandbox_manager_processes.cc). Each is an exec of the sandbox as far as its activity goes:
+  // a request about it is a use; a process that only runs keeps no sandbox from being idle.
+  StatusOr<ProcessInfo> StartProcess(const SandboxRecord& record, const ExecRequest& request);
+  StatusOr<std::vector<ProcessInfo>> ListProcesses(const SandboxRecord& record);
+  StatusOr<ProcessLogs> ProcessOutput(const SandboxRecord& record, const std::string& id,
+                                      bool follow, uint64_t since, OutputCapture& output,
+                                      ExecCancellation* cancellation = nullptr);
+  StatusOr<ProcessInfo> WaitProcess(const SandboxRecord& record, const std::string& id,
+                                    double timeout_seconds,
+                                    ExecCancellation* cancellation = nullptr);
+  StatusOr<ProcessInfo> SignalProcess(const SandboxRecord& record, const std::string& id,
+                                      int signal);
+  StatusOr<ProcessInfo> WriteProcessStdin(const SandboxRecord& record, const std::string& id,
+                                          const std::string& data, bool close);
+
   // The request `exec` sends by default: the sandbox's policy for time, output and disk.
   static ExecRequest DefaultExecRequest(const SandboxRecord& record);
   // Kills and removes; keeps a workspace the user gave. Without force, refuses a sandbox that
@@ -110,6 +127,8 @@ class SandboxManager {
 
  private:
   StatusOr<Backend*> BackendFor(BackendKind kind);
+  // A running sandbox for a background-process request (the same checks as Exec's).
+  Status CheckUsable(const SandboxRecord& record);
   Status Destroy(const SandboxRecord& record);
   // Destroy, for a sandbox whose ttl has passed.
   // Unavailable (and nothing done) for an idle ending while the sandbox is in use.

@@ -176,6 +176,47 @@ void ExecCommand(const ChildPlan& plan) {
   ::_exit(errno == ENOENT ? 127 : 126);
 }
 
+namespace {
+
+// The command's process group, for ForwardSignal: set before the handlers are installed.
+volatile pid_t forward_to_group = 0;
+
+void ForwardSignal(int signal) {
+  int saved = errno;
+  if (forward_to_group > 0) ::kill(-forward_to_group, signal);
+  errno = saved;
+}
+
+// A signal sent to the init reaches the command's process group instead: how `agentbox kill
+// -s TERM` (proc_kill) reaches a background process, as a terminal's Ctrl-C would. Not SIGCHLD
+// (the init's own), nor the faults a process raises on itself; SIGKILL and SIGSTOP cannot be
+// caught: SIGKILL ends the init, and with it the tree.
+void ForwardSignalsTo(pid_t command) {
+  forward_to_group = command;
+  struct sigaction action = {};
+  action.sa_handler = ForwardSignal;
+  action.sa_flags = SA_RESTART;
+  sigemptyset(&action.sa_mask);
+  for (int sig = 1; sig < NSIG; ++sig) {
+    switch (sig) {
+      case SIGKILL:
+      case SIGSTOP:
+      case SIGCHLD:
+      case SIGSEGV:
+      case SIGBUS:
+      case SIGFPE:
+      case SIGILL:
+      case SIGTRAP:
+      case SIGSYS:
+        continue;
+      default:
+        ::sigaction(sig, &action, nullptr);
+    }
+  }
+}
+
+}  // namespace
+
 // Reaps orphans until the command exits, then kills and reaps what is left of its tree
 // (setsid'd, double-forked, SIGTERM-ignoring and stopped processes alike) and reports the
 // command's wait status with the tree's usage. So the supervisor need not wait for this
@@ -183,6 +224,8 @@ void ExecCommand(const ChildPlan& plan) {
 // (init_is_subreaper) the orphans are this subreaper's children, found in /proc.
 void RunInit(ChildPlan& plan, pid_t command) {
   int status_fd = plan.command.status_write;
+  // Before the error pipe closes: its EOF tells a keeper the command runs and may be signalled.
+  ForwardSignalsTo(command);
   CloseAllExcept({status_fd, plan.sync_read});
   ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);            // no /proc/1/mem for the sandboxed commands
   ::prctl(PR_SET_NAME, "agentbox-init", 0, 0, 0);  // what `ps` shows as PID 1 of the command

@@ -66,8 +66,9 @@ class Loop {
       }
       auto wake = init_exited_ ? *drain_until : limits_.deadline;
       if (init_exited_ || outcome_.timed_out) wake = std::min(wake, now + kRecheckInterval);
-      int timeout_ms = static_cast<int>(
-          std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1);
+      // Bounded: a background process without a timeout has the deadline time_point::max().
+      int timeout_ms = static_cast<int>(std::min<long long>(
+          std::chrono::duration_cast<std::chrono::milliseconds>(wake - now).count() + 1, 60000));
       int n = ::poll(pfds_, kSlots, std::max(timeout_ms, 0));
       if (n < 0 && errno != EINTR) break;
       if (n <= 0) continue;

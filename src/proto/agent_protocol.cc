@@ -51,13 +51,20 @@ Status ReadAll(int fd, char* data, size_t size, int* received_fd, bool* eof_at_s
 
 }  // namespace
 
+void AppendFrame(FrameType type, std::string_view payload, std::string* out) {
+  char header[5];
+  header[0] = static_cast<char>(type);
+  auto len = static_cast<uint32_t>(payload.size());
+  for (int i = 0; i < 4; ++i) header[1 + i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  out->append(header, sizeof(header));
+  out->append(payload);
+}
+
 Status WriteFrame(int fd, FrameType type, std::string_view payload, int pass_fd) {
   if (payload.size() > kMaxFramePayload) return InvalidArgument("frame too large");
-  std::string frame(5 + payload.size(), '\0');
-  frame[0] = static_cast<char>(type);
-  auto len = static_cast<uint32_t>(payload.size());
-  for (int i = 0; i < 4; ++i) frame[1 + i] = static_cast<char>((len >> (8 * i)) & 0xff);
-  std::memcpy(frame.data() + 5, payload.data(), payload.size());
+  std::string frame;
+  frame.reserve(5 + payload.size());
+  AppendFrame(type, payload, &frame);
   if (pass_fd >= 0) return SendWithFd(fd, frame.data(), frame.size(), pass_fd);
   return WriteAll(fd, frame.data(), frame.size());
 }

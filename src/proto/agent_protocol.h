@@ -55,6 +55,10 @@ struct Frame {
   std::string payload;
 };
 
+// Appends one frame's bytes to *out (payload at most kMaxFramePayload), for a writer that
+// cannot block (agent/process_keeper.cc).
+void AppendFrame(FrameType type, std::string_view payload, std::string* out);
+
 // Writes one frame (all of it, retrying on EINTR). With pass_fd >= 0, that fd is sent as
 // SCM_RIGHTS with the frame's first byte.
 Status WriteFrame(int fd, FrameType type, std::string_view payload, int pass_fd = -1);

@@ -100,13 +100,16 @@ std::string ExecRequestToWire(const ExecRequest& r) {
   for (const std::string& a : r.argv) argv.push_back(WireString(a));
   json env = json::array();
   for (const auto& [k, v] : r.env) env.push_back({WireString(k), WireString(v)});
-  return json{{"op", "exec"},
-              {"argv", argv},
-              {"env", env},
-              {"cwd", WireString(r.cwd)},
-              {"timeout_ms", TimeoutMillis(r.timeout_seconds)},
-              {"output_limit", r.output_limit},
-              {"stdin", r.pass_stdin}}
+  return json{
+      {"op", "exec"},
+      {"argv", argv},
+      {"env", env},
+      {"cwd", WireString(r.cwd)},
+      {"timeout_ms", r.detach && r.timeout_seconds == 0 ? 0 : TimeoutMillis(r.timeout_seconds)},
+      {"output_limit", r.output_limit},
+      {"stdin", r.pass_stdin},
+      {"detach", r.detach},
+      {"interactive", r.interactive}}
       .dump();
 }
 
@@ -129,11 +132,24 @@ StatusOr<ExecRequest> ExecRequestFromWire(const std::string& text) {
     }
     return j[key].get<uint64_t>();
   };
+  auto flag = [&](const char* key, bool* out) -> Status {
+    if (!j.contains(key)) return OkStatus();
+    if (!j[key].is_boolean()) {
+      return InvalidArgument(std::string("exec: \"") + key + "\" must be true or false");
+    }
+    *out = j[key].get<bool>();
+    return OkStatus();
+  };
+  AB_RETURN_IF_ERROR(flag("stdin", &r.pass_stdin));
+  AB_RETURN_IF_ERROR(flag("detach", &r.detach));
+  AB_RETURN_IF_ERROR(flag("interactive", &r.interactive));
+  if (r.interactive && !r.detach) {
+    return InvalidArgument("exec: \"interactive\" is for a detached exec");
+  }
   AB_ASSIGN_OR_RETURN(uint64_t timeout_ms, number("timeout_ms", 60000));
-  if (timeout_ms == 0) return InvalidArgument("exec: \"timeout_ms\" must be positive");
+  if (timeout_ms == 0 && !r.detach) return InvalidArgument("exec: \"timeout_ms\" must be positive");
   r.timeout_seconds = static_cast<double>(timeout_ms) / 1000;
   AB_ASSIGN_OR_RETURN(r.output_limit, number("output_limit", r.output_limit));
-  r.pass_stdin = j.value("stdin", false);
   return r;
 }
 

@@ -19,6 +19,10 @@ struct ExecRequest {
   double timeout_seconds = 60;
   uint64_t output_limit = 1024 * 1024;
   bool pass_stdin = false;  // the stdin fd rides along with the request frame
+  // A background process (proto/process_wire.h): answered at once with its info. Its timeout
+  // may be 0, for none: it then runs until it exits, is killed or the sandbox ends.
+  bool detach = false;
+  bool interactive = false;  // detached only: its stdin a pipe, written by proc_stdin
 };
 
 std::string ExecRequestToWire(const ExecRequest& request);

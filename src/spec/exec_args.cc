@@ -10,7 +10,12 @@ constexpr FlagDef kExecFlags[] = {
     {"output-limit", 0, "SIZE", "bytes kept per stream (default: the sandbox's)"},
     {"env", 'e', "KEY=VALUE", "add to the environment (repeatable)"},
     {"cwd", 'w', "DIR", "working directory inside (default: the sandbox's)"},
-    {"stdin", 'i', "", "pass agentbox's stdin to the command (default: /dev/null)"},
+    {"stdin", 'i', "",
+     "pass agentbox's stdin to the command (default: /dev/null); with -d: keep its stdin open for "
+     "`agentbox send`"},
+    {"detach", 'd', "",
+     "run it in the background: print its process id (p1, ...) and return; no timeout unless "
+     "--timeout"},
     {"json", 0, "", "print one JSON result object instead of the command's output"},
     {"help", 'h', "", "show this help"},
 };
@@ -39,6 +44,8 @@ Status ApplyExecFlag(const ParsedFlag& flag, ExecInvocation& inv) {
     inv.cwd = flag.value;
   } else if (name == "stdin") {
     inv.pass_stdin = true;
+  } else if (name == "detach") {
+    inv.detach = true;
   } else if (name == "json") {
     inv.json = true;
   } else if (name == "help") {
@@ -73,6 +80,8 @@ std::string ExecUsage() {
          "\n"
          "Runs COMMAND in a running sandbox (see `agentbox create`). Same exit status and JSON\n"
          "result as `agentbox run`. Files written in /workspace stay for the next command.\n"
+         "With -d it runs in the background until it exits, is killed or the sandbox ends:\n"
+         "see `agentbox ps`, `logs`, `wait`, `kill` and `send`.\n"
          "\n"
          "Options:\n" +
          FormatFlagHelp(kExecFlags);

@@ -1,5 +1,5 @@
-// `agentbox exec [--json] [--timeout S] [-e K=V] [-w DIR] [-i] [--output-limit SIZE] ID|NAME
-// -- COMMAND [ARG...]`: parsed by a pure function.
+// `agentbox exec [--json] [-d] [--timeout S] [-e K=V] [-w DIR] [-i] [--output-limit SIZE]
+// ID|NAME -- COMMAND [ARG...]`: parsed by a pure function.
 #pragma once
 
 #include <optional>
@@ -19,7 +19,8 @@ struct ExecInvocation {
   std::optional<uint64_t> output_limit;
   std::vector<std::pair<std::string, std::string>> env;
   std::optional<std::string> cwd;
-  bool pass_stdin = false;
+  bool pass_stdin = false;  // with detach: its stdin stays open, for `agentbox send`
+  bool detach = false;      // a background process: its id printed, the command left running
   bool json = false;
   bool help = false;
 };

@@ -1,0 +1,60 @@
+// SandboxManager's background processes: the checks every request shares, then the agent.
+#include <optional>
+
+#include "core/agent_processes.h"
+#include "core/sandbox_activity.h"
+#include "core/sandbox_manager.h"
+
+namespace agentbox {
+
+StatusOr<ProcessInfo> SandboxManager::StartProcess(const SandboxRecord& record,
+                                                   const ExecRequest& request) {
+  AB_RETURN_IF_ERROR(CheckUsable(record));
+  ExecRequest detached = request;
+  detached.detach = true;
+  detached.pass_stdin = false;  // an interactive one's stdin is written with WriteProcessStdin
+  return AgentStartProcess(record.agent_socket, detached);
+}
+
+StatusOr<std::vector<ProcessInfo>> SandboxManager::ListProcesses(const SandboxRecord& record) {
+  AB_RETURN_IF_ERROR(CheckUsable(record));
+  return AgentListProcesses(record.agent_socket);
+}
+
+StatusOr<ProcessLogs> SandboxManager::ProcessOutput(const SandboxRecord& record,
+                                                    const std::string& id, bool follow,
+                                                    uint64_t since, OutputCapture& output,
+                                                    ExecCancellation* cancellation) {
+  AB_RETURN_IF_ERROR(CheckProcessId(id));
+  AB_RETURN_IF_ERROR(CheckUsable(record));
+  // Following is a use for as long as it lasts, as a running exec is.
+  std::optional<ActivityHold> in_use;
+  if (follow) in_use.emplace(record);
+  return AgentProcessLogs(record.agent_socket, id, follow, since, output, cancellation);
+}
+
+StatusOr<ProcessInfo> SandboxManager::WaitProcess(const SandboxRecord& record,
+                                                  const std::string& id, double timeout_seconds,
+                                                  ExecCancellation* cancellation) {
+  AB_RETURN_IF_ERROR(CheckProcessId(id));
+  AB_RETURN_IF_ERROR(CheckUsable(record));
+  ActivityHold in_use(record);
+  return AgentWaitProcess(record.agent_socket, id, timeout_seconds, cancellation);
+}
+
+StatusOr<ProcessInfo> SandboxManager::SignalProcess(const SandboxRecord& record,
+                                                    const std::string& id, int signal) {
+  AB_RETURN_IF_ERROR(CheckProcessId(id));
+  AB_RETURN_IF_ERROR(CheckUsable(record));
+  return AgentSignalProcess(record.agent_socket, id, signal);
+}
+
+StatusOr<ProcessInfo> SandboxManager::WriteProcessStdin(const SandboxRecord& record,
+                                                        const std::string& id,
+                                                        const std::string& data, bool close) {
+  AB_RETURN_IF_ERROR(CheckProcessId(id));
+  AB_RETURN_IF_ERROR(CheckUsable(record));
+  return AgentWriteProcessStdin(record.agent_socket, id, data, close);
+}
+
+}  // namespace agentbox
