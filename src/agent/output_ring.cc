@@ -12,8 +12,10 @@ void OutputRing::Append(OutputStream stream, std::string_view data) {
     data.remove_prefix(skipped);
   }
   while (!data.empty()) {
+    // A new chunk also after skipped bytes: a chunk's bytes are contiguous offsets.
     if (chunks_.empty() || chunks_.back().stream != stream ||
-        chunks_.back().data.size() >= kMaxChunk) {
+        chunks_.back().data.size() >= kMaxChunk ||
+        chunks_.back().offset + chunks_.back().data.size() != end_) {
       chunks_.push_back({end_, stream, {}});
       used_ += kChunkOverhead;
     }
@@ -49,13 +51,15 @@ uint64_t OutputRing::Read(uint64_t from, uint64_t max_bytes,
     if (max_bytes == 0) break;
     uint64_t chunk_end = chunk.offset + chunk.data.size();
     if (chunk_end <= at) continue;
+    at = std::max(at, chunk.offset);  // past bytes skipped unkept
     uint64_t skip = at - chunk.offset;
     uint64_t take = std::min<uint64_t>(chunk.data.size() - skip, max_bytes);
     piece(chunk.stream, std::string_view(chunk.data).substr(skip, take));
     at += take;
     max_bytes -= take;
   }
-  return at;
+  // Skipped bytes after the last chunk kept are past too.
+  return max_bytes > 0 ? std::max(at, end_) : at;
 }
 
 }  // namespace agentbox

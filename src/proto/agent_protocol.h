@@ -21,6 +21,8 @@
 //   mkdir      {path,parents?}              -> {"ok":true}
 //   remove     {path,recursive?}            -> {"ok":true}
 //   str_replace {path,old,new}              -> {"ok":true}   (old must occur exactly once)
+//   exec {...,detach:true,interactive?}, ps, proc_logs, proc_wait, proc_kill, proc_stdin:
+//                                           background processes, proto/process_wire.h
 // In exec, an argv, env or cwd string that is not valid UTF-8 is sent as {"bytes":[n,...]}
 // (JSON text must be UTF-8; arguments are bytes).
 // Errors: {"ok":false,"code":"<StatusCodeName>","error":"one line"}.

@@ -629,4 +629,160 @@ case_an_error_result_names_its_code() {
   json_assert "r['reason'] == 'error' and r['error_code'] == 'not_found'"
 }
 
+# ---- background processes (exec -d) -------------------------------------------------------------
+
+# logs_have BOX PROC TEXT: the process's logs hold TEXT (for wait_until).
+logs_have() { [[ $("$AGENTBOX" logs "$1" "$2" 2>&1) == *"$3"* ]]; }
+
+case_background_process_lifecycle() {
+  new_box
+  ab exec -d "$BOX" -- sh -c 'echo ready; echo warn >&2; until [ -e /workspace/go ]; do sleep 0.05; done; echo done; exit 3'
+  expect_rc 0
+  expect_out p1 "the first background process's id"
+  ab ps "$BOX"
+  expect_rc 0
+  [[ $AB_OUT == *"p1"*running*"echo ready"* ]] || fail "ps does not list p1 running: $AB_OUT"
+  wait_until 30 logs_have "$BOX" p1 ready || fail "p1's output never showed in logs"
+  ab logs "$BOX" p1
+  expect_out ready "logs: stdout to stdout"
+  [[ $AB_ERR == warn ]] || fail "logs: stderr to stderr, got '$AB_ERR'"
+  # A plain exec runs beside it, and the sandbox is not busy for rm's sake.
+  ab exec "$BOX" -- touch /workspace/go
+  expect_rc 0
+  ab wait "$BOX" p1
+  expect_rc 3 "wait exits with the process's code"
+  expect_out 3
+  ab ps --json "$BOX"
+  json_assert "r[0]['id'] == 'p1' and r[0]['state'] == 'exited' and r[0]['result']['exit_code'] == 3 and r[0]['output_bytes'] == len('ready\nwarn\ndone\n')"
+  ab logs "$BOX" p1
+  expect_out $'ready\ndone' "the logs of an exited process are kept"
+}
+
+case_background_logs_follow_until_exit() {
+  new_box
+  ab exec -d "$BOX" -- sh -c 'for i in 1 2 3 4 5; do echo line$i; sleep 0.2; done'
+  expect_rc 0
+  ab logs -f "$BOX" p1
+  expect_rc 0
+  expect_out $'line1\nline2\nline3\nline4\nline5' "logs -f prints everything until the process exits"
+  ab logs --json --since 6 "$BOX" p1
+  expect_out $'line2\nline3\nline4\nline5' "--since skips the bytes already read"
+  AB_OUT=$AB_ERR json_assert "r['from'] == 6 and r['next'] == 30 and r['process']['state'] == 'exited'"
+}
+
+case_background_kill_signal_and_tree() {
+  new_box
+  local tag=$RANDOM$RANDOM
+  ab exec -d "$BOX" -- sh -c 'trap "echo got TERM; exit 7" TERM; echo armed; while :; do sleep 0.1; done'
+  expect_rc 0
+  wait_until 30 logs_have "$BOX" p1 armed || fail "p1 never started"
+  ab kill "$BOX" p1
+  expect_rc 0
+  ab wait "$BOX" p1
+  expect_rc 7 "the TERM of kill reached the shell's trap"
+  ab logs "$BOX" p1
+  expect_out_has "got TERM"
+  # KILL ends the whole tree, setsid'd children included.
+  ab exec -d "$BOX" -- sh -c "setsid sleep 300.$tag & echo started; sleep 300"
+  wait_until 30 logs_have "$BOX" p2 started || fail "p2 never started"
+  ab kill -s KILL "$BOX" p2
+  expect_rc 0
+  ab wait --json "$BOX" p2
+  json_assert "r['state'] == 'exited' and r['result']['signal'] == 9"
+  if [[ $AB_BACKEND == native ]]; then
+    wait_until 10 no_pids_of_cmd "sleep 300.$tag" || fail "a setsid'd child outlived kill -s KILL"
+  fi
+  ab exec "$BOX" -- sh -c "ps -eo args 2>/dev/null | grep -c '^sleep 300' || true"
+  [[ $AB_OUT == 0 || -z $AB_OUT ]] || fail "sleeps of the killed tree are still in the sandbox: $AB_OUT"
+  ab kill "$BOX" p2
+  expect_one_line_error "kill of an exited process"
+  ab kill -s STOP "$BOX" p2
+  expect_one_line_error "SIGSTOP is refused"
+  ab kill -s NOPE "$BOX" p2
+  expect_one_line_error "an unknown signal"
+}
+
+case_background_stdin_written_later() {
+  new_box
+  ab exec -d -i "$BOX" -- sh -c 'while read -r line; do echo "got $line"; done; echo eof'
+  expect_rc 0
+  AB_STDIN=<(printf 'one\ntwo\n') ab send "$BOX" p1
+  expect_rc 0
+  wait_until 30 logs_have "$BOX" p1 "got two" || fail "the sent lines never reached the process"
+  AB_STDIN=<(printf 'three\n') ab send --close "$BOX" p1
+  expect_rc 0
+  ab wait "$BOX" p1
+  expect_rc 0 "closing its stdin ends the read loop"
+  ab logs "$BOX" p1
+  expect_out $'got one\ngot two\ngot three\neof'
+  ab send "$BOX" p1
+  expect_one_line_error "send to an exited process"
+  ab exec -d "$BOX" -- sleep 30
+  AB_STDIN=<(echo x) ab send "$BOX" p2
+  expect_one_line_error "send to a process started without -i"
+}
+
+case_background_errors_and_timeout() {
+  new_box
+  ab exec -d "$BOX" -- no-such-command-here
+  expect_rc 127 "a command that cannot be executed"
+  [[ $AB_ERR == *no-such-command-here* ]] || fail "no error line names the command: $AB_ERR"
+  ab exec -d --timeout 0.5 "$BOX" -- sleep 30
+  expect_rc 0
+  ab wait --json "$BOX" p2
+  json_assert "r['result']['reason'] == 'timeout' and r['result']['exit_code'] == 124" "its own --timeout holds"
+  ab exec -d "$BOX" -- sleep 30
+  ab wait --timeout 0.3 "$BOX" p3
+  expect_rc 124 "wait --timeout on a running process"
+  for bad in p99 x1 p0 ''; do
+    ab logs "$BOX" "$bad"
+    expect_one_line_error "logs of '$bad'"
+  done
+  ab ps no-such-sandbox-here
+  expect_one_line_error "ps of an unknown sandbox"
+}
+
+case_background_ring_keeps_the_end() {
+  new_box
+  ab exec -d --output-limit 1K "$BOX" -- sh -c 'i=0; while [ $i -lt 2000 ]; do echo "line $i"; i=$((i+1)); done'
+  expect_rc 0
+  ab wait "$BOX" p1
+  expect_rc 0
+  ab logs "$BOX" p1
+  ((${#AB_OUT} <= 1024)) || fail "the ring kept ${#AB_OUT} bytes past its 1K"
+  [[ $AB_OUT == *"line 1999" ]] || fail "the ring lost the end: ${AB_OUT: -50}"
+  local kept=$((${#AB_OUT} + 1)) # $(...) took the last newline
+  ab ps --json "$BOX"
+  json_assert "r[0]['dropped_bytes'] > 0 and r[0]['output_bytes'] == r[0]['dropped_bytes'] + $kept" "dropped_bytes counts what the ring let go"
+}
+
+case_background_oldest_exited_let_go() {
+  new_box
+  local i
+  for i in $(seq 33); do
+    ab exec -d "$BOX" -- true
+    [[ $AB_RC == 0 && $AB_OUT == "p$i" ]] || fail "background process $i: rc=$AB_RC out='$AB_OUT' err=$AB_ERR"
+    ab wait "$BOX" "p$i"
+  done
+  ab ps --json "$BOX"
+  json_assert "len(r) == 32 and r[0]['id'] == 'p2' and r[-1]['id'] == 'p33'" "32 kept, the oldest let go"
+  ab logs "$BOX" p1
+  expect_one_line_error "the let-go process is unknown"
+}
+
+case_background_process_dies_with_rm() {
+  new_box
+  local tag=$RANDOM$RANDOM
+  ab exec -d "$BOX" -- sh -c "setsid sleep 300.$tag & echo up; sleep 300.$tag"
+  expect_rc 0
+  wait_until 30 logs_have "$BOX" p1 up || fail "p1 never started"
+  ab rm "$BOX"
+  expect_rc 0 "a background process keeps no sandbox busy"
+  if [[ $AB_BACKEND == native ]]; then
+    wait_until 10 no_pids_of_cmd "sleep 300.$tag" || fail "a background process survived rm"
+  fi
+  ab ps "$BOX"
+  expect_one_line_error "ps of the removed sandbox"
+}
+
 harness_main "$0" "$@"
