@@ -103,9 +103,10 @@ json ProcessOutputResult(const std::string& output, uint64_t from, uint64_t next
   };
   if (output.empty()) note("[no new output]");
   if (unread_dropped > 0) {
-    note("[" + std::to_string(unread_dropped) +
-         " bytes of earlier output were dropped before it was read: the sandbox keeps the latest "
-         "output of a process only]");
+    note(
+        "[" + std::to_string(unread_dropped) +
+        " bytes of earlier output were dropped before they were read: the sandbox keeps the latest "
+        "output of a process only]");
   }
   note("[" + info.id + " " + (info.result ? ProcessEnding(info) : "is still running") + "]");
   json result = TextToolResult(text);
