@@ -154,7 +154,7 @@ json StartBackgroundProcess(McpSession& session, const SandboxRecord& record, Ex
     const ProcessInfo& last = logs.ok() ? logs->process : *info;
     json result = mcp::ProcessToolResult(
         SanitizeUtf8(output) + (output.empty() || output.back() == '\n' ? "" : "\n") + "[" +
-            last.id + " " + mcp::ProcessEnding(last) + " at once]",
+            last.id + " ended at once: " + mcp::ProcessEnding(last) + "]",
         last);
     result["isError"] = last.result->reason != ExitReason::kExited || last.result->exit_code != 0;
     return result;
