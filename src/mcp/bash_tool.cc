@@ -20,6 +20,11 @@ constexpr const char* kPrologue = R"sh(unset BASH_ENV
 __agentbox_state=/tmp/.agentbox_bash
 __agentbox_base=$'\n'"$(compgen -v)"$'\n'
 mkdir -p "$__agentbox_state" 2>/dev/null
+if [ ! -e "$__agentbox_state/restore" ]; then
+  printf '%s' "$__agentbox_restore" > "$__agentbox_state/restore.$$" 2>/dev/null &&
+    mv -f "$__agentbox_state/restore.$$" "$__agentbox_state/restore" 2>/dev/null
+fi
+unset __agentbox_restore
 if [ -r "$__agentbox_state/env" ]; then . "$__agentbox_state/env" >/dev/null 2>&1; fi
 cd -- "$(cat "$__agentbox_state/cwd" 2>/dev/null || echo /workspace)" 2>/dev/null || cd /workspace 2>/dev/null
 __agentbox_save() {
@@ -45,6 +50,28 @@ trap __agentbox_save EXIT
 exec 2>&1 </dev/null
 shopt -s expand_aliases
 )sh";
+
+// What a background command sources (BASH_ENV) before it runs: the state the last call saved,
+// read only. It saves nothing when it ends: a background command runs alongside later calls,
+// whose state it must not overwrite. The prologue above writes it when it is missing (no single
+// quote in it: it travels inside one).
+constexpr const char* kBackgroundRestore = R"sh(unset BASH_ENV
+if [ -r /tmp/.agentbox_bash/env ]; then . /tmp/.agentbox_bash/env >/dev/null 2>&1; fi
+cd -- "$(cat /tmp/.agentbox_bash/cwd 2>/dev/null || echo /workspace)" 2>/dev/null || cd /workspace 2>/dev/null
+shopt -s expand_aliases
+)sh";
+
+// The prologue, with the background restore script in a variable it writes out (after its
+// first line, `unset BASH_ENV`).
+const std::string& Prologue() {
+  static const std::string* const kText = [] {
+    std::string text = kPrologue;
+    text.insert(text.find('\n') + 1,
+                std::string("__agentbox_restore='") + kBackgroundRestore + "'\n");
+    return new std::string(std::move(text));
+  }();
+  return *kText;
+}
 
 void Note(std::string& text, const std::string& line) {
   if (!text.empty() && text.back() != '\n') text += '\n';
@@ -76,7 +103,11 @@ std::string Thousands(size_t n) {
 
 BashInvocation BashCommand(const std::string& command) {
   // $0 is "bash", as in the reference shell's messages; the command is never spliced into text.
-  return {{"/bin/bash", "-c", command, "bash"}, {{"BASH_ENV", "/proc/self/fd/0"}}, kPrologue};
+  return {{"/bin/bash", "-c", command, "bash"}, {{"BASH_ENV", "/proc/self/fd/0"}}, Prologue()};
+}
+
+BashInvocation BashBackgroundCommand(const std::string& command) {
+  return {{"/bin/bash", "-c", command, "bash"}, {{"BASH_ENV", kBashRestoreScript}}, ""};
 }
 
 std::vector<std::string> BashRestartArgv() { return {"/bin/rm", "-rf", kBashStateDir}; }

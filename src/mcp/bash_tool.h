@@ -23,6 +23,8 @@
 namespace agentbox::mcp {
 
 inline constexpr const char* kBashStateDir = "/tmp/.agentbox_bash";
+// The state restored, read only, by a background command (written there by every call's prologue).
+inline constexpr const char* kBashRestoreScript = "/tmp/.agentbox_bash/restore";
 
 // The most characters one `bash` result carries by default (about what Anthropic's and OpenAI's
 // reference shells return): a model's context is the scarce thing, not the sandbox's output.
@@ -38,6 +40,12 @@ struct BashInvocation {
   std::string stdin_script;
 };
 BashInvocation BashCommand(const std::string& command);
+// How to run `command` in the background (`"background": true`): the same `bash -c COMMAND`, in
+// the cwd and with the variables, functions and aliases the last call saved, but it saves none
+// of its own (later calls run alongside it), and its stdin is /dev/null (the agent's, no
+// prologue to read) and its stderr its own stream. Before any call saved a state it starts as a
+// fresh shell does, in /workspace.
+BashInvocation BashBackgroundCommand(const std::string& command);
 // argv that forgets the saved state: the next call starts in /workspace with a clean env.
 std::vector<std::string> BashRestartArgv();
 

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "base/utf8.h"
 #include "mcp/tool_schemas.h"
+#include "proto/process_wire.h"
 #include "spec/units.h"
 
 namespace agentbox::mcp {
@@ -100,6 +102,14 @@ Status OptionalSize(const json& args, const std::string& key, std::optional<uint
   return OkStatus();
 }
 
+Status OptionalBool(const json& args, const std::string& key, bool* out) {
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return OkStatus();
+  if (!it->is_boolean()) return WrongType(key, "a boolean");
+  *out = it->get<bool>();
+  return OkStatus();
+}
+
 Status CheckObject(const json& arguments) {
   if (arguments.is_null() || arguments.is_object()) return OkStatus();
   return InvalidArgument("invalid arguments: `arguments` must be an object");
@@ -134,6 +144,13 @@ StatusOr<ExecToolArgs> ParseExecToolArgs(const json& arguments) {
   AB_RETURN_IF_ERROR(OptionalTimeout(args, &out.timeout_seconds));
   AB_RETURN_IF_ERROR(OptionalString(args, "stdin", &out.stdin_data));
   AB_RETURN_IF_ERROR(OptionalSize(args, "output_limit", &out.output_limit));
+  AB_RETURN_IF_ERROR(OptionalBool(args, "background", &out.background));
+  AB_RETURN_IF_ERROR(OptionalBool(args, "interactive", &out.interactive));
+  if (out.interactive && !out.background) {
+    return InvalidArgument(
+        "invalid arguments: `interactive` needs `background`: only a background process can be "
+        "written to (process_stdin)");
+  }
   return out;
 }
 
@@ -141,10 +158,10 @@ StatusOr<BashToolArgs> ParseBashToolArgs(const json& arguments) {
   AB_RETURN_IF_ERROR(CheckObject(arguments));
   const json& args = ArgsOrEmpty(arguments);
   BashToolArgs out;
-  auto restart = args.find("restart");
-  if (restart != args.end() && !restart->is_null()) {
-    if (!restart->is_boolean()) return WrongType("restart", "a boolean");
-    out.restart = restart->get<bool>();
+  AB_RETURN_IF_ERROR(OptionalBool(args, "restart", &out.restart));
+  AB_RETURN_IF_ERROR(OptionalBool(args, "background", &out.background));
+  if (out.restart && out.background) {
+    return InvalidArgument("invalid arguments: give `restart` or `background`, not both");
   }
   std::optional<std::string> command;
   AB_RETURN_IF_ERROR(OptionalString(args, "command", &command));
@@ -170,6 +187,57 @@ StatusOr<EditorToolArgs> ParseEditorToolArgs(const json& arguments) {
   if (max_characters && *max_characters < 1)
     return WrongType("max_characters", "a positive integer");
   if (max_characters) out.max_characters = static_cast<size_t>(*max_characters);
+  return out;
+}
+
+StatusOr<ProcessToolArgs> ParseProcessToolArgs(std::string_view tool, const json& arguments) {
+  AB_RETURN_IF_ERROR(CheckObject(arguments));
+  const json& args = ArgsOrEmpty(arguments);
+  ProcessToolArgs out;
+  if (tool == kProcessListTool) return out;
+  AB_RETURN_IF_ERROR(RequiredString(args, "proc", &out.proc));
+  if (!CheckProcessId(out.proc).ok()) {
+    return InvalidArgument("invalid arguments: `proc` must be a process id such as p1 (see " +
+                           std::string(kProcessListTool) + "), not \"" + SanitizeUtf8(out.proc) +
+                           "\"");
+  }
+  if (tool == kProcessOutputTool) {
+    auto wait = args.find("wait_seconds");
+    if (wait != args.end() && !wait->is_null()) {
+      if (!wait->is_number() || wait->get<double>() < 0 || !std::isfinite(wait->get<double>())) {
+        return WrongType("wait_seconds", "a number of seconds, 0 or more");
+      }
+      out.wait_seconds = wait->get<double>();
+    }
+  }
+  if (tool == kProcessKillTool) {
+    auto signal = args.find("signal");
+    if (signal != args.end() && !signal->is_null()) {
+      std::string text;
+      if (signal->is_string()) {
+        text = signal->get<std::string>();
+      } else if (signal->is_number_integer()) {
+        text = std::to_string(signal->get<int64_t>());
+      } else {
+        return WrongType("signal", "a signal name such as \"TERM\" or a number");
+      }
+      StatusOr<int> parsed = ParseSignal(text);
+      if (!parsed.ok()) return InvalidArgument("invalid arguments: " + parsed.status().message());
+      out.signal = *parsed;
+    }
+  }
+  if (tool == kProcessStdinTool) {
+    std::optional<std::string> data;
+    AB_RETURN_IF_ERROR(OptionalString(args, "data", &data));
+    AB_RETURN_IF_ERROR(OptionalBool(args, "close", &out.close));
+    if (!data && !out.close) {
+      return InvalidArgument("invalid arguments: `data` is required (or `close`: true)");
+    }
+    out.data = data.value_or("");
+    if (out.data.size() > kMaxPendingStdinBytes) {
+      return InvalidArgument("invalid arguments: `data` is over 1 MiB; send it in pieces");
+    }
+  }
   return out;
 }
 

@@ -3,6 +3,7 @@
 // tool result with isError, so the model can correct its call.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,12 +22,24 @@ struct ExecToolArgs {
   std::optional<double> timeout_seconds;
   std::optional<std::string> stdin_data;  // the command's stdin; absent: /dev/null
   std::optional<uint64_t> output_limit;   // bytes kept per stream; absent: the sandbox's
+  bool background = false;                // start it and return its process id at once
+  bool interactive = false;               // background only: its stdin stays open
 };
 
 struct BashToolArgs {
   std::string command;
   bool restart = false;
   std::optional<double> timeout_seconds;
+  bool background = false;
+};
+
+// process_output, process_kill and process_stdin (process_list takes nothing).
+struct ProcessToolArgs {
+  std::string proc;                    // checked: "p" and a number
+  std::optional<double> wait_seconds;  // process_output: wait this long for it to exit
+  int signal = SIGTERM;                // process_kill: unless given
+  std::string data;                    // process_stdin
+  bool close = false;                  // process_stdin: close its stdin after the data
 };
 
 struct EditorToolArgs {
@@ -54,6 +67,9 @@ struct FileToolArgs {
 StatusOr<ExecToolArgs> ParseExecToolArgs(const nlohmann::json& arguments);
 StatusOr<BashToolArgs> ParseBashToolArgs(const nlohmann::json& arguments);
 StatusOr<EditorToolArgs> ParseEditorToolArgs(const nlohmann::json& arguments);
+// `tool` is process_list, process_output, process_kill or process_stdin.
+StatusOr<ProcessToolArgs> ParseProcessToolArgs(std::string_view tool,
+                                               const nlohmann::json& arguments);
 // `tool` is read_file, write_file or list_files: each requires what it needs.
 StatusOr<FileToolArgs> ParseFileToolArgs(std::string_view tool, const nlohmann::json& arguments);
 

@@ -41,4 +41,80 @@ json ExecToolResult(const ExecResult& result, const CommandLimits& limits) {
   return out;
 }
 
+std::string ProcessEnding(const ProcessInfo& info) {
+  if (!info.result) return "is running";
+  const ExecResult& r = *info.result;
+  switch (r.reason) {
+    case ExitReason::kExited:
+      return "exited with code " + std::to_string(r.exit_code);
+    case ExitReason::kSignaled:
+      return "was killed by signal " + SignalName(r.signal.value_or(0));
+    case ExitReason::kTimeout:
+      return "timed out and was killed";
+    case ExitReason::kOom:
+      return "was killed: out of memory";
+    case ExitReason::kError:
+      return "failed: " + r.error;
+  }
+  return "exited";
+}
+
+std::string ProcessCommandLine(const ProcessInfo& info) {
+  const std::vector<std::string>& argv = info.argv;
+  if (argv.size() == 4 && argv[0] == "/bin/bash" && argv[1] == "-c" && argv[3] == "bash") {
+    return SanitizeUtf8(argv[2]);
+  }
+  std::string line;
+  for (const std::string& a : argv) line += (line.empty() ? "" : " ") + SanitizeUtf8(a);
+  return line;
+}
+
+json ProcessJson(const ProcessInfo& info) {
+  json j = json::parse(ProcessInfoToJson(info), nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? json::object() : j;
+}
+
+json ProcessToolResult(const std::string& text, const ProcessInfo& info) {
+  json result = TextToolResult(text);
+  result["structuredContent"] = ProcessJson(info);
+  return result;
+}
+
+json ProcessListResult(const std::vector<ProcessInfo>& processes) {
+  json list = json::array();
+  std::string text;
+  for (const ProcessInfo& p : processes) {
+    list.push_back(ProcessJson(p));
+    text += p.id + "  " + (p.result ? ProcessEnding(p) : "running") + "  " + ProcessCommandLine(p) +
+            "\n";
+  }
+  if (processes.empty()) text = "no background processes\n";
+  json result = TextToolResult(text);
+  result["structuredContent"] = {{"processes", std::move(list)}};
+  return result;
+}
+
+json ProcessOutputResult(const std::string& output, uint64_t from, uint64_t next,
+                         uint64_t unread_dropped, const ProcessInfo& info) {
+  std::string text = output;
+  auto note = [&text](const std::string& line) {
+    if (!text.empty() && text.back() != '\n') text += '\n';
+    text += line + "\n";
+  };
+  if (output.empty()) note("[no new output]");
+  if (unread_dropped > 0) {
+    note(
+        "[" + std::to_string(unread_dropped) +
+        " bytes of earlier output were dropped before they were read: the sandbox keeps the latest "
+        "output of a process only]");
+  }
+  note("[" + info.id + " " + (info.result ? ProcessEnding(info) : "is still running") + "]");
+  json result = TextToolResult(text);
+  result["structuredContent"] = {{"output", SanitizeUtf8(output)},
+                                 {"from", from},
+                                 {"next", next},
+                                 {"process", ProcessJson(info)}};
+  return result;
+}
+
 }  // namespace agentbox::mcp

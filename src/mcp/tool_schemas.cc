@@ -1,5 +1,7 @@
 #include "mcp/tool_schemas.h"
 
+#include <string>
+
 namespace agentbox::mcp {
 namespace {
 
@@ -27,17 +29,36 @@ constexpr const char* kExecResultSchema = R"json({
   "required": ["exit_code", "signal", "reason", "stdout", "stderr", "limits_hit"]
 })json";
 
+// A background process as ProcessInfoToJson has it: exec's `background` result, and the
+// `process` of the process tools. Its `result` (once exited) is the exec result without stdout
+// and stderr (the output is the process's own, read with process_output).
+constexpr const char* kProcessInfoSchema = R"json({
+  "type": "object",
+  "properties": {
+    "id": {"type": "string"},
+    "argv": {"type": "array", "items": {"type": "string"}},
+    "state": {"type": "string", "enum": ["running", "exited"]},
+    "started_at": {"type": "number"},
+    "stdin_open": {"type": "boolean"},
+    "output_bytes": {"type": "integer"},
+    "dropped_bytes": {"type": "integer"},
+    "result": {"type": ["object", "null"]}
+  },
+  "required": ["id", "argv", "state", "started_at", "stdin_open", "output_bytes", "dropped_bytes", "result"]
+})json";
+
 constexpr const char* kTools = R"json([
 {
   "name": "bash",
   "title": "Persistent bash shell",
-  "description": "Run a bash command in the sandbox. The shell state persists between calls: the working directory, shell variables (exported or not), functions and aliases. stdout and stderr are returned together; a non-zero exit status and any limit the command ran into are reported after the output. A long output is cut in the middle (its start and end are kept) and saved whole in a file under /workspace/.agentbox/bash-output, named in the result. Commands cannot read stdin and have no network. Set restart to true to reset the shell (cwd back to /workspace, variables cleared).",
+  "description": "Run a bash command in the sandbox. The shell state persists between calls: the working directory, shell variables (exported or not), functions and aliases. stdout and stderr are returned together; a non-zero exit status and any limit the command ran into are reported after the output. A long output is cut in the middle (its start and end are kept) and saved whole in a file under /workspace/.agentbox/bash-output, named in the result. Commands cannot read stdin and have no network. Set restart to true to reset the shell (cwd back to /workspace, variables cleared). Set background to true for a command that runs long or never ends (a server, a watcher, a long build): it starts in the shell's current directory with its variables and functions, returns its process id (p1, p2, ...) at once, and runs on with no timeout unless one is given; read its output with process_output, stop it with process_kill. A background command's own cd and variables do not persist.",
   "inputSchema": {
     "type": "object",
     "properties": {
       "command": {"type": "string", "description": "The bash command to run."},
       "restart": {"type": "boolean", "description": "Restart the shell instead of running a command."},
-      "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 604800, "description": "Wall-clock limit of this call in seconds (default: the sandbox policy's, 60; at most the server's ceiling)."}
+      "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 604800, "description": "Wall-clock limit of this call in seconds (default: the sandbox policy's, 60; at most the server's ceiling). With background: the process's limit (default: none)."},
+      "background": {"type": "boolean", "description": "Start the command in the background and return its process id at once (see process_output, process_kill)."}
     }
   },
   "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
@@ -45,7 +66,7 @@ constexpr const char* kTools = R"json([
 {
   "name": "exec",
   "title": "Run one command",
-  "description": "Run one command in the sandbox and return its full result: exit code, stdout, stderr, duration, memory, and the limits it hit. Give argv (run directly) or command (run with /bin/sh -c). A non-zero exit code is a normal result; a timeout or an out-of-memory kill is reported as an error.",
+  "description": "Run one command in the sandbox and return its full result: exit code, stdout, stderr, duration, memory, and the limits it hit. Give argv (run directly) or command (run with /bin/sh -c). A non-zero exit code is a normal result; a timeout or an out-of-memory kill is reported as an error. With background true it returns the process's id (p1, p2, ...) at once instead and the command runs on (no timeout unless given): read its output with process_output, write to its stdin with process_stdin when started with interactive true, stop it with process_kill.",
   "inputSchema": {
     "type": "object",
     "properties": {
@@ -55,7 +76,9 @@ constexpr const char* kTools = R"json([
       "env": {"type": "object", "additionalProperties": {"type": "string"}, "description": "Extra environment variables."},
       "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 604800, "description": "Wall-clock limit in seconds (default: the sandbox policy's, 60; at most the server's ceiling, one week at most)."},
       "stdin": {"type": "string", "description": "Text given to the command on its stdin (default: none, /dev/null)."},
-      "output_limit": {"type": ["integer", "string"], "description": "Bytes of stdout and of stderr kept, a number or a size such as \"64K\" (default: the sandbox policy's, 1M; at most the server's ceiling)."}
+      "output_limit": {"type": ["integer", "string"], "description": "Bytes of stdout and of stderr kept, a number or a size such as \"64K\" (default: the sandbox policy's, 1M; at most the server's ceiling). With background: the size of the buffer that keeps its latest output."},
+      "background": {"type": "boolean", "description": "Start the command in the background and return its process id at once."},
+      "interactive": {"type": "boolean", "description": "With background: keep its stdin open for process_stdin (stdin, when given, is written first)."}
     }
   },
   "outputSchema": null,
@@ -147,15 +170,94 @@ constexpr const char* kTools = R"json([
     "required": ["path", "entries"]
   },
   "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
+},
+{
+  "name": "process_list",
+  "title": "List background processes",
+  "description": "List the sandbox's background processes (started by bash or exec with background true), oldest first: id, command, state (running or exited, with how it ended), and how much output each has written.",
+  "inputSchema": {"type": "object", "properties": {}},
+  "outputSchema": {
+    "type": "object",
+    "properties": {"processes": {"type": "array", "items": PROCESS}},
+    "required": ["processes"]
+  },
+  "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false}
+},
+{
+  "name": "process_output",
+  "title": "Read a background process's output",
+  "description": "Return the output (stdout and stderr together, in order) that a background process wrote since the last process_output of it in this session, then its state: still running, or how it exited. Set wait_seconds to wait up to that long for it to exit first (it returns as soon as it does). A long output is cut in the middle as bash's is, the whole saved in a file under /workspace/.agentbox/bash-output. The sandbox keeps the latest output of each process only (its output_limit, 1M by default): what was dropped before it was read is said.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "proc": {"type": "string", "description": "The process id, e.g. p1."},
+      "wait_seconds": {"type": "number", "minimum": 0, "maximum": 604800, "description": "Wait up to this many seconds for the process to exit before returning (default 0: return at once; at most the server's ceiling)."}
+    },
+    "required": ["proc"]
+  },
+  "outputSchema": {
+    "type": "object",
+    "properties": {
+      "output": {"type": "string"},
+      "from": {"type": "integer"},
+      "next": {"type": "integer"},
+      "process": PROCESS
+    },
+    "required": ["output", "from", "next", "process"]
+  },
+  "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": false, "openWorldHint": false}
+},
+{
+  "name": "process_kill",
+  "title": "Signal a background process",
+  "description": "Send a signal to a background process (its process group, as Ctrl-C at a terminal reaches a job): TERM by default; KILL ends its whole process tree at once. Waits up to 2 seconds for it to exit and says whether it did.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "proc": {"type": "string", "description": "The process id, e.g. p1."},
+      "signal": {"type": ["string", "integer"], "description": "A signal name (TERM, INT, HUP, KILL, ...) or number; default TERM."}
+    },
+    "required": ["proc"]
+  },
+  "outputSchema": PROCESS,
+  "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
+},
+{
+  "name": "process_stdin",
+  "title": "Write to a background process's stdin",
+  "description": "Write text to the stdin of a background process started by exec with background and interactive true; set close to true to close its stdin after it (the process then reads end-of-file). Up to 1 MiB may wait for the process to read it.",
+  "inputSchema": {
+    "type": "object",
+    "properties": {
+      "proc": {"type": "string", "description": "The process id, e.g. p1."},
+      "data": {"type": "string", "description": "The text to write (include the newline a line-reading program waits for)."},
+      "close": {"type": "boolean", "description": "Close its stdin after the data."}
+    },
+    "required": ["proc"]
+  },
+  "outputSchema": PROCESS,
+  "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
 }
 ])json";
 
 json BuildDefinitions() {
-  json tools = json::parse(kTools, nullptr, /*allow_exceptions=*/false);
+  // PROCESS stands for the process schema wherever it goes (one copy of it above).
+  std::string text = kTools;
+  const std::string process = kProcessInfoSchema;
+  for (size_t at = text.find("PROCESS"); at != std::string::npos; at = text.find("PROCESS", at)) {
+    text.replace(at, 7, process);
+    at += process.size();
+  }
+  json tools = json::parse(text, nullptr, /*allow_exceptions=*/false);
   json exec_schema = json::parse(kExecResultSchema, nullptr, /*allow_exceptions=*/false);
+  json process_schema = json::parse(kProcessInfoSchema, nullptr, /*allow_exceptions=*/false);
   if (!tools.is_array()) return json::array();  // a typo above; the unit test catches it
   for (json& tool : tools) {
-    if (tool.value("name", "") == kExecTool) tool["outputSchema"] = exec_schema;
+    // exec answers with its result, or with the process when it ran in the background.
+    if (tool.value("name", "") == kExecTool) {
+      tool["outputSchema"] = {{"type", "object"},
+                              {"anyOf", json::array({exec_schema, process_schema})}};
+    }
   }
   return tools;
 }
@@ -165,6 +267,11 @@ json BuildDefinitions() {
 const json& ToolDefinitions() {
   static const json* const kDefinitions = new json(BuildDefinitions());
   return *kDefinitions;
+}
+
+bool IsProcessTool(std::string_view name) {
+  return name == kProcessListTool || name == kProcessOutputTool || name == kProcessKillTool ||
+         name == kProcessStdinTool;
 }
 
 bool IsKnownTool(std::string_view name) {

@@ -12,6 +12,13 @@ inline constexpr std::string_view kEditorTool = "str_replace_based_edit_tool";
 inline constexpr std::string_view kReadFileTool = "read_file";
 inline constexpr std::string_view kWriteFileTool = "write_file";
 inline constexpr std::string_view kListFilesTool = "list_files";
+inline constexpr std::string_view kProcessListTool = "process_list";
+inline constexpr std::string_view kProcessOutputTool = "process_output";
+inline constexpr std::string_view kProcessKillTool = "process_kill";
+inline constexpr std::string_view kProcessStdinTool = "process_stdin";
+
+// True for the four tools of background processes above.
+bool IsProcessTool(std::string_view name);
 
 // The `tools` array of a tools/list result, in a stable order. Every tool carries all four
 // annotations. openWorldHint is false for each: a sandbox has no network (this build has no

@@ -77,6 +77,18 @@ std::string McpSession::sandbox_id() {
   return record_ ? record_->id : "";
 }
 
+uint64_t McpSession::OutputCursor(const std::string& proc) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = output_cursors_.find(proc);
+  return it == output_cursors_.end() ? 0 : it->second;
+}
+
+void McpSession::AdvanceOutputCursor(const std::string& proc, uint64_t next) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  uint64_t& cursor = output_cursors_[proc];
+  if (next > cursor) cursor = next;
+}
+
 Status McpSession::Acquire() {
   if (!manager_) {
     AB_ASSIGN_OR_RETURN(SandboxManager manager, OpenSandboxManager());

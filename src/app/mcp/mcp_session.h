@@ -7,6 +7,8 @@
 // options' quota (a tenant's max_sandboxes under `agentbox serve`) until it is removed.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -42,6 +44,13 @@ class McpSession {
   // The sandbox's id once Sandbox() succeeded; "" before. Thread-safe.
   std::string sandbox_id();
 
+  // Where this session's next process_output of background process `proc` starts: the offset
+  // after what it returned last (0 before). Thread-safe. A sandbox keeps at most 32 processes, and
+  // reuses no id, so the map stays small; an entry of a process that is gone is harmless.
+  uint64_t OutputCursor(const std::string& proc);
+  // Moves it forward only: two reads at once must not take the cursor back.
+  void AdvanceOutputCursor(const std::string& proc, uint64_t next);
+
  private:
   Status Acquire();
   StatusOr<std::string> CreateOwnSandbox();
@@ -51,7 +60,8 @@ class McpSession {
   std::mutex mutex_;
   std::optional<SandboxManager> manager_;
   std::optional<SandboxRecord> record_;
-  bool owned_ = false;  // made by us: removed with the session
+  bool owned_ = false;                              // made by us: removed with the session
+  std::map<std::string, uint64_t> output_cursors_;  // guarded by mutex_
 };
 
 // Runs `binary create [--policy FILE]` and returns the id it prints, or its error line.

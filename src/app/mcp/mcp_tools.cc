@@ -1,4 +1,5 @@
-// Dispatch of tools/call, and the two tools that run commands: exec and bash.
+// Dispatch of tools/call, and the two tools that run commands: exec and bash (their
+// `background` and the process tools are in mcp_process_tools.cc).
 #include "app/mcp/mcp_tools.h"
 
 #include <atomic>
@@ -41,33 +42,16 @@ std::optional<json> ApplyTimeout(const McpSession& session, const std::optional<
   return std::nullopt;
 }
 
+// A background process runs until it ends unless its call gives a timeout, as `exec -d` does,
+// but never past the server's ceiling (one week unless the operator set one).
+double BackgroundTimeout(const McpSession& session) {
+  const double ceiling = session.max_timeout_seconds();
+  return ceiling > 0 && ceiling < kMaxTimeoutSeconds ? ceiling : 0;
+}
+
 mcp::CommandLimits LimitsOf(const SandboxRecord& record, const ExecRequest& request) {
   return {request.timeout_seconds, record.spec.limits.memory_bytes, record.spec.limits.pids,
           request.output_limit};
-}
-
-json RunExecTool(McpSession& session, const SandboxRecord& record, const json& arguments,
-                 ToolCallContext& context) {
-  auto args = mcp::ParseExecToolArgs(arguments);
-  if (!args.ok()) return mcp::StatusToolResult(args.status());
-  ExecRequest request = SandboxManager::DefaultExecRequest(record);
-  request.argv = args->argv;
-  if (args->cwd) request.cwd = *args->cwd;
-  for (auto& kv : args->env) request.env.push_back(kv);
-  if (auto refused = ApplyTimeout(session, args->timeout_seconds, &request)) return *refused;
-  if (args->output_limit) {
-    const uint64_t ceiling = session.max_output_limit();
-    if (ceiling > 0 && *args->output_limit > ceiling) {
-      return mcp::TextToolResult("invalid arguments: `output_limit` " +
-                                     FormatSize(*args->output_limit) +
-                                     " is over this server's ceiling of " + FormatSize(ceiling),
-                                 true);
-    }
-    request.output_limit = *args->output_limit;
-  }
-  auto result = RunCommand(session, record, request, context, args->stdin_data);
-  if (!result.ok()) return CommandFailed(result.status(), context);
-  return mcp::ExecToolResult(*result, LimitsOf(record, request));
 }
 
 // The whole output of a call whose result was cut, written where the model can read or grep it;
@@ -86,14 +70,33 @@ std::string KeepFullOutput(const SandboxRecord& record, const std::string& outpu
   return "";
 }
 
-std::string ShapeOutput(McpSession& session, const SandboxRecord& record, std::string output) {
-  const size_t max_chars = session.bash_output_chars();
-  if (max_chars == 0 || Utf8Length(output) <= max_chars) return output;
-  std::string why;
-  std::string path = KeepFullOutput(record, output, &why);
-  std::string where = !path.empty() ? "the full output is in " + path
-                                    : "the full output was not kept (" + why + ")";
-  return mcp::ShapeBashOutput(output, max_chars, where);
+json RunExecTool(McpSession& session, const SandboxRecord& record, const json& arguments,
+                 ToolCallContext& context) {
+  auto args = mcp::ParseExecToolArgs(arguments);
+  if (!args.ok()) return mcp::StatusToolResult(args.status());
+  ExecRequest request = SandboxManager::DefaultExecRequest(record);
+  request.argv = args->argv;
+  if (args->cwd) request.cwd = *args->cwd;
+  for (auto& kv : args->env) request.env.push_back(kv);
+  if (args->background) request.timeout_seconds = BackgroundTimeout(session);
+  if (auto refused = ApplyTimeout(session, args->timeout_seconds, &request)) return *refused;
+  if (args->output_limit) {
+    const uint64_t ceiling = session.max_output_limit();
+    if (ceiling > 0 && *args->output_limit > ceiling) {
+      return mcp::TextToolResult("invalid arguments: `output_limit` " +
+                                     FormatSize(*args->output_limit) +
+                                     " is over this server's ceiling of " + FormatSize(ceiling),
+                                 true);
+    }
+    request.output_limit = *args->output_limit;
+  }
+  if (args->background) {
+    return StartBackgroundProcess(session, record, request, args->stdin_data, args->interactive,
+                                  context);
+  }
+  auto result = RunCommand(session, record, request, context, args->stdin_data);
+  if (!result.ok()) return CommandFailed(result.status(), context);
+  return mcp::ExecToolResult(*result, LimitsOf(record, request));
 }
 
 json RunBashTool(McpSession& session, const SandboxRecord& record, const json& arguments,
@@ -101,7 +104,14 @@ json RunBashTool(McpSession& session, const SandboxRecord& record, const json& a
   auto args = mcp::ParseBashToolArgs(arguments);
   if (!args.ok()) return mcp::StatusToolResult(args.status());
   ExecRequest request = SandboxManager::DefaultExecRequest(record);
+  if (args->background) request.timeout_seconds = BackgroundTimeout(session);
   if (auto refused = ApplyTimeout(session, args->timeout_seconds, &request)) return *refused;
+  if (args->background) {
+    mcp::BashInvocation bash = mcp::BashBackgroundCommand(args->command);
+    request.argv = std::move(bash.argv);
+    for (auto& kv : bash.env) request.env.push_back(std::move(kv));
+    return StartBackgroundProcess(session, record, request, std::nullopt, false, context);
+  }
   if (args->restart) {
     request.argv = mcp::BashRestartArgv();
     auto result = RunCommand(session, record, request, context);
@@ -116,13 +126,23 @@ json RunBashTool(McpSession& session, const SandboxRecord& record, const json& a
   if (!result.ok()) return CommandFailed(result.status(), context);
   // Both streams are one (the prologue merges stderr into stdout); shaped as the model sees it.
   result->stdout_data =
-      ShapeOutput(session, record, SanitizeUtf8(result->stdout_data + result->stderr_data));
+      ShapeModelOutput(session, record, SanitizeUtf8(result->stdout_data + result->stderr_data));
   result->stderr_data.clear();
   mcp::BashToolText text = mcp::FormatBashResult(*result, LimitsOf(record, request));
   return mcp::TextToolResult(text.text, text.is_error);
 }
 
 }  // namespace
+
+std::string ShapeModelOutput(McpSession& session, const SandboxRecord& record, std::string output) {
+  const size_t max_chars = session.bash_output_chars();
+  if (max_chars == 0 || Utf8Length(output) <= max_chars) return output;
+  std::string why;
+  std::string path = KeepFullOutput(record, output, &why);
+  std::string where = !path.empty() ? "the full output is in " + path
+                                    : "the full output was not kept (" + why + ")";
+  return mcp::ShapeBashOutput(output, max_chars, where);
+}
 
 json RunTool(McpSession& session, const std::string& name, const json& arguments,
              ToolCallContext& context) {
@@ -131,6 +151,7 @@ json RunTool(McpSession& session, const std::string& name, const json& arguments
   if (name == mcp::kExecTool) return RunExecTool(session, *record, arguments, context);
   if (name == mcp::kBashTool) return RunBashTool(session, *record, arguments, context);
   if (name == mcp::kEditorTool) return RunEditorTool(record->agent_socket, arguments);
+  if (mcp::IsProcessTool(name)) return RunProcessTool(session, *record, name, arguments, context);
   return RunFileTool(record->agent_socket, name, arguments);
 }
 

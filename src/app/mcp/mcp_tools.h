@@ -29,6 +29,24 @@ nlohmann::json RunEditorTool(const std::string& agent_socket, const nlohmann::js
 nlohmann::json RunFileTool(const std::string& agent_socket, const std::string& name,
                            const nlohmann::json& arguments);
 
+// The tools of background processes (mcp_process_tools.cc): process_list, process_output,
+// process_kill and process_stdin.
+nlohmann::json RunProcessTool(McpSession& session, const SandboxRecord& record,
+                              const std::string& name, const nlohmann::json& arguments,
+                              ToolCallContext& context);
+
+// bash's and exec's `background`: starts `request` as a background process and answers at once
+// with its id. stdin_data, when set, is written to its stdin, which is then closed unless
+// interactive (then it stays open for process_stdin).
+nlohmann::json StartBackgroundProcess(McpSession& session, const SandboxRecord& record,
+                                      ExecRequest request,
+                                      const std::optional<std::string>& stdin_data,
+                                      bool interactive, ToolCallContext& context);
+
+// An output as the model gets it: at most the session's bash_output_chars characters, its
+// middle cut when longer and the whole kept in a file under /workspace/.agentbox/bash-output.
+std::string ShapeModelOutput(McpSession& session, const SandboxRecord& record, std::string output);
+
 // Runs one command with the context's cancellation and progress (mcp_exec_runner.cc). The
 // result carries the kept output and truncation flags. stdin_data, when set, is the command's
 // stdin (request.pass_stdin is set for it); else stdin is /dev/null.

@@ -33,8 +33,8 @@ describe('agentbox mcp over stdio', { skip: skip || false }, () => {
   test('tools/list names every tool with an object input schema', async () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
-    assert.deepEqual(names, ['bash', 'exec', 'list_files', 'read_file',
-      'str_replace_based_edit_tool', 'write_file']);
+    assert.deepEqual(names, ['bash', 'exec', 'list_files', 'process_kill', 'process_list',
+      'process_output', 'process_stdin', 'read_file', 'str_replace_based_edit_tool', 'write_file']);
     for (const tool of tools) assert.equal(tool.inputSchema.type, 'object');
   });
 

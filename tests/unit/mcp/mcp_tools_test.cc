@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
@@ -7,6 +10,7 @@
 #include "mcp/tool_args.h"
 #include "mcp/tool_results.h"
 #include "mcp/tool_schemas.h"
+#include "proto/process_wire.h"
 
 namespace agentbox::mcp {
 namespace {
@@ -15,7 +19,7 @@ using nlohmann::json;
 
 TEST(McpToolSchemasTest, EveryToolHasNameDescriptionAndObjectSchema) {
   const json& tools = ToolDefinitions();
-  ASSERT_EQ(tools.size(), 6u);
+  ASSERT_EQ(tools.size(), 10u);
   for (const json& tool : tools) {
     EXPECT_TRUE(tool["name"].is_string());
     EXPECT_FALSE(tool["description"].get<std::string>().empty());
@@ -27,6 +31,11 @@ TEST(McpToolSchemasTest, EveryToolHasNameDescriptionAndObjectSchema) {
   EXPECT_TRUE(IsKnownTool("bash"));
   EXPECT_TRUE(IsKnownTool("exec"));
   EXPECT_TRUE(IsKnownTool("str_replace_based_edit_tool"));
+  for (const char* name : {"process_list", "process_output", "process_kill", "process_stdin"}) {
+    EXPECT_TRUE(IsKnownTool(name)) << name;
+    EXPECT_TRUE(IsProcessTool(name)) << name;
+  }
+  EXPECT_FALSE(IsProcessTool("bash"));
   EXPECT_FALSE(IsKnownTool("rm_rf"));
 }
 
@@ -41,7 +50,8 @@ TEST(McpToolSchemasTest, EveryToolIsAnnotated) {
       EXPECT_TRUE(a[hint].is_boolean()) << tool["name"] << " " << hint;
     }
     EXPECT_FALSE(a["openWorldHint"].get<bool>()) << tool["name"];
-    const bool read_only = tool["name"] == "read_file" || tool["name"] == "list_files";
+    const bool read_only = tool["name"] == "read_file" || tool["name"] == "list_files" ||
+                           tool["name"] == "process_list" || tool["name"] == "process_output";
     EXPECT_EQ(a["readOnlyHint"].get<bool>(), read_only) << tool["name"];
     EXPECT_EQ(a["destructiveHint"].get<bool>(), !read_only) << tool["name"];
   }
@@ -56,6 +66,14 @@ TEST(McpToolSchemasTest, NewArgumentsAreDeclared) {
     if (tool["name"] == "exec") {
       EXPECT_TRUE(props.contains("stdin"));
       EXPECT_TRUE(props.contains("output_limit"));
+      EXPECT_TRUE(props.contains("background"));
+      EXPECT_TRUE(props.contains("interactive"));
+    }
+    if (tool["name"] == "bash") {
+      EXPECT_TRUE(props.contains("background"));
+    }
+    if (tool["name"] == "process_output") {
+      EXPECT_TRUE(props.contains("wait_seconds"));
     }
     if (tool["name"] == "str_replace_based_edit_tool") {
       EXPECT_TRUE(props.contains("max_characters"));
@@ -63,14 +81,54 @@ TEST(McpToolSchemasTest, NewArgumentsAreDeclared) {
   }
 }
 
+// exec answers with its result, or with the process it started in the background.
 TEST(McpToolSchemasTest, ExecOutputSchemaNamesEveryResultField) {
+  int seen = 0;
   for (const json& tool : ToolDefinitions()) {
     if (tool["name"] != "exec") continue;
+    ++seen;
+    const json& any_of = tool["outputSchema"]["anyOf"];
+    ASSERT_EQ(any_of.size(), 2u);
     json result = json::parse(ExecResultToJson(ErrorResult(Internal("boom"))));
     for (const auto& [key, value] : result.items()) {
-      EXPECT_TRUE(tool["outputSchema"]["properties"].contains(key)) << key;
+      EXPECT_TRUE(any_of[0]["properties"].contains(key)) << key;
+    }
+    EXPECT_TRUE(any_of[1]["properties"].contains("stdin_open"));
+  }
+  EXPECT_EQ(seen, 1);
+}
+
+ProcessInfo ExitedProcess() {
+  ProcessInfo info;
+  info.id = "p2";
+  info.argv = {"/bin/bash", "-c", "make -j4", "bash"};
+  info.state = ProcessState::kExited;
+  info.result = ExecResult{};
+  info.result->exit_code = 0;
+  return info;
+}
+
+// Clients validate structuredContent against outputSchema: every key ProcessInfoToJson writes is
+// declared, and required, wherever the process schema is used.
+TEST(McpToolSchemasTest, ProcessSchemasNameEveryProcessField) {
+  json info = json::parse(ProcessInfoToJson(ExitedProcess()));
+  std::map<std::string, json> schema;
+  for (const json& tool : ToolDefinitions()) {
+    if (tool.contains("outputSchema")) schema[tool["name"]] = tool["outputSchema"];
+  }
+  const json process_schemas[] = {schema["process_kill"], schema["process_stdin"],
+                                  schema["process_output"]["properties"]["process"],
+                                  schema["process_list"]["properties"]["processes"]["items"],
+                                  schema["exec"]["anyOf"][1]};
+  for (const json& s : process_schemas) {
+    ASSERT_EQ(s["type"], "object") << s;
+    for (const auto& [key, value] : info.items()) {
+      EXPECT_TRUE(s["properties"].contains(key)) << key;
+      EXPECT_NE(std::find(s["required"].begin(), s["required"].end(), key), s["required"].end())
+          << key;
     }
   }
+  EXPECT_EQ(schema["process_output"]["required"], json({"output", "from", "next", "process"}));
 }
 
 TEST(McpToolArgsTest, ExecArgvOrCommand) {
@@ -108,6 +166,66 @@ TEST(McpToolArgsTest, ExecRejectsBadArguments) {
       EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
     }
   }
+}
+
+TEST(McpToolArgsTest, BackgroundAndInteractive) {
+  auto e = ParseExecToolArgs({{"command", "cat"}, {"background", true}, {"interactive", true}});
+  ASSERT_TRUE(e.ok());
+  EXPECT_TRUE(e->background);
+  EXPECT_TRUE(e->interactive);
+  EXPECT_FALSE(ParseExecToolArgs({{"command", "ls"}})->background);
+  auto lone = ParseExecToolArgs({{"command", "cat"}, {"interactive", true}});
+  ASSERT_FALSE(lone.ok());
+  EXPECT_NE(lone.status().message().find("needs `background`"), std::string::npos);
+  EXPECT_FALSE(ParseExecToolArgs({{"command", "ls"}, {"background", "yes"}}).ok());
+  EXPECT_TRUE(ParseBashToolArgs({{"command", "sleep 9"}, {"background", true}})->background);
+  EXPECT_FALSE(ParseBashToolArgs({{"restart", true}, {"background", true}}).ok());
+  EXPECT_FALSE(ParseBashToolArgs({{"command", "ls"}, {"background", 1}}).ok());
+}
+
+TEST(McpToolArgsTest, ProcessTools) {
+  EXPECT_TRUE(ParseProcessToolArgs(kProcessListTool, nullptr).ok());
+  auto out = ParseProcessToolArgs(kProcessOutputTool, {{"proc", "p12"}, {"wait_seconds", 2.5}});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->proc, "p12");
+  EXPECT_EQ(*out->wait_seconds, 2.5);
+  EXPECT_FALSE(ParseProcessToolArgs(kProcessOutputTool, {{"proc", "p1"}})->wait_seconds);
+  EXPECT_FALSE(
+      ParseProcessToolArgs(kProcessOutputTool, {{"proc", "p1"}, {"wait_seconds", -1}}).ok());
+  EXPECT_FALSE(
+      ParseProcessToolArgs(kProcessOutputTool, {{"proc", "p1"}, {"wait_seconds", "5"}}).ok());
+  for (const json& bad : {json::object(), json({{"proc", 1}}), json({{"proc", "1"}}),
+                          json({{"proc", "p0"}}), json({{"proc", "x; rm -rf /"}})}) {
+    auto r = ParseProcessToolArgs(kProcessKillTool, bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  }
+  auto bad_id = ParseProcessToolArgs(kProcessOutputTool, {{"proc", "q7"}});
+  EXPECT_EQ(bad_id.status().message(),
+            "invalid arguments: `proc` must be a process id such as p1 (see process_list), not "
+            "\"q7\"");
+  EXPECT_EQ(ParseProcessToolArgs(kProcessKillTool, {{"proc", "p1"}})->signal, SIGTERM);
+  EXPECT_EQ(ParseProcessToolArgs(kProcessKillTool, {{"proc", "p1"}, {"signal", "kill"}})->signal,
+            SIGKILL);
+  EXPECT_EQ(ParseProcessToolArgs(kProcessKillTool, {{"proc", "p1"}, {"signal", "SIGINT"}})->signal,
+            SIGINT);
+  EXPECT_EQ(ParseProcessToolArgs(kProcessKillTool, {{"proc", "p1"}, {"signal", 1}})->signal,
+            SIGHUP);
+  auto bad_signal = ParseProcessToolArgs(kProcessKillTool, {{"proc", "p1"}, {"signal", "BOGUS"}});
+  ASSERT_FALSE(bad_signal.ok());
+  EXPECT_NE(bad_signal.status().message().find("unknown signal \"BOGUS\""), std::string::npos);
+  EXPECT_FALSE(ParseProcessToolArgs(kProcessKillTool, {{"proc", "p1"}, {"signal", "STOP"}}).ok());
+  EXPECT_FALSE(ParseProcessToolArgs(kProcessKillTool, {{"proc", "p1"}, {"signal", 1.5}}).ok());
+  auto in = ParseProcessToolArgs(kProcessStdinTool, {{"proc", "p3"}, {"data", "hi\n"}});
+  ASSERT_TRUE(in.ok());
+  EXPECT_EQ(in->data, "hi\n");
+  EXPECT_FALSE(in->close);
+  EXPECT_TRUE(ParseProcessToolArgs(kProcessStdinTool, {{"proc", "p3"}, {"close", true}})->close);
+  EXPECT_FALSE(ParseProcessToolArgs(kProcessStdinTool, {{"proc", "p3"}}).ok());
+  EXPECT_FALSE(ParseProcessToolArgs(kProcessStdinTool, {{"proc", "p3"}, {"data", 5}}).ok());
+  EXPECT_FALSE(ParseProcessToolArgs(kProcessStdinTool,
+                                    {{"proc", "p3"}, {"data", std::string((1 << 20) + 1, 'x')}})
+                   .ok());
 }
 
 TEST(McpToolArgsTest, BashAndEditorAndFiles) {
@@ -154,6 +272,27 @@ TEST(McpBashToolTest, CommandIsBashsOwnScriptAndTheWrapperComesOnStdin) {
   EXPECT_NE(bash.stdin_script.find("</dev/null"), std::string::npos) << "stdin is not the script";
   EXPECT_NE(bash.stdin_script.find(kBashStateDir), std::string::npos);
   EXPECT_EQ(bash.stdin_script.find("cd /tmp"), std::string::npos);
+}
+
+// A background command is the same `bash -c COMMAND`, restoring the saved state read only from
+// the script every call's prologue writes; nothing comes on its stdin.
+TEST(McpBashToolTest, BackgroundCommandRestoresTheStateAndSavesNone) {
+  BashInvocation bg = BashBackgroundCommand("npm start");
+  EXPECT_EQ(bg.argv, (std::vector<std::string>{"/bin/bash", "-c", "npm start", "bash"}));
+  EXPECT_EQ(bg.env,
+            (std::vector<std::pair<std::string, std::string>>{{"BASH_ENV", kBashRestoreScript}}));
+  EXPECT_TRUE(bg.stdin_script.empty());
+  const std::string prologue = BashCommand("true").stdin_script;
+  EXPECT_NE(prologue.find(std::string("\"$__agentbox_state/restore\"")), std::string::npos);
+  const size_t restore = prologue.find("__agentbox_restore='unset BASH_ENV\n");
+  ASSERT_NE(restore, std::string::npos);
+  const size_t end = prologue.find('\'', restore + 20);
+  const std::string script = prologue.substr(restore + 20, end - restore - 20);
+  EXPECT_NE(script.find(". /tmp/.agentbox_bash/env"), std::string::npos) << script;
+  EXPECT_NE(script.find("/tmp/.agentbox_bash/cwd"), std::string::npos) << script;
+  EXPECT_EQ(script.find("trap"), std::string::npos) << "a background command saves nothing";
+  EXPECT_NE(prologue.find("\ntrap __agentbox_save EXIT\n", end), std::string::npos)
+      << "the whole restore script is inside its quotes";
 }
 
 TEST(McpBashToolTest, FormatsLikeAnthropicsTool) {
@@ -260,6 +399,58 @@ TEST(McpToolResultsTest, ExecResultIsStructuredAndErrorsOnlyForFailures) {
   EXPECT_FALSE(pids["isError"].get<bool>());
   EXPECT_EQ(pids["content"].back()["text"],
             "[pids limit 64 reached: a process or thread could not be started]");
+}
+
+TEST(McpToolResultsTest, ProcessStatesInWords) {
+  ProcessInfo info = ExitedProcess();
+  EXPECT_EQ(ProcessEnding(info), "exited with code 0");
+  EXPECT_EQ(ProcessCommandLine(info), "make -j4");
+  info.result->reason = ExitReason::kSignaled;
+  info.result->signal = SIGTERM;
+  EXPECT_EQ(ProcessEnding(info), "was killed by signal TERM");
+  info.result->reason = ExitReason::kTimeout;
+  EXPECT_EQ(ProcessEnding(info), "timed out and was killed");
+  info.result->reason = ExitReason::kError;
+  info.result->error = "no such file";
+  EXPECT_EQ(ProcessEnding(info), "failed: no such file");
+  info.result.reset();
+  info.state = ProcessState::kRunning;
+  EXPECT_EQ(ProcessEnding(info), "is running");
+  info.argv = {"sleep", "100"};
+  EXPECT_EQ(ProcessCommandLine(info), "sleep 100");
+
+  json list = ProcessListResult({info, ExitedProcess()});
+  EXPECT_FALSE(list["isError"].get<bool>());
+  EXPECT_EQ(list["content"][0]["text"],
+            "p2  running  sleep 100\np2  exited with code 0  make -j4\n");
+  EXPECT_EQ(list["structuredContent"]["processes"].size(), 2u);
+  EXPECT_EQ(list["structuredContent"]["processes"][1]["result"]["exit_code"], 0);
+  EXPECT_EQ(ProcessListResult({})["content"][0]["text"], "no background processes\n");
+  EXPECT_EQ(ProcessListResult({})["structuredContent"], json({{"processes", json::array()}}));
+}
+
+TEST(McpToolResultsTest, ProcessOutputSaysWhatIsNewAndTheState) {
+  ProcessInfo running = ExitedProcess();
+  running.result.reset();
+  running.state = ProcessState::kRunning;
+  json r = ProcessOutputResult("tick 1\ntick 2", 0, 13, 0, running);
+  EXPECT_FALSE(r["isError"].get<bool>());
+  EXPECT_EQ(r["content"][0]["text"], "tick 1\ntick 2\n[p2 is still running]\n");
+  EXPECT_EQ(r["structuredContent"]["output"], "tick 1\ntick 2");
+  EXPECT_EQ(r["structuredContent"]["next"], 13);
+  EXPECT_EQ(r["structuredContent"]["process"]["state"], "running");
+  json idle = ProcessOutputResult("", 13, 13, 0, running);
+  EXPECT_EQ(idle["content"][0]["text"], "[no new output]\n[p2 is still running]\n");
+  ProcessInfo exited = ExitedProcess();
+  exited.result->exit_code = 3;
+  json done = ProcessOutputResult("bye\n", 2048, 2052, 1000, exited);
+  EXPECT_EQ(done["content"][0]["text"],
+            "bye\n[1000 bytes of earlier output were dropped before they were read: the sandbox "
+            "keeps the latest output of a process only]\n[p2 exited with code 3]\n");
+  EXPECT_EQ(done["structuredContent"]["process"]["result"]["exit_code"], 3);
+  json one = ProcessToolResult("sent TERM to p2", exited);
+  EXPECT_EQ(one["content"][0]["text"], "sent TERM to p2");
+  EXPECT_EQ(one["structuredContent"]["id"], "p2");
 }
 
 TEST(McpToolResultsTest, TextResultShape) {
