@@ -1,5 +1,8 @@
 #include "http/api_bodies.h"
 
+#include <signal.h>
+
+#include <algorithm>
 #include <set>
 
 #include "base/utf8.h"
@@ -132,8 +135,8 @@ StatusOr<std::string> ResolveWorkspace(const std::string& workspace, const HostP
 StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
                                  std::string_view accept) {
   if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
-  AB_RETURN_IF_ERROR(
-      CheckKeys(body, {"argv", "env", "cwd", "timeout", "output_limit", "stdin", "stream"}));
+  AB_RETURN_IF_ERROR(CheckKeys(body, {"argv", "env", "cwd", "timeout", "output_limit", "stdin",
+                                      "stream", "detach", "interactive"}));
   ExecBody out;
   out.request = defaults;
   if (!body.contains("argv")) return InvalidArgument("\"argv\" is required");
@@ -156,6 +159,31 @@ StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
     out.stdin_data = body["stdin"].get<std::string>();
   }
   out.request.pass_stdin = out.stdin_data.has_value();
+  for (const char* key : {"detach", "interactive"}) {
+    if (body.contains(key) && !body[key].is_boolean()) {
+      return InvalidArgument("\"" + std::string(key) + "\" must be true or false");
+    }
+  }
+  out.detach = body.value("detach", false);
+  out.interactive = body.value("interactive", false);
+  if (out.interactive && !out.detach) {
+    return InvalidArgument(
+        "\"interactive\" is for a detached process (\"detach\": true); a plain exec takes "
+        "\"stdin\"");
+  }
+  if (out.detach) {
+    if (out.stdin_data) {
+      return InvalidArgument(
+          "\"stdin\" with \"detach\": start it \"interactive\" and POST its input to "
+          ".../processes/{proc}/stdin");
+    }
+    if (body.contains("stream") && body["stream"] != "none" && body["stream"] != false) {
+      return InvalidArgument(
+          "\"stream\" with \"detach\": a detached process's output is read with "
+          ".../processes/{proc}/logs");
+    }
+    return out;  // its answer is the process object, whatever the Accept says
+  }
   AB_ASSIGN_OR_RETURN(out.stream, ParseStream(body, accept));
   return out;
 }
@@ -188,6 +216,80 @@ std::string StreamEvent(StreamFormat format, std::string_view type, std::string_
 
 std::string StreamResultEvent(StreamFormat format, const ExecResult& result) {
   return Frame(format, "result", "\"result\":" + ExecResultToJson(result));
+}
+
+StatusOr<int> ParseKillBody(const json& body, bool empty) {
+  if (empty) return SIGTERM;
+  if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
+  AB_RETURN_IF_ERROR(CheckKeys(body, {"signal"}));
+  if (!body.contains("signal")) return SIGTERM;
+  const json& v = body["signal"];
+  std::string text;
+  if (v.is_string()) {
+    text = v.get<std::string>();
+  } else if (v.is_number_unsigned()) {
+    text = std::to_string(v.get<uint64_t>());
+  } else {
+    return InvalidArgument("\"signal\" must be a name (\"TERM\") or a number");
+  }
+  auto signal = ParseSignal(text);
+  if (!signal.ok()) return InvalidArgument("\"signal\": " + signal.status().message());
+  return *signal;
+}
+
+StatusOr<LogsQuery> ParseLogsQuery(bool follow, std::string_view since, std::string_view stream,
+                                   std::string_view accept) {
+  LogsQuery out;
+  out.follow = follow;
+  if (!since.empty()) {
+    // Digits only, at most 19 of them: always within 64 bits.
+    if (since.size() > 19 ||
+        !std::all_of(since.begin(), since.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return InvalidArgument("\"since\" must be a byte offset (a previous stream's \"next\")");
+    }
+    out.since = std::stoull(std::string(since));
+  }
+  if (stream == "sse") {
+    out.format = StreamFormat::kSse;
+  } else if (stream.empty()) {
+    out.format = accept.find("text/event-stream") != std::string_view::npos ? StreamFormat::kSse
+                                                                            : StreamFormat::kNdjson;
+  } else if (stream != "ndjson") {
+    return InvalidArgument("\"stream\" must be \"ndjson\" or \"sse\"");
+  }
+  return out;
+}
+
+StatusOr<double> ParseWaitTimeout(std::string_view text) {
+  if (text.empty()) return 0.0;
+  auto seconds = ParseTimeout(text);
+  if (!seconds.ok()) {
+    return InvalidArgument(
+        "\"timeout\": expected a positive number of seconds or a duration, at most one week");
+  }
+  return *seconds;
+}
+
+std::string ProcessListJson(const std::vector<ProcessInfo>& processes) {
+  std::string out = "{\"processes\":[";
+  for (size_t i = 0; i < processes.size(); ++i) {
+    out += (i ? "," : "") + ProcessInfoToJson(processes[i]);
+  }
+  return out + "]}";
+}
+
+std::string ProcessEndEvent(StreamFormat format, const ProcessInfo& process, uint64_t from,
+                            uint64_t next) {
+  return Frame(format, "process",
+               "\"from\":" + std::to_string(from) + ",\"next\":" + std::to_string(next) +
+                   ",\"process\":" + ProcessInfoToJson(process));
+}
+
+std::string StreamErrorEvent(StreamFormat format, const Status& error) {
+  json rest = {{"error", error.message()}, {"code", StatusCodeName(error.code())}};
+  std::string text = rest.dump(-1, ' ', false, json::error_handler_t::replace);
+  // {"code":..,"error":..} without its braces, after "type".
+  return Frame(format, "error", text.substr(1, text.size() - 2));
 }
 
 std::string_view StreamKeepAlive(StreamFormat format) {

@@ -6,10 +6,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/status.h"
 #include "proto/exec_result.h"
 #include "proto/exec_wire.h"
+#include "proto/process_wire.h"
 
 namespace agentbox {
 
@@ -19,11 +21,17 @@ struct ExecBody {
   ExecRequest request;
   std::optional<std::string> stdin_data;  // the command's stdin; /dev/null when absent
   StreamFormat stream = StreamFormat::kNone;
+  // "detach": started as a background process and answered at once with its object;
+  // "interactive" (detach only): its stdin stays open for POST .../stdin.
+  bool detach = false;
+  bool interactive = false;
 };
 
-// POST /v1/sandboxes/{id}/exec: {argv, env, cwd, timeout, output_limit, stdin, stream} laid over
-// `defaults` (the sandbox's policy). Without "stream", an Accept of application/x-ndjson or
-// text/event-stream picks the stream. kInvalidArgument names the bad key.
+// POST /v1/sandboxes/{id}/exec: {argv, env, cwd, timeout, output_limit, stdin, stream, detach,
+// interactive} laid over `defaults` (the sandbox's policy). Without "stream", an Accept of
+// application/x-ndjson or text/event-stream picks the stream (never for a detached one: its
+// output is read with .../logs). "interactive" without "detach", and "stdin" or "stream" with
+// it, are refused. kInvalidArgument names the bad key.
 StatusOr<ExecBody> ParseExecBody(const nlohmann::json& body, const ExecRequest& defaults,
                                  std::string_view accept);
 
@@ -63,6 +71,36 @@ std::string StreamResultEvent(StreamFormat format, const ExecResult& result);
 // an SSE comment, which readers ignore. Nothing ("") for NDJSON, every line of which must be a
 // JSON object: an empty line or a new event type would break readers of that contract.
 std::string_view StreamKeepAlive(StreamFormat format);
+
+// Background processes (`"detach": true`).
+
+// POST .../processes/{proc}/kill: {"signal": "TERM"} (a name or a number, proto's ParseSignal);
+// no key, or `empty` (no body at all), is SIGTERM.
+StatusOr<int> ParseKillBody(const nlohmann::json& body, bool empty);
+
+// GET .../processes/{proc}/logs: ?follow=1&since=N&stream=ndjson|sse. `since` is a byte offset
+// (decimal digits); `stream` absent is NDJSON unless `accept` names text/event-stream.
+struct LogsQuery {
+  bool follow = false;
+  uint64_t since = 0;
+  StreamFormat format = StreamFormat::kNdjson;
+};
+StatusOr<LogsQuery> ParseLogsQuery(bool follow, std::string_view since, std::string_view stream,
+                                   std::string_view accept);
+
+// POST .../processes/{proc}/wait?timeout=T: seconds or a duration, within a week; "" is 0 (no
+// bound: until the process exits).
+StatusOr<double> ParseWaitTimeout(std::string_view text);
+
+// {"processes": [process...]}, in the order given.
+std::string ProcessListJson(const std::vector<ProcessInfo>& processes);
+// The last event of a logs stream: {"type":"process","from":F,"next":N,"process":{...}}; a
+// stream after a `since` of N gets only what came after (docs/api.md).
+std::string ProcessEndEvent(StreamFormat format, const ProcessInfo& process, uint64_t from,
+                            uint64_t next);
+// The last event of a stream that failed after it began: {"type":"error","error","code"}, the
+// body an API error with that status would have had.
+std::string StreamErrorEvent(StreamFormat format, const Status& error);
 
 // Holds back an incomplete UTF-8 sequence at the end of a chunk until the next one, so a
 // character split across two reads is not turned into two U+FFFD.

@@ -50,7 +50,14 @@ json ExecRequestSchema() {
             {"timeout", num_or_str},
             {"output_limit", num_or_str},
             {"stdin", str},
-            {"stream", {{"type", "string"}, {"enum", {"ndjson", "sse"}}}}}}};
+            {"stream", {{"type", "string"}, {"enum", {"ndjson", "sse"}}}},
+            {"detach",
+             {{"type", "boolean"},
+              {"description",
+               "start a background process: 201 and its Process at once (no stdin, no stream)"}}},
+            {"interactive",
+             {{"type", "boolean"},
+              {"description", "with detach: keep its stdin open for .../stdin"}}}}}};
 }
 
 json ExecResultSchema() {
@@ -76,6 +83,28 @@ json ExecResultSchema() {
             {"stdout_truncated", boolean},
             {"stderr_truncated", boolean},
             {"limits_hit", {{"type", "array"}, {"items", str}}}}}};
+}
+
+json ProcessSchema() {
+  json str = {{"type", "string"}};
+  json integer = {{"type", "integer"}};
+  json result = Ref("ExecResult");
+  result = {{"allOf", json::array({result})},
+            {"nullable", true},
+            {"description", "once exited: the exec result, without stdout and stderr (the logs)"}};
+  return {{"type", "object"},
+          {"description", "a background process (`agentbox exec -d`)"},
+          {"properties",
+           {{"id", {{"type", "string"}, {"description", "\"p1\", \"p2\", ... in start order"}}},
+            {"argv", {{"type", "array"}, {"items", str}}},
+            {"state", {{"type", "string"}, {"enum", {"running", "exited"}}}},
+            {"started_at", {{"type", "number"}, {"description", "unix seconds"}}},
+            {"stdin_open", {{"type", "boolean"}}},
+            {"output_bytes",
+             {{"type", "integer"}, {"description", "both streams since it started: the offsets"}}},
+            {"dropped_bytes",
+             {{"type", "integer"}, {"description", "the oldest of them, gone from the ring"}}},
+            {"result", result}}}};
 }
 
 json VerifyReportSchema() {
@@ -140,6 +169,31 @@ json Schemas() {
       {"Removed", {{"type", "object"}, {"properties", {{"removed", str}}}}},
       {"JsonRpc", {{"type", "object"}, {"description", "a JSON-RPC 2.0 message (MCP)"}}},
       {"VerifyReport", VerifyReportSchema()},
+      {"Process", ProcessSchema()},
+      {"ProcessList",
+       {{"type", "object"},
+        {"properties", {{"processes", {{"type", "array"}, {"items", Ref("Process")}}}}}}},
+      {"KillRequest",
+       {{"type", "object"},
+        {"additionalProperties", false},
+        {"properties",
+         {{"signal",
+           {{"oneOf", json::array({{{"type", "string"}}, {{"type", "integer"}}})},
+            {"description",
+             "a name (\"TERM\", \"SIGINT\") or a number; default TERM; STOP is "
+             "refused"}}}}}}},
+      {"ProcessLogEvent",
+       {{"type", "object"},
+        {"description",
+         "one NDJSON line or SSE data: stdout/stderr chunks, then process (or error) last"},
+        {"properties",
+         {{"type", {{"type", "string"}, {"enum", {"stdout", "stderr", "process", "error"}}}},
+          {"data", str},
+          {"from", {{"type", "integer"}}},
+          {"next", {{"type", "integer"}}},
+          {"process", Ref("Process")},
+          {"error", str},
+          {"code", str}}}}},
   };
 }
 
@@ -152,7 +206,8 @@ json Parameters(const Route& route) {
                       {"in", "path"},
                       {"required", true},
                       {"schema", {{"type", "string"}}},
-                      {"description", "sandbox id, unique id prefix or name"}});
+                      {"description", name == "proc" ? "background process id (\"p1\")"
+                                                     : "sandbox id, unique id prefix or name"}});
   }
   std::string_view q = route.query;
   while (!q.empty()) {
@@ -179,6 +234,9 @@ json Responses(const Route& route) {
     ok["content"]["application/x-ndjson"]["schema"] = Ref("StreamEvent");
     ok["content"]["text/event-stream"]["schema"] = Ref("StreamEvent");
   }
+  if (route.id == RouteId::kProcessLogs) {
+    ok["content"]["text/event-stream"]["schema"] = Ref("ProcessLogEvent");
+  }
   if (route.id == RouteId::kMcpPost) {
     ok["content"]["text/event-stream"]["schema"] = {
         {"type", "string"},
@@ -190,6 +248,11 @@ json Responses(const Route& route) {
     ok["content"]["application/json"]["schema"] = Ref("DirListing");
   }
   json responses = {{std::to_string(route.success), ok}};
+  if (route.id == RouteId::kExec) {
+    responses["201"] = {
+        {"description", "\"detach\": the background process started (Location: its URL)"},
+        {"content", {{"application/json", {{"schema", Ref("Process")}}}}}};
+  }
   if (route.id == RouteId::kMcpPost) {
     responses["202"] = {{"description", "notifications and responses only: accepted, no body"}};
   }
@@ -215,7 +278,8 @@ json Operation(const Route& route) {
              {"responses", Responses(route)}};
   if (!route.needs_auth) op["security"] = json::array();
   if (route.body == BodyKind::kJson) {
-    op["requestBody"] = {{"required", true},
+    // A kill without a body sends TERM.
+    op["requestBody"] = {{"required", route.id != RouteId::kKillProcess},
                          {"content", {{"application/json", {{"schema", Ref(route.schema)}}}}}};
   } else if (route.body == BodyKind::kBytes) {
     op["requestBody"] = {

@@ -2,8 +2,12 @@
 
 #include <vector>
 
+#include "proto/process_wire.h"
+
 namespace agentbox {
 namespace {
+
+static_assert(kMaxStdinBody == kMaxPendingStdinBytes, "one POST .../stdin is what may wait");
 
 constexpr std::string_view kJson = "application/json";
 
@@ -32,6 +36,26 @@ constexpr Route kRoutes[] = {
     {RouteId::kExec, "POST", "/v1/sandboxes/{id}/exec", "exec",
      "Run one command; JSON result, or an NDJSON / SSE stream of output and result", true,
      BodyKind::kJson, "", 200, kJson, "ExecRequest", "ExecResult", "400,401,404,413,429,503"},
+    {RouteId::kListProcesses, "GET", "/v1/sandboxes/{id}/processes", "listProcesses",
+     "The sandbox's background processes (started with \"detach\"), oldest first", true,
+     BodyKind::kNone, "", 200, kJson, "", "ProcessList", "401,404,503"},
+    {RouteId::kGetProcess, "GET", "/v1/sandboxes/{id}/processes/{proc}", "getProcess",
+     "One background process", true, BodyKind::kNone, "", 200, kJson, "", "Process",
+     "400,401,404,503"},
+    {RouteId::kProcessLogs, "GET", "/v1/sandboxes/{id}/processes/{proc}/logs", "processLogs",
+     "A background process's output as an NDJSON / SSE stream; with follow=1 until it exits", true,
+     BodyKind::kNone, "follow,since,stream", 200, "application/x-ndjson", "", "ProcessLogEvent",
+     "400,401,404,503"},
+    {RouteId::kWaitProcess, "POST", "/v1/sandboxes/{id}/processes/{proc}/wait", "waitProcess",
+     "Wait until a background process exits, or for timeout seconds at most", true, BodyKind::kNone,
+     "timeout", 200, kJson, "", "Process", "400,401,404,503"},
+    {RouteId::kKillProcess, "POST", "/v1/sandboxes/{id}/processes/{proc}/kill", "killProcess",
+     "Send a signal (default TERM) to a background process", true, BodyKind::kJson, "", 200, kJson,
+     "KillRequest", "Process", "400,401,404,413,503"},
+    {RouteId::kWriteProcessStdin, "POST", "/v1/sandboxes/{id}/processes/{proc}/stdin",
+     "writeProcessStdin",
+     "Write the body's bytes (at most 1 MiB) to an interactive background process's stdin", true,
+     BodyKind::kBytes, "close", 200, kJson, "", "Process", "400,401,404,413,503"},
     {RouteId::kReadFile, "GET", "/v1/sandboxes/{id}/files", "readFile",
      "Read a file's bytes, or list a directory with list=1", true, BodyKind::kNone, "path,list",
      200, "application/octet-stream", "", "", "400,401,403,404,413,503"},
@@ -63,6 +87,14 @@ constexpr QueryParam kQueryParams[] = {
     {"mode", "string", false, "octal permission bits of a new file, 0644 by default"},
     {"parents", "boolean", false, "make missing parent directories (default true)"},
     {"recursive", "boolean", false, "remove a non-empty directory too"},
+    {"follow", "boolean", false, "go on streaming the output until the process exits"},
+    {"since", "integer", false,
+     "only output from this byte offset on (a previous stream's \"next\"); default 0"},
+    {"stream", "string", false,
+     "\"ndjson\" (the default) or \"sse\"; an Accept of text/event-stream picks SSE too"},
+    {"timeout", "string", false,
+     "seconds or a duration (\"30s\"); absent: until the process exits (or the client leaves)"},
+    {"close", "boolean", false, "close the process's stdin after the body's bytes (EOF)"},
 };
 
 std::vector<std::string_view> Segments(std::string_view path) {
@@ -106,6 +138,7 @@ const QueryParam* FindQueryParam(std::string_view name) {
 }
 
 uint64_t MaxBodyBytes(const Route& route) {
+  if (route.id == RouteId::kWriteProcessStdin) return kMaxStdinBody;
   return route.body == BodyKind::kBytes ? kMaxFileBody : kMaxJsonBody;
 }
 

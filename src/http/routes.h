@@ -14,6 +14,9 @@ namespace agentbox {
 
 inline constexpr uint64_t kMaxJsonBody = 1u << 20;   // 1 MiB
 inline constexpr uint64_t kMaxFileBody = 64u << 20;  // 64 MiB
+// The input one POST .../stdin may carry: what may wait for a background process to read it
+// (proto/process_wire.h, kMaxPendingStdinBytes).
+inline constexpr uint64_t kMaxStdinBody = 1u << 20;  // 1 MiB
 
 enum class BodyKind { kNone, kJson, kBytes };
 
@@ -27,6 +30,12 @@ enum class RouteId {
   kDeleteSandbox,
   kVerifySandbox,
   kExec,
+  kListProcesses,
+  kGetProcess,
+  kProcessLogs,
+  kWaitProcess,
+  kKillProcess,
+  kWriteProcessStdin,
   kReadFile,
   kWriteFile,
   kDeleteFile,
@@ -54,7 +63,7 @@ struct Route {
 
 struct QueryParam {
   std::string_view name;
-  std::string_view type;  // OpenAPI type: "string", "boolean"
+  std::string_view type;  // OpenAPI type: "string", "boolean", "integer"
   bool required;
   std::string_view description;
 };

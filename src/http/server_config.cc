@@ -263,6 +263,11 @@ double TenantLimits::ClampTimeout(double seconds) const {
   return std::min(seconds, Get("timeout").max);
 }
 
+double TenantLimits::DetachedTimeout() const {
+  const double ceiling = Get("timeout").max;
+  return std::isinf(ceiling) ? 0 : ceiling;
+}
+
 uint64_t TenantLimits::ClampOutputLimit(uint64_t bytes) const {
   return std::min(bytes, static_cast<uint64_t>(Get("output_limit").max));
 }

@@ -55,6 +55,9 @@ class TenantLimits {
   // A sandbox's own exec defaults (a sandbox made by the CLI may have more): at most the ceiling.
   double ClampTimeout(double seconds) const;
   uint64_t ClampOutputLimit(uint64_t bytes) const;
+  // The timeout of a detached exec that names none: the ceiling, so that no command a caller
+  // starts runs longer than the operator allows (0, none, only when the ceiling is "none").
+  double DetachedTimeout() const;
 
   const TenantLimit& Get(std::string_view key) const;
   std::span<const TenantLimit> all() const { return limits_; }

@@ -200,6 +200,61 @@ check "access log: an exec names its sandbox, status and reason" 'log_has "r[\"p
 check "access log: an MCP call names its method, tool and sandbox" 'log_has "r[\"path\"] == \"/mcp\" and r.get(\"rpc\") == \"tools/call\" and r.get(\"tool\") == \"bash\" and len(r.get(\"sandbox\", \"\")) > 0"' "$(grep mcp "$WORK/access.log" | tail -2)"
 check "access log: healthz, answered at the door, has its line too" 'log_has "r[\"path\"] == \"/healthz\" and r[\"status\"] == 200"'
 check "access log: no output, no arguments, no session id" '! grep -q "access-log-output-8fe1\|mcp-argument-3c7d\|$SID" "$WORK/access.log"'
+# Background processes: exec "detach", then /processes (list, get, logs, wait, kill, stdin).
+P=http://x/v1/sandboxes/$ID/processes
+pj() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }  # JSON TEXT EXPR
+R=$(curl -s -D "$WORK/detach_head" --unix-socket "$SOCK" "${J[@]}" -d '{"argv":["sh","-c","echo one; echo two >&2; sleep 3; echo three; exit 5"],"detach":true}' http://x/v1/sandboxes/$ID/exec)
+PA=$(pj "$R" 'd["id"]' 2>/dev/null)
+check "detach: 201, Location and a running process" 'head -1 "$WORK/detach_head" | grep -q " 201 " && grep -qi "^location: /v1/sandboxes/$ID/processes/$PA" "$WORK/detach_head" && [ "$(pj "$R" "(d[\"state\"], d[\"result\"], d[\"argv\"][0])")" = "('"'"'running'"'"', None, '"'"'sh'"'"')" ]' "$R $(cat "$WORK/detach_head")"
+check "processes: list holds it" '[ "$(U $P | jq_ "[p[\"id\"] for p in d[\"processes\"]]")" = "['"'"'$PA'"'"']" ]' "$(U $P)"
+check "processes: get one" '[ "$(U $P/$PA | jq_ "d[\"id\"]")" = "$PA" ]'
+for _ in $(seq 100); do [ "$(U $P/$PA | jq_ 'd["output_bytes"]')" -ge 8 ] && break; sleep 0.05; done
+R=$(U -N $P/$PA/logs)
+check "logs: the ring so far, then the process event (no follow: ends at once)" '[ "$(echo "$R" | python3 -c "import json,sys; e=[json.loads(l) for l in sys.stdin]; print([(x[\"type\"], x.get(\"data\")) for x in e[:-1]], e[-1][\"type\"], e[-1][\"from\"], e[-1][\"next\"], e[-1][\"process\"][\"state\"])")" = "[('"'"'stdout'"'"', '"'"'one\\n'"'"'), ('"'"'stderr'"'"', '"'"'two\\n'"'"')] process 0 8 running" ]' "$R"
+R=$(U -N "$P/$PA/logs?follow=1&since=4")
+check "logs follow=1 since=4: the rest until it exits" '[ "$(echo "$R" | python3 -c "import json,sys; e=[json.loads(l) for l in sys.stdin]; print(\"\".join(x.get(\"data\", \"\") for x in e[:-1]), e[-1][\"from\"], e[-1][\"next\"], e[-1][\"process\"][\"state\"], e[-1][\"process\"][\"result\"][\"exit_code\"])" | tr "\n" " ")" = "two three  4 14 exited 5 " ]' "$R"
+R=$(U -N -H 'Accept: text/event-stream' $P/$PA/logs)
+check "logs as SSE" 'echo "$R" | grep -q "^event: process" && echo "$R" | grep -q "^data: {\"type\":\"stdout\",\"data\":\"one\\\\n\"}"' "$R"
+R=$(U -X POST "$P/$PA/wait?timeout=5")
+check "wait: exited, its result" '[ "$(pj "$R" "(d[\"state\"], d[\"result\"][\"exit_code\"], d[\"result\"][\"reason\"], \"stdout\" in d[\"result\"])")" = "('"'"'exited'"'"', 5, '"'"'exited'"'"', False)" ]' "$R"
+R=$(U -d '{"argv":["sleep","37.5"],"detach":true}' http://x/v1/sandboxes/$ID/exec)
+PS=$(pj "$R" 'd["id"]')
+running "sleep 37.5"
+R=$(U -X POST "$P/$PS/wait?timeout=0.3")
+check "wait timeout: still running after it" '[ "$(pj "$R" "(d[\"state\"], d[\"result\"])")" = "('"'"'running'"'"', None)" ]' "$R"
+check "kill TERM: 200, then it is signaled and gone" '[ "$(code --unix-socket "$SOCK" -d "{\"signal\":\"TERM\"}" $P/$PS/kill)" = 200 ] && [ "$(U -X POST "$P/$PS/wait?timeout=5" | jq_ "(d[\"result\"][\"reason\"], d[\"result\"][\"signal\"])")" = "('"'"'signaled'"'"', 15)" ] && gone "sleep 37.5"' "$(cat "$WORK/body")"
+check "kill of an exited process 400" '[ "$(code --unix-socket "$SOCK" -X POST $P/$PS/kill)" = 400 ] && grep -q "already exited" "$WORK/body"'
+R=$(U -d '{"argv":["cat"],"detach":true,"interactive":true}' http://x/v1/sandboxes/$ID/exec)
+PC=$(pj "$R" 'd["id"]')
+O=(-H 'Content-Type: application/octet-stream')
+check "interactive: stdin open" '[ "$(pj "$R" "d[\"stdin_open\"]")" = True ]' "$R"
+check "stdin: bytes to cat" '[ "$(curl -s -o "$WORK/body" -w "%{http_code}" --unix-socket "$SOCK" "${O[@]}" --data-binary "hello " $P/$PC/stdin)" = 200 ]' "$(cat "$WORK/body")"
+check "stdin close=1: cat reads EOF and exits 0" '[ "$(curl -s -o "$WORK/body" -w "%{http_code}" --unix-socket "$SOCK" "${O[@]}" --data-binary "cat" "$P/$PC/stdin?close=1")" = 200 ] && [ "$(jq_ "d[\"stdin_open\"]" < "$WORK/body")" = False ] && [ "$(U -X POST "$P/$PC/wait?timeout=5" | jq_ "(d[\"state\"], d[\"result\"][\"exit_code\"])")" = "('"'"'exited'"'"', 0)" ]' "$(cat "$WORK/body")"
+check "stdin: cat echoed it" '[ "$(U $P/$PC/logs | python3 -c "import json,sys; print(\"\".join(json.loads(l).get(\"data\", \"\") for l in sys.stdin))")" = "hello cat" ]' "$(U $P/$PC/logs)"
+check "stdin after close 400" '[ "$(codef --unix-socket "$SOCK" "${O[@]}" --data-binary x $P/$PC/stdin)" = 400 ]'
+head -c $((1024 * 1024 + 1)) /dev/zero > "$WORK/stdin.big"
+check "stdin > 1 MiB 413" '[ "$(codef --unix-socket "$SOCK" "${O[@]}" --data-binary @"$WORK/stdin.big" $P/$PC/stdin)" = 413 ]'
+R=$(U -d '{"argv":["/no/such/cmd"],"detach":true}' http://x/v1/sandboxes/$ID/exec)
+PN=$(pj "$R" 'd["id"]')
+check "detach of a command that cannot run: exited, its logs say why" '[ "$(pj "$R" "(d[\"state\"], d[\"result\"][\"exit_code\"])")" = "('"'"'exited'"'"', 127)" ] && U $P/$PN/logs | grep -q "no/such/cmd"' "$R"
+check "bad process id 400" '[ "$(code --unix-socket "$SOCK" $P/x1)" = 400 ] && [ "$(code --unix-socket "$SOCK" $P/x1/logs)" = 400 ] && grep -q "\"code\":\"invalid_argument\"" "$WORK/body"'
+check "unknown process 404" '[ "$(code --unix-socket "$SOCK" $P/p999)" = 404 ] && [ "$(code --unix-socket "$SOCK" $P/p999/logs)" = 404 ] && [ "$(code --unix-socket "$SOCK" -X POST $P/p999/wait)" = 404 ] && [ "$(code --unix-socket "$SOCK" -X POST $P/p999/kill)" = 404 ]'
+check "processes of an unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/nosuch/processes)" = 404 ] && [ "$(code --unix-socket "$SOCK" -X POST http://x/v1/sandboxes/nosuch/processes/p1/kill)" = 404 ]'
+check "bad signal 400, STOP 400" '[ "$(code --unix-socket "$SOCK" -d "{\"signal\":\"BOGUS\"}" $P/$PA/kill)" = 400 ] && [ "$(code --unix-socket "$SOCK" -d "{\"signal\":\"STOP\"}" $P/$PA/kill)" = 400 ]'
+check "detach refuses stdin, stream; interactive needs detach (400)" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"x\"],\"detach\":true,\"stdin\":\"a\"}" http://x/v1/sandboxes/$ID/exec)" = 400 ] && [ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"x\"],\"detach\":true,\"stream\":\"ndjson\"}" http://x/v1/sandboxes/$ID/exec)" = 400 ] && [ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"x\"],\"interactive\":true}" http://x/v1/sandboxes/$ID/exec)" = 400 ]'
+check "detach: a timeout over the ceiling 400" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"x\"],\"detach\":true,\"timeout\":7200}" http://x/v1/sandboxes/$ID/exec)" = 400 ] && grep -q ceiling "$WORK/body"'
+check "bad since / wait timeout 400" '[ "$(code --unix-socket "$SOCK" "$P/$PA/logs?since=-1")" = 400 ] && [ "$(code --unix-socket "$SOCK" -X POST "$P/$PA/wait?timeout=soon")" = 400 ]'
+# A follower that hangs up: its request ends (its access-log line is written once the handler
+# returns), the process runs on.
+R=$(U -d '{"argv":["sh","-c","while :; do echo tick; sleep 0.2; done"],"detach":true}' http://x/v1/sandboxes/$ID/exec)
+PT=$(pj "$R" 'd["id"]')
+curl -s --unix-socket "$SOCK" --max-time 1 -N "$P/$PT/logs?follow=1" > "$WORK/follow_hangup"
+logged_follow() { for _ in $(seq 100); do grep -q "\"path\":\"/v1/sandboxes/$ID/processes/$PT/logs\"" "$WORK/access.log" && return 0; sleep 0.05; done; return 1; }
+check "follow: a client that hangs up ends the request, not the process" 'grep -q "\"tick\\\\n\"" "$WORK/follow_hangup" && logged_follow && [ "$(U $P/$PT | jq_ "d[\"state\"]")" = running ]' "$(cat "$WORK/follow_hangup")"
+check "kill 9: the ticker ends" '[ "$(code --unix-socket "$SOCK" -d "{\"signal\":9}" $P/$PT/kill)" = 200 ] && [ "$(U -X POST "$P/$PT/wait?timeout=5" | jq_ "d[\"result\"][\"signal\"]")" = 9 ]'
+check "access log: process requests name sandbox, proc and state" 'log_has "r[\"path\"] == \"/v1/sandboxes/$ID/processes/$PS/kill\" and r[\"sandbox\"] == \"$ID\" and r[\"proc\"] == \"$PS\" and r[\"signal\"] == \"TERM\" and r[\"status\"] == 200" && log_has "r[\"path\"] == \"/v1/sandboxes/$ID/exec\" and r.get(\"detach\") and r[\"proc\"] == \"$PA\" and r[\"status\"] == 201"' "$(grep processes "$WORK/access.log" | tail -3)"
+M=$(U http://x/metrics)
+check "metrics: 201s and 404s of these requests counted" 'echo "$M" | grep -q "^agentbox_http_requests_total{code=\"201\"} [1-9]" && echo "$M" | grep -q "^agentbox_http_requests_total{code=\"404\"} [1-9]"' "$(echo "$M" | grep http_requests)"
 M=$(U http://x/metrics)
 check "metrics: MCP tool calls counted, and their commands as execs" 'echo "$M" | grep -q "^agentbox_mcp_tool_calls_total{tool=\"bash\",result=\"ok\"} [1-9]" && echo "$M" | grep -q "^agentbox_mcp_tool_calls_total{tool=\"exec\",result=\"ok\"} [1-9]"' "$(echo "$M" | grep mcp_tool)"
 N_BEFORE=$("$AGENTBOX" ls | wc -l)
@@ -240,12 +295,14 @@ TA=$(jq_ 'd["id"]' < "$WORK/body")
 check "429 over max_sandboxes" '[ "$(code "${A[@]}" -d "{}" $B/v1/sandboxes)" = 429 ]'
 check "403 host path from a tenant" '[ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" -d "{\"workspace\":\"/root\"}" $B/v1/sandboxes)" = 403 ]'
 check "tenant b: 404 on a's sandbox" '[ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" $B/v1/sandboxes/$TA)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 404 ]'
+check "tenant b: 404 on a's processes" '[ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" $B/v1/sandboxes/$TA/processes)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" -X POST $B/v1/sandboxes/$TA/processes/p1/kill)" = 404 ]'
 check "tenant b: a's sandbox not listed, CLI's not either" '! curl -s -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" $B/v1/sandboxes | grep -q "$TA\|$ID"'
 check "tenant a: exec over TCP" '[ "$(curl -s "${J[@]}" "${A[@]}" -d "{\"argv\":[\"echo\",\"tcp\"]}" $B/v1/sandboxes/$TA/exec | jq_ "d[\"stdout\"]")" = tcp ]'
 curl -s "${J[@]}" "${A[@]}" -d '{"argv":["sleep","3.25"]}' $B/v1/sandboxes/$TA/exec >/dev/null &
 SLOW=$!
 running "sleep 3.25"
 check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
+check "429 over max_concurrent_execs: a detached exec too" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"],\"detach\":true}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
 wait $SLOW
 check "access log: the tenant is named, a refused caller is null, no token is written" 'grep -q "\"tenant\":\"a\",\"method\":\"POST\",\"path\":\"/v1/sandboxes/$TA/exec\"" "$WORK/access_tcp.log" && grep -q "\"tenant\":null,\"method\":\"GET\",\"path\":\"/v1/sandboxes\",\"status\":401" "$WORK/access_tcp.log" && ! grep -q "tok-" "$WORK/access_tcp.log"' "$(head -5 "$WORK/access_tcp.log")"
 check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tenants.json"'
@@ -295,6 +352,19 @@ check "tenant a deletes" '[ "$(code "${A[@]}" -X DELETE "$B/v1/sandboxes/$TA?for
 stop_server
 check "SIGTERM over TCP: exit 0" '[ $? = 0 ]'
 check "SIGTERM ends MCP sessions: their sandboxes removed and forgotten" '! grep -q "$MC2" "$AGENTBOX_STATE_DIR/tenants.json" && ! "$AGENTBOX" ls | grep -q "$MC2"'
+
+# ---- an operator's timeout ceiling binds a detached process that names no timeout ------------
+echo '{"limits": {"timeout": {"default": "1s", "max": "1s"}}}' > "$WORK/ceiling.json"
+start_server --config "$WORK/ceiling.json"
+R=$(U -d '{}' http://x/v1/sandboxes)
+CID=$(echo "$R" | jq_ 'd["id"]')
+R=$(U -d '{"argv":["sleep","38.5"],"detach":true}' http://x/v1/sandboxes/$CID/exec)
+CP=$(echo "$R" | jq_ 'd["id"]')
+R=$(U -X POST "http://x/v1/sandboxes/$CID/processes/$CP/wait?timeout=15")
+check "detach without a timeout gets the operator's ceiling (1 s here), never none" '[ "$(echo "$R" | jq_ "(d[\"state\"], d[\"result\"][\"reason\"], d[\"result\"][\"duration_ms\"] < 10000)")" = "('"'"'exited'"'"', '"'"'timeout'"'"', True)" ] && gone "sleep 38.5"' "$R"
+check "detach: a timeout over this ceiling 400" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"true\"],\"detach\":true,\"timeout\":2}" http://x/v1/sandboxes/$CID/exec)" = 400 ]'
+check "ceiling server: its sandbox removed" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$CID?force=true")" = 200 ]'
+stop_server
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

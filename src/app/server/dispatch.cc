@@ -47,6 +47,18 @@ Handler HandlerFor(RouteId id) {
       return HandleVerifySandbox;
     case RouteId::kExec:
       return HandleExec;
+    case RouteId::kListProcesses:
+      return HandleListProcesses;
+    case RouteId::kGetProcess:
+      return HandleGetProcess;
+    case RouteId::kProcessLogs:
+      return HandleProcessLogs;
+    case RouteId::kWaitProcess:
+      return HandleWaitProcess;
+    case RouteId::kKillProcess:
+      return HandleKillProcess;
+    case RouteId::kWriteProcessStdin:
+      return HandleWriteProcessStdin;
     case RouteId::kReadFile:
       return HandleReadFile;
     case RouteId::kWriteFile:
@@ -98,6 +110,8 @@ bool RunsLong(const HttpRequest& req, const Route& route) {
   switch (route.id) {
     case RouteId::kExec:
     case RouteId::kVerifySandbox:
+    case RouteId::kProcessLogs:  // with follow, for as long as the process runs
+    case RouteId::kWaitProcess:
       return true;
     case RouteId::kMcpPost:
       // A cheap look, not a parse: a false "long" only costs the request a place in the other

@@ -28,8 +28,9 @@ struct Rejection {
 std::variant<Admitted, Rejection> AdmitRequest(const ServerContext& ctx, const HttpRequest& req);
 
 // True for the requests that may run for as long as a command does (an exec, an MCP POST that
-// calls a tool, a verify probe): they have a worker pool of their own, so that the short ones
-// (a notifications/cancelled among them) never wait behind them.
+// calls a tool, a verify probe, following a background process's logs or waiting for it): they have
+// a worker pool of their own, so that the short ones (a notifications/cancelled among them) never
+// wait behind them.
 bool RunsLong(const HttpRequest& req, const Route& route);
 
 // Runs the request's handler on the calling (worker) thread, answering on `fd`. True when the

@@ -6,6 +6,7 @@
 #include "app/server/shared_stream.h"
 #include "http/api_bodies.h"
 #include "proto/exec_output.h"
+#include "proto/process_wire.h"
 #include "sys/memfd.h"
 
 namespace agentbox {
@@ -112,6 +113,23 @@ void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
   stream.End();
 }
 
+// "detach": the process object at once (201), the command running on. One that could not be
+// executed is already exited, its result saying why (its logs hold the error line).
+void ExecDetached(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
+                  const ExecBody& body) {
+  ExecRequest request = body.request;
+  request.interactive = body.interactive;
+  auto info = ctx.Manager().StartProcess(record, request);
+  ex.audit["sandbox"] = record.id;
+  ex.audit["detach"] = true;
+  if (!info.ok()) return ex.ReplyError(info.status());
+  ex.audit["proc"] = info->id;
+  ex.audit["state"] = ProcessStateName(info->state);
+  if (info->result) ex.audit["reason"] = ExitReasonName(info->result->reason);
+  ex.Reply(201, "application/json", ProcessInfoToJson(*info) + "\n",
+           {{"Location", "/v1/sandboxes/" + record.id + "/processes/" + info->id}});
+}
+
 }  // namespace
 
 void HandleExec(ServerContext& ctx, Exchange& ex) {
@@ -132,6 +150,11 @@ void HandleExec(ServerContext& ctx, Exchange& ex) {
       return ex.ReplyError(st);
     }
   }
+  // A detached process that names no timeout gets the ceiling: it is never unbounded on a
+  // server whose operator bounds every command (the CLI's `exec -d` has none).
+  if (body->detach && !json->contains("timeout")) {
+    body->request.timeout_seconds = limits.DetachedTimeout();
+  }
   if (json->contains("output_limit")) {
     if (Status st = limits.CheckOutputLimit(body->request.output_limit); !st.ok()) {
       return ex.ReplyError(st);
@@ -143,6 +166,7 @@ void HandleExec(ServerContext& ctx, Exchange& ex) {
   Status slot = ctx.tenants->StartExec(ex.caller);
   if (!slot.ok()) return ex.ReplyError(slot);
   ExecSlot release{*ctx.tenants, ex.caller};
+  if (body->detach) return ExecDetached(ctx, ex, found->record, *body);
   if (body->stream == StreamFormat::kNone) return ExecJson(ctx, ex, found->record, *body);
   ExecStream(ctx, ex, found->record, *body);
 }

@@ -78,19 +78,25 @@ StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
                                     const std::string& ref);
 
 // Handlers, one file per group; dispatch.cc picks one per RouteId.
-void HandleListSandboxes(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
-void HandleCreateSandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
-void HandleGetSandbox(ServerContext& ctx, Exchange& ex);     // handlers_sandboxes.cc
-void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
-void HandleVerifySandbox(ServerContext& ctx, Exchange& ex);  // handlers_sandboxes.cc
-void HandleExec(ServerContext& ctx, Exchange& ex);           // handlers_exec.cc
-void HandleReadFile(ServerContext& ctx, Exchange& ex);       // handlers_files.cc
-void HandleWriteFile(ServerContext& ctx, Exchange& ex);      // handlers_files.cc
-void HandleDeleteFile(ServerContext& ctx, Exchange& ex);     // handlers_files.cc
-void HandleEditFile(ServerContext& ctx, Exchange& ex);       // handlers_files.cc
-void HandleMcpPost(ServerContext& ctx, Exchange& ex);        // handlers_mcp.cc
-void HandleMcpGet(ServerContext& ctx, Exchange& ex);         // handlers_mcp.cc
-void HandleMcpDelete(ServerContext& ctx, Exchange& ex);      // handlers_mcp.cc
+void HandleListSandboxes(ServerContext& ctx, Exchange& ex);      // handlers_sandboxes.cc
+void HandleCreateSandbox(ServerContext& ctx, Exchange& ex);      // handlers_sandboxes.cc
+void HandleGetSandbox(ServerContext& ctx, Exchange& ex);         // handlers_sandboxes.cc
+void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex);      // handlers_sandboxes.cc
+void HandleVerifySandbox(ServerContext& ctx, Exchange& ex);      // handlers_sandboxes.cc
+void HandleExec(ServerContext& ctx, Exchange& ex);               // handlers_exec.cc
+void HandleListProcesses(ServerContext& ctx, Exchange& ex);      // handlers_processes.cc
+void HandleGetProcess(ServerContext& ctx, Exchange& ex);         // handlers_processes.cc
+void HandleProcessLogs(ServerContext& ctx, Exchange& ex);        // handlers_processes.cc
+void HandleWaitProcess(ServerContext& ctx, Exchange& ex);        // handlers_processes.cc
+void HandleKillProcess(ServerContext& ctx, Exchange& ex);        // handlers_processes.cc
+void HandleWriteProcessStdin(ServerContext& ctx, Exchange& ex);  // handlers_processes.cc
+void HandleReadFile(ServerContext& ctx, Exchange& ex);           // handlers_files.cc
+void HandleWriteFile(ServerContext& ctx, Exchange& ex);          // handlers_files.cc
+void HandleDeleteFile(ServerContext& ctx, Exchange& ex);         // handlers_files.cc
+void HandleEditFile(ServerContext& ctx, Exchange& ex);           // handlers_files.cc
+void HandleMcpPost(ServerContext& ctx, Exchange& ex);            // handlers_mcp.cc
+void HandleMcpGet(ServerContext& ctx, Exchange& ex);             // handlers_mcp.cc
+void HandleMcpDelete(ServerContext& ctx, Exchange& ex);          // handlers_mcp.cc
 
 // Parses a JSON request body: an object, or kInvalidArgument "malformed JSON: ...".
 StatusOr<nlohmann::json> ParseJsonBody(const HttpRequest& request);

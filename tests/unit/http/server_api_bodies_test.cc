@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include "http/api_bodies.h"
 
@@ -154,6 +155,103 @@ TEST(ServerApiBodiesTest, Utf8CarryKeepsSplitCharacters) {
     head += check.Flush();
     EXPECT_EQ(head, text.substr(0, split));
   }
+}
+
+}  // namespace
+}  // namespace agentbox
+
+namespace agentbox {
+namespace {
+
+using nlohmann::json;
+
+TEST(ServerApiBodiesTest, DetachedExecBody) {
+  ExecRequest d;
+  auto body = ParseExecBody(json::parse(R"({"argv":["cat"],"detach":true,"interactive":true})"), d,
+                            "text/event-stream");
+  ASSERT_TRUE(body.ok()) << body.status().message();
+  EXPECT_TRUE(body->detach);
+  EXPECT_TRUE(body->interactive);
+  EXPECT_FALSE(body->request.pass_stdin);
+  // Its answer is the process object whatever the Accept says.
+  EXPECT_EQ(body->stream, StreamFormat::kNone);
+  auto plain = ParseExecBody(json::parse(R"({"argv":["x"],"detach":false})"), d, "");
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->detach);
+  EXPECT_TRUE(
+      ParseExecBody(json::parse(R"({"argv":["x"],"detach":true,"stream":"none"})"), d, "").ok());
+  for (const char* bad : {
+           R"({"argv":["x"],"interactive":true})",
+           R"({"argv":["x"],"detach":"yes"})",
+           R"({"argv":["x"],"detach":true,"interactive":1})",
+           R"({"argv":["x"],"detach":true,"stdin":"in"})",
+           R"({"argv":["x"],"detach":true,"stream":"ndjson"})",
+       }) {
+    auto r = ParseExecBody(json::parse(bad), d, "");
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+TEST(ServerApiBodiesTest, KillBody) {
+  EXPECT_EQ(*ParseKillBody(json::object(), /*empty=*/true), SIGTERM);
+  EXPECT_EQ(*ParseKillBody(json::object(), false), SIGTERM);
+  EXPECT_EQ(*ParseKillBody(json::parse(R"({"signal":"KILL"})"), false), SIGKILL);
+  EXPECT_EQ(*ParseKillBody(json::parse(R"({"signal":"sigint"})"), false), SIGINT);
+  EXPECT_EQ(*ParseKillBody(json::parse(R"({"signal":9})"), false), 9);
+  for (const char* bad : {R"({"signal":"STOP"})", R"({"signal":"BOGUS"})", R"({"signal":-1})",
+                          R"({"signal":1.5})", R"({"signal":true})", R"({"sig":"TERM"})"}) {
+    auto r = ParseKillBody(json::parse(bad), false);
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+TEST(ServerApiBodiesTest, LogsQuery) {
+  auto q = ParseLogsQuery(true, "42", "", "");
+  ASSERT_TRUE(q.ok());
+  EXPECT_TRUE(q->follow);
+  EXPECT_EQ(q->since, 42u);
+  EXPECT_EQ(q->format, StreamFormat::kNdjson);
+  EXPECT_EQ(ParseLogsQuery(false, "", "", "")->since, 0u);
+  EXPECT_EQ(ParseLogsQuery(false, "18446744073709551", "", "")->since, 18446744073709551u);
+  EXPECT_EQ(ParseLogsQuery(false, "", "", "text/event-stream")->format, StreamFormat::kSse);
+  EXPECT_EQ(ParseLogsQuery(false, "", "sse", "")->format, StreamFormat::kSse);
+  EXPECT_EQ(ParseLogsQuery(false, "", "ndjson", "text/event-stream")->format,
+            StreamFormat::kNdjson);
+  for (const char* since : {"-1", "1K", "x", " 1", "1.5", "99999999999999999999"}) {
+    EXPECT_EQ(ParseLogsQuery(false, since, "", "").status().code(), StatusCode::kInvalidArgument)
+        << since;
+  }
+  EXPECT_FALSE(ParseLogsQuery(false, "", "json", "").ok());
+}
+
+TEST(ServerApiBodiesTest, WaitTimeout) {
+  EXPECT_EQ(*ParseWaitTimeout(""), 0);
+  EXPECT_DOUBLE_EQ(*ParseWaitTimeout("1.5"), 1.5);
+  EXPECT_DOUBLE_EQ(*ParseWaitTimeout("2m"), 120);
+  for (const char* bad : {"0", "-1", "x", "30d"}) {
+    EXPECT_EQ(ParseWaitTimeout(bad).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+}
+
+TEST(ServerApiBodiesTest, ProcessEvents) {
+  ProcessInfo p;
+  p.id = "p3";
+  p.argv = {"sleep", "1"};
+  p.output_bytes = 12;
+  EXPECT_EQ(json::parse(ProcessListJson({p, p}))["processes"].size(), 2u);
+  EXPECT_EQ(ProcessListJson({}), R"({"processes":[]})");
+  std::string line = ProcessEndEvent(StreamFormat::kNdjson, p, 4, 12);
+  ASSERT_TRUE(line.ends_with("}\n"));
+  EXPECT_TRUE(line.starts_with(R"({"type":"process","from":4,"next":12,"process":{"id":"p3")"))
+      << line;
+  json end = json::parse(line);
+  EXPECT_EQ(end["process"]["state"], "running");
+  EXPECT_TRUE(end["process"]["result"].is_null());
+  std::string sse = ProcessEndEvent(StreamFormat::kSse, p, 0, 12);
+  EXPECT_TRUE(sse.starts_with("event: process\ndata: {\"type\":\"process\"")) << sse;
+  EXPECT_TRUE(sse.ends_with("}\n\n"));
+  json err = json::parse(StreamErrorEvent(StreamFormat::kNdjson, Unavailable("sandbox gone")));
+  EXPECT_EQ(err, json::parse(R"({"type":"error","error":"sandbox gone","code":"unavailable"})"));
 }
 
 }  // namespace

@@ -53,6 +53,15 @@ TEST(ServerConfigTest, DefaultsFillWhatTheRequestLeavesOut) {
   EXPECT_EQ(config.limits.ClampOutputLimit(uint64_t{100} << 30), 16u << 20);
 }
 
+// A detached exec that names no timeout is held to the ceiling, never unbounded.
+TEST(ServerConfigTest, DetachedTimeoutIsTheCeiling) {
+  EXPECT_EQ(TenantLimits::BuiltIn(1 << 20).DetachedTimeout(), 3600);
+  ServerConfig config;
+  ASSERT_TRUE(
+      ParseServerConfig(R"({"limits": {"timeout": {"max": "2m"}}})", "c.json", &config).ok());
+  EXPECT_EQ(config.limits.DetachedTimeout(), 120);
+}
+
 // A tenant's sandbox gets a lifetime unless the operator allows "none"; the built-in is one day,
 // at most a week.
 TEST(ServerConfigTest, TtlDefaultAndCeiling) {

@@ -31,7 +31,30 @@ TEST(ServerRoutesTest, NotFoundAndMethodNotAllowed) {
   EXPECT_EQ(allow, "GET, PUT, DELETE");
 }
 
+TEST(ServerRoutesTest, ProcessRoutes) {
+  auto m = MatchRoute("GET", "/v1/sandboxes/s1/processes/p2/logs");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->route->id, RouteId::kProcessLogs);
+  EXPECT_EQ(m->params.at("id"), "s1");
+  EXPECT_EQ(m->params.at("proc"), "p2");
+  EXPECT_EQ(MatchRoute("GET", "/v1/sandboxes/s1/processes")->route->id, RouteId::kListProcesses);
+  EXPECT_EQ(MatchRoute("GET", "/v1/sandboxes/s1/processes/p1")->route->id, RouteId::kGetProcess);
+  EXPECT_EQ(MatchRoute("POST", "/v1/sandboxes/s1/processes/p1/wait")->route->id,
+            RouteId::kWaitProcess);
+  EXPECT_EQ(MatchRoute("POST", "/v1/sandboxes/s1/processes/p1/kill")->route->id,
+            RouteId::kKillProcess);
+  EXPECT_EQ(MatchRoute("POST", "/v1/sandboxes/s1/processes/p1/stdin")->route->id,
+            RouteId::kWriteProcessStdin);
+  std::string allow;
+  EXPECT_EQ(MatchRoute("GET", "/v1/sandboxes/s1/processes/p1/kill", &allow).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(allow, "POST");
+}
+
 TEST(ServerRoutesTest, BodyLimits) {
+  // What one POST .../stdin may carry is what may wait for the process: 1 MiB.
+  EXPECT_EQ(MaxBodyBytes(*MatchRoute("POST", "/v1/sandboxes/x/processes/p1/stdin")->route),
+            1u << 20);
   EXPECT_EQ(MaxBodyBytes(*MatchRoute("PUT", "/v1/sandboxes/x/files")->route), 64u << 20);
   EXPECT_EQ(MaxBodyBytes(*MatchRoute("POST", "/v1/sandboxes")->route), 1u << 20);
 }
