@@ -27,6 +27,44 @@ StatusOr<UniqueFd> ConnectAgent(const std::string& socket_path) {
   return fd;
 }
 
+namespace {
+
+StatusOr<nlohmann::json> ReadResponse(int fd, const AgentFrameSink& sink) {
+  for (;;) {
+    StatusOr<Frame> frame = ReadFrame(fd);
+    if (!frame.ok() && frame.status().code() == StatusCode::kNotFound) {
+      return Unavailable("the agent closed the connection without an answer");
+    }
+    if (!frame.ok()) return frame.status();
+    if (frame->type != FrameType::kResponse) {
+      if (!sink) return Internal("unexpected frame from the agent");
+      AB_RETURN_IF_ERROR(sink(*frame));
+      continue;
+    }
+    AB_RETURN_IF_ERROR(ResponseStatus(frame->payload));
+    auto response = nlohmann::json::parse(frame->payload, nullptr, /*allow_exceptions=*/false);
+    if (!response.is_object()) return Internal("malformed response from the agent");
+    return response;
+  }
+}
+
+}  // namespace
+
+StatusOr<nlohmann::json> CallAgent(int fd, const nlohmann::json& request, std::string_view upload,
+                                   const AgentFrameSink& sink) {
+  Status sent = WriteFrame(fd, FrameType::kRequest,
+                           request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  for (size_t offset = 0; sent.ok() && offset < upload.size(); offset += kMaxFramePayload) {
+    sent = WriteFrame(fd, FrameType::kData, upload.substr(offset, kMaxFramePayload));
+  }
+  StatusOr<nlohmann::json> response = ReadResponse(fd, sink);
+  if (sent.ok()) return response;
+  // The agent may have answered an error and closed before taking all the data: its answer
+  // says more than our broken pipe.
+  if (!response.ok() && response.status().code() != StatusCode::kUnavailable) return response;
+  return sent;
+}
+
 Status ResponseStatus(const std::string& response_json) {
   auto j = nlohmann::json::parse(response_json, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return Internal("malformed response from the agent");

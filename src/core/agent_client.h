@@ -1,9 +1,13 @@
 // Host side of the agent protocol (see proto/agent_protocol.h): connect, send one request.
 #pragma once
 
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 #include "base/status.h"
+#include "proto/agent_protocol.h"
 #include "proto/exec_result.h"
 #include "proto/output_capture.h"
 #include "sys/unique_fd.h"
@@ -15,5 +19,15 @@ StatusOr<UniqueFd> ConnectAgent(const std::string& socket_path);
 
 // Parses a {"ok":false,"code":..,"error":..} response into a Status; OkStatus for ok:true.
 Status ResponseStatus(const std::string& response_json);
+
+// A frame before the response (output or data); an error Status refuses it and ends the call.
+using AgentFrameSink = std::function<Status(const Frame&)>;
+
+// Sends `request` (then `upload` as kData frames) on fd and reads frames up to the final
+// kResponse, which must be ok; the frames before it go to `sink` (none expected when null).
+// The agent runs inside the sandbox, so what it sends is checked like any untrusted input.
+StatusOr<nlohmann::json> CallAgent(int fd, const nlohmann::json& request,
+                                   std::string_view upload = {},
+                                   const AgentFrameSink& sink = nullptr);
 
 }  // namespace agentbox

@@ -29,17 +29,20 @@ void ExecCancellation::Detach() {
   fd_ = -1;
 }
 
+ExecCancellation::Scope::Scope(ExecCancellation* cancellation, int fd)
+    : cancellation_(cancellation) {
+  if (cancellation_) cancellation_->Attach(fd);
+}
+
+ExecCancellation::Scope::~Scope() {
+  if (cancellation_) cancellation_->Detach();
+}
+
 StatusOr<ExecResult> AgentExec(const std::string& socket_path, const ExecRequest& request,
                                OutputCapture& output, int stdin_fd,
                                ExecCancellation* cancellation) {
   AB_ASSIGN_OR_RETURN(UniqueFd conn, ConnectAgent(socket_path));
-  if (cancellation) cancellation->Attach(conn.get());
-  struct Detacher {
-    ExecCancellation* c;
-    ~Detacher() {
-      if (c) c->Detach();
-    }
-  } detacher{cancellation};
+  ExecCancellation::Scope scope(cancellation, conn.get());
   AB_RETURN_IF_ERROR(WriteFrame(conn.get(), FrameType::kRequest, ExecRequestToWire(request),
                                 request.pass_stdin ? stdin_fd : -1));
   for (;;) {

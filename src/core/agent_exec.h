@@ -18,11 +18,22 @@ class ExecCancellation {
   void Cancel();
   bool cancelled() const;
 
-  // The connection a request to the agent is using now (core/agent_exec.cc, agent_processes.cc).
-  void Attach(int fd);
-  void Detach();
+  // Ties a cancellation (null: none) to the connection of one request to the agent while it
+  // lasts: Cancel() then shuts that connection down.
+  class Scope {
+   public:
+    Scope(ExecCancellation* cancellation, int fd);
+    ~Scope();
+    Scope(const Scope&) = delete;
+    Scope& operator=(const Scope&) = delete;
+
+   private:
+    ExecCancellation* cancellation_;
+  };
 
  private:
+  void Attach(int fd);
+  void Detach();
   mutable std::mutex mutex_;
   int fd_ = -1;
   bool cancelled_ = false;

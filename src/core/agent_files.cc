@@ -11,45 +11,22 @@ namespace {
 
 using Json = nlohmann::json;
 
-std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
-
-// Reads frames up to the final kResponse. The agent runs inside the sandbox, so what it sends
-// is checked like any untrusted input: data beyond what was asked for is refused.
-StatusOr<Json> ReadResponse(int fd, std::string* data, uint64_t data_limit) {
-  for (;;) {
-    StatusOr<Frame> frame = ReadFrame(fd);
-    if (!frame.ok() && frame.status().code() == StatusCode::kNotFound) {
-      return Unavailable("the agent closed the connection without an answer");
-    }
-    if (!frame.ok()) return frame.status();
-    if (frame->type == FrameType::kData && data) {
-      if (frame->payload.size() > data_limit - data->size()) {
-        return Internal("the agent sent more data than requested");
-      }
-      data->append(frame->payload);
-      continue;
-    }
-    if (frame->type != FrameType::kResponse) return Internal("unexpected frame from the agent");
-    AB_RETURN_IF_ERROR(ResponseStatus(frame->payload));
-    Json response = Json::parse(frame->payload, nullptr, /*allow_exceptions=*/false);
-    if (!response.is_object()) return Internal("malformed response from the agent");
-    return response;
-  }
-}
-
-// Sends one request (then `upload` as kData frames) and reads the answer.
+// Sends one request (then `upload`) and reads the answer; kData frames before it are collected
+// in *download, at most download_limit bytes (more is refused).
 StatusOr<Json> Call(int fd, const Json& request, std::string_view upload = {},
                     std::string* download = nullptr, uint64_t download_limit = 0) {
-  Status sent = WriteFrame(fd, FrameType::kRequest, Dump(request));
-  for (size_t offset = 0; sent.ok() && offset < upload.size(); offset += kMaxFramePayload) {
-    sent = WriteFrame(fd, FrameType::kData, upload.substr(offset, kMaxFramePayload));
+  AgentFrameSink sink;
+  if (download) {
+    sink = [download, download_limit](const Frame& frame) -> Status {
+      if (frame.type != FrameType::kData) return Internal("unexpected frame from the agent");
+      if (frame.payload.size() > download_limit - download->size()) {
+        return Internal("the agent sent more data than requested");
+      }
+      download->append(frame.payload);
+      return OkStatus();
+    };
   }
-  StatusOr<Json> response = ReadResponse(fd, download, download_limit);
-  if (sent.ok()) return response;
-  // The agent may have answered an error and closed before taking all the data: its answer
-  // says more than our broken pipe.
-  if (!response.ok() && response.status().code() != StatusCode::kUnavailable) return response;
-  return sent;
+  return CallAgent(fd, request, upload, sink);
 }
 
 template <typename T>

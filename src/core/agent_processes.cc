@@ -10,48 +10,28 @@ namespace {
 
 using nlohmann::json;
 
-Status Lost(const Status& status) {
-  return Unavailable("lost the connection to the sandbox's agent: " + status.message());
-}
-
-// Sends one request and reads frames until its response, which must be ok; output frames go to
-// `output` when given.
+// Sends one request (then `data`) on a connection of its own and reads its answer; output
+// frames go to `output` when given.
 StatusOr<json> Ask(const std::string& socket_path, const json& request,
                    OutputCapture* output = nullptr, ExecCancellation* cancellation = nullptr,
-                   const std::string* data = nullptr) {
+                   std::string_view data = {}) {
   AB_ASSIGN_OR_RETURN(UniqueFd conn, ConnectAgent(socket_path));
-  if (cancellation) cancellation->Attach(conn.get());
-  struct Detacher {
-    ExecCancellation* c;
-    ~Detacher() {
-      if (c) c->Detach();
-    }
-  } detacher{cancellation};
-  AB_RETURN_IF_ERROR(WriteFrame(conn.get(), FrameType::kRequest, request.dump()));
-  for (size_t off = 0; data && off < data->size(); off += kMaxFramePayload) {
-    AB_RETURN_IF_ERROR(WriteFrame(conn.get(), FrameType::kData,
-                                  std::string_view(*data).substr(off, kMaxFramePayload)));
-  }
-  for (;;) {
-    auto frame = ReadFrame(conn.get());
-    if (!frame.ok()) {
-      if (cancellation && cancellation->cancelled()) return Unavailable("cancelled");
-      return Lost(frame.status());
-    }
-    if (frame->type == FrameType::kStdout || frame->type == FrameType::kStderr) {
-      if (output) {
-        output->Append(
-            frame->type == FrameType::kStdout ? OutputStream::kStdout : OutputStream::kStderr,
-            frame->payload);
+  ExecCancellation::Scope scope(cancellation, conn.get());
+  AgentFrameSink sink;
+  if (output) {
+    sink = [output](const Frame& frame) -> Status {
+      if (frame.type != FrameType::kStdout && frame.type != FrameType::kStderr) {
+        return Internal("unexpected frame from the agent");
       }
-      continue;
-    }
-    if (frame->type != FrameType::kResponse) return Internal("unexpected frame from the agent");
-    AB_RETURN_IF_ERROR(ResponseStatus(frame->payload));
-    json answer = json::parse(frame->payload, nullptr, /*allow_exceptions=*/false);
-    if (!answer.is_object()) return Internal("malformed response from the agent");
-    return answer;
+      output->Append(
+          frame.type == FrameType::kStdout ? OutputStream::kStdout : OutputStream::kStderr,
+          frame.payload);
+      return OkStatus();
+    };
   }
+  auto answer = CallAgent(conn.get(), request, data, sink);
+  if (!answer.ok() && cancellation && cancellation->cancelled()) return Unavailable("cancelled");
+  return answer;
 }
 
 StatusOr<ProcessInfo> InfoOf(const json& answer) {
@@ -128,7 +108,7 @@ StatusOr<ProcessInfo> AgentWriteProcessStdin(const std::string& socket_path, con
   json request = ProcRequest("proc_stdin", id);
   request["size"] = data.size();
   request["close"] = close;
-  AB_ASSIGN_OR_RETURN(json answer, Ask(socket_path, request, nullptr, nullptr, &data));
+  AB_ASSIGN_OR_RETURN(json answer, Ask(socket_path, request, nullptr, nullptr, data));
   return InfoOf(answer);
 }
 

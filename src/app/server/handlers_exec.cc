@@ -86,27 +86,13 @@ void ExecStream(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
                 const ExecBody& body) {
   const StreamFormat format = body.stream;
   SharedStream stream(ex);
-  if (!stream.Begin(200,
-                    format == StreamFormat::kSse ? "text/event-stream" : "application/x-ndjson")) {
-    return;
-  }
-  Utf8Carry carry[2];
-  auto emit = [&](OutputStream s, std::string_view text) {
-    if (text.empty()) return;
-    const char* type = s == OutputStream::kStdout ? "stdout" : "stderr";
-    stream.Send(StreamEvent(format, type, text));
-  };
-  OutputCapture capture(body.request.output_limit, [&](OutputStream s, std::string_view data) {
-    emit(s, carry[static_cast<int>(s)].Take(data));
-  });
-  std::function<void()> keep_alive;
-  if (std::string_view comment = StreamKeepAlive(format); !comment.empty()) {
-    keep_alive = [&stream, comment] { stream.KeepAlive(comment); };
-  }
-  RunOutcome run = RunWatched(ctx, ex, record, body, capture, std::move(keep_alive));
+  OutputEvents events(stream, format);
+  if (!events.Begin()) return;
+  OutputCapture capture(body.request.output_limit,
+                        [&](OutputStream s, std::string_view data) { events.Append(s, data); });
+  RunOutcome run = RunWatched(ctx, ex, record, body, capture, events.KeepAlive());
   RecordOutcome(ctx, ex, record, run);
-  emit(OutputStream::kStdout, carry[0].Flush());
-  emit(OutputStream::kStderr, carry[1].Flush());
+  events.Flush();
   ExecResult r = run.result.ok() ? std::move(*run.result) : ErrorResult(run.result.status());
   TakeOutput(capture, /*json=*/false, &r);  // streamed output is not repeated in the result
   stream.Send(StreamResultEvent(format, r));

@@ -87,41 +87,28 @@ void HandleProcessLogs(ServerContext& ctx, Exchange& ex) {
   }
   const StreamFormat format = query->format;
   SharedStream stream(ex);
+  OutputEvents events(stream, format);
   ExecCancellation cancel;
-  std::function<void()> keep_alive;
-  if (std::string_view comment = StreamKeepAlive(format); !comment.empty()) {
-    keep_alive = [&stream, comment] { stream.KeepAlive(comment); };
-  }
   // The client hanging up (or shutdown running out of grace) ends the reading; the process
   // runs on.
   HangupWatch watch(
-      ex.conn.fd(), ctx.abort_fd, [&cancel] { cancel.Cancel(); }, std::move(keep_alive),
-      kKeepAliveMs);
+      ex.conn.fd(), ctx.abort_fd, [&cancel] { cancel.Cancel(); }, events.KeepAlive(), kKeepAliveMs);
   if (!watch.ok()) {
     return ex.ReplyError(
         Unavailable("the server is out of file descriptors or threads; retry later"));
   }
-  if (!stream.Begin(200,
-                    format == StreamFormat::kSse ? "text/event-stream" : "application/x-ndjson")) {
-    return;
-  }
-  Utf8Carry carry[2];
-  auto emit = [&](OutputStream s, std::string_view text) {
-    if (text.empty()) return;
-    stream.Send(StreamEvent(format, s == OutputStream::kStdout ? "stdout" : "stderr", text));
-  };
+  if (!events.Begin()) return;
   // Nothing is kept: each piece goes out as it comes (the ring in the sandbox bounds what there
   // is, and a slow reader slows the agent's connection, not this server's memory).
   OutputCapture capture(UINT64_MAX, [&](OutputStream s, std::string_view data) {
     for (size_t at = 0; at < data.size(); at += kEventSlice) {
-      emit(s, carry[static_cast<int>(s)].Take(data.substr(at, kEventSlice)));
+      events.Append(s, data.substr(at, kEventSlice));
     }
     if (ex.conn.broken()) cancel.Cancel();  // a client that stopped reading
   });
   auto logs = manager.ProcessOutput(target->record, target->proc, query->follow, query->since,
                                     capture, &cancel);
-  emit(OutputStream::kStdout, carry[0].Flush());
-  emit(OutputStream::kStderr, carry[1].Flush());
+  events.Flush();
   if (logs.ok()) {
     ex.audit["state"] = ProcessStateName(logs->process.state);
     stream.Send(ProcessEndEvent(format, logs->process, logs->from, logs->next));

@@ -4,10 +4,13 @@
 // quiet then).
 #pragma once
 
+#include <functional>
 #include <mutex>
 #include <string_view>
 
 #include "app/server/server_context.h"
+#include "http/api_bodies.h"
+#include "proto/output_capture.h"
 
 namespace agentbox {
 
@@ -40,6 +43,44 @@ class SharedStream {
   Exchange& ex_;
   std::mutex mutex_;
   bool open_ = false;
+};
+
+// Output as "stdout"/"stderr" events of `format` on a SharedStream, each piece sent as it comes
+// (a UTF-8 sequence split between two pieces is carried over to the next).
+class OutputEvents {
+ public:
+  OutputEvents(SharedStream& stream, StreamFormat format) : stream_(stream), format_(format) {}
+
+  // The 200 with the format's content type; false when the client is gone.
+  bool Begin() {
+    return stream_.Begin(
+        200, format_ == StreamFormat::kSse ? "text/event-stream" : "application/x-ndjson");
+  }
+  void Append(OutputStream s, std::string_view data) {
+    Emit(s, carry_[static_cast<int>(s)].Take(data));
+  }
+  // What the carries still hold, once the output has ended.
+  void Flush() {
+    Emit(OutputStream::kStdout, carry_[0].Flush());
+    Emit(OutputStream::kStderr, carry_[1].Flush());
+  }
+  // The keep-alive a HangupWatch sends while the stream is quiet (none for NDJSON).
+  std::function<void()> KeepAlive() {
+    std::string_view comment = StreamKeepAlive(format_);
+    if (comment.empty()) return nullptr;
+    SharedStream* stream = &stream_;
+    return [stream, comment] { stream->KeepAlive(comment); };
+  }
+
+ private:
+  void Emit(OutputStream s, std::string_view text) {
+    if (text.empty()) return;
+    stream_.Send(StreamEvent(format_, s == OutputStream::kStdout ? "stdout" : "stderr", text));
+  }
+
+  SharedStream& stream_;
+  StreamFormat format_;
+  Utf8Carry carry_[2];
 };
 
 }  // namespace agentbox
