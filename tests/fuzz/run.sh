@@ -64,6 +64,7 @@ for name in "${names[@]}"; do
     http_request_fuzzer) dict=(-dict="$SRC/tests/fuzz/dict/http.dict") ;;
     cli_args_fuzzer) dict=(-dict="$SRC/tests/fuzz/dict/cli.dict") ;;
     path_beneath_fuzzer) dict=() ;;
+    websocket_fuzzer) dict=() ;;  # binary frames: no text tokens to suggest
     *) dict=(-dict="$SRC/tests/fuzz/dict/json.dict") ;;
   esac
   log=$BUILD/artifacts/$name.log
