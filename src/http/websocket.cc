@@ -168,7 +168,8 @@ Status FrameParser::TakeFrame(std::string_view in, size_t* used, std::vector<Mes
   if (in.size() < head || in.size() - head < length) return OkStatus();
   std::string_view mask = in.substr(head - 4, 4);
   std::string payload(in.substr(head, length));
-  for (size_t i = 0; i < payload.size(); ++i) payload[i] ^= mask[i % 4];
+  for (size_t i = 0; i < payload.size(); ++i)
+    payload[i] = static_cast<char>(payload[i] ^ mask[i % 4]);
   *used = head + length;
   return Deliver((b0 & 0x80) != 0, opcode, std::move(payload), out);
 }
@@ -257,7 +258,8 @@ std::string EncodeClientFrame(Opcode opcode, std::string_view payload, uint32_t 
   std::string frame = FrameHead(fin, opcode, payload.size(), true);
   AppendBigEndian(&frame, mask, 4);
   const size_t key = frame.size() - 4;
-  for (size_t i = 0; i < payload.size(); ++i) frame.push_back(payload[i] ^ frame[key + i % 4]);
+  for (size_t i = 0; i < payload.size(); ++i)
+    frame.push_back(static_cast<char>(payload[i] ^ frame[key + i % 4]));
   return frame;
 }
 
