@@ -267,8 +267,15 @@ class Server {
     auto now = Clock::now();
     for (auto it = clients_.begin(); it != clients_.end();) {
       Client& c = *it;
-      if (c.fd.valid() && !c.answered) Feed(c, now);
-      if (c.fd.valid() && !c.backlog.empty()) Flush(c);
+      // Fed and flushed until its socket is full (what is left then waits for POLLOUT) or it
+      // has all there is: a backlog sent whole must not leave the rest of the ring unsent until
+      // new output wakes us (an exited process has none).
+      while (c.fd.valid()) {
+        if (!c.answered) Feed(c, now);
+        if (c.backlog.empty()) break;
+        Flush(c);
+        if (!c.backlog.empty() || c.answered) break;
+      }
       bool done = c.answered && c.backlog.empty();
       if (!c.fd.valid() || done) {
         it = clients_.erase(it);

@@ -237,6 +237,14 @@ check "stdin > 1 MiB 413" '[ "$(codef --unix-socket "$SOCK" "${O[@]}" --data-bin
 R=$(U -d '{"argv":["/no/such/cmd"],"detach":true}' http://x/v1/sandboxes/$ID/exec)
 PN=$(pj "$R" 'd["id"]')
 check "detach of a command that cannot run: exited, its logs say why" '[ "$(pj "$R" "(d[\"state\"], d[\"result\"][\"exit_code\"])")" = "('"'"'exited'"'"', 127)" ] && U $P/$PN/logs | grep -q "no/such/cmd"' "$R"
+# An exited process's ring larger than a keeper's 64 KiB per-client backlog: no new output wakes
+# the keeper then, so it must go on sending by itself (it used to stop after the first 64 KiB).
+R=$(U -d '{"argv":["python3","-c","print(999999*chr(120))"],"detach":true}' http://x/v1/sandboxes/$ID/exec)
+PB=$(pj "$R" 'd["id"]')
+U -X POST "$P/$PB/wait?timeout=30" >/dev/null
+logs_sum() { curl -sS -m 10 --unix-socket "$SOCK" "$1" | python3 -c 'import json,sys; e=[json.loads(l) for l in sys.stdin]; print(sum(len(x.get("data", "")) for x in e[:-1]), e[-1]["type"], e[-1].get("from"), e[-1].get("next"))'; }
+check "logs of an exited process's 1 MB: all of it" '[ "$(logs_sum $P/$PB/logs)" = "1000000 process 0 1000000" ]' "$(logs_sum $P/$PB/logs 2>&1 | tail -c 300)"
+check "logs follow=1 of it, 4 clients at once: all of it each" '[ "$( (for _ in 1 2 3 4; do logs_sum "$P/$PB/logs?follow=1" & done; wait) | sort -u)" = "1000000 process 0 1000000" ]'
 check "bad process id 400" '[ "$(code --unix-socket "$SOCK" $P/x1)" = 400 ] && [ "$(code --unix-socket "$SOCK" $P/x1/logs)" = 400 ] && grep -q "\"code\":\"invalid_argument\"" "$WORK/body"'
 check "unknown process 404" '[ "$(code --unix-socket "$SOCK" $P/p999)" = 404 ] && [ "$(code --unix-socket "$SOCK" $P/p999/logs)" = 404 ] && [ "$(code --unix-socket "$SOCK" -X POST $P/p999/wait)" = 404 ] && [ "$(code --unix-socket "$SOCK" -X POST $P/p999/kill)" = 404 ]'
 check "processes of an unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/nosuch/processes)" = 404 ] && [ "$(code --unix-socket "$SOCK" -X POST http://x/v1/sandboxes/nosuch/processes/p1/kill)" = 404 ]'
