@@ -15,6 +15,7 @@
 #include "agent/control_channel.h"
 #include "agent/exec_launcher.h"
 #include "agent/process_keeper.h"
+#include "agent/terminal.h"
 #include "policy/sandbox_env.h"
 #include "proc/exec_go.h"
 #include "proc/outcome.h"
@@ -44,7 +45,14 @@ void FillRequestFields(const ExecRequest& req, int stdin_fd, CommandStrings& sto
                        ChildPlan& plan) {
   plan.command.cwd = req.cwd;
   storage.argv = req.argv;
-  storage.env = BuildSandboxEnvironment(req.env);
+  if (req.tty) {
+    // A terminal names its kind, as docker's -t does; the client's own TERM wins.
+    std::vector<std::pair<std::string, std::string>> env = {{"TERM", "xterm"}};
+    env.insert(env.end(), req.env.begin(), req.env.end());
+    storage.env = BuildSandboxEnvironment(env);
+  } else {
+    storage.env = BuildSandboxEnvironment(req.env);
+  }
   PointAtCommand(storage, plan.command);
   plan.command.stdin_fd = stdin_fd;
 }
@@ -61,13 +69,19 @@ void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
   plan.command.watch_channel = pipes.watch.child.get();
 }
 
-StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, const ExecSetup& setup) {
+// tty_fd >= 0: a terminal exec (agent/terminal.h), that PTY slave its stdin, stdout and stderr.
+StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
+                                int tty_fd = -1) {
   AB_ASSIGN_OR_RETURN(ExecPipes pipes, MakePipes(setup));
   StartedExec exec{MakeExecLauncher(setup.mode), {}};
   CommandStrings storage;
   ChildPlan plan;
-  FillRequestFields(req, stdin_fd, storage, plan);
+  FillRequestFields(req, tty_fd >= 0 ? tty_fd : stdin_fd, storage, plan);
   FillCommonFields(pipes, plan);
+  if (tty_fd >= 0) {
+    plan.command.stdout_write = plan.command.stderr_write = tty_fd;
+    plan.command.controlling_tty = true;
+  }
   exec.launcher->AdjustPlan(plan);
   AB_ASSIGN_OR_RETURN(exec.box, exec.launcher->Start(plan, pipes));
   return exec;
@@ -90,7 +104,8 @@ std::optional<StartedExec> GoPrepared(std::unique_ptr<PreparedExec> prepared,
   return std::move(started);
 }
 
-ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launcher,
+// client_fd: what tells that the client hung up (the connection, or a terminal's input thread).
+ExecResult Supervised(int conn_fd, int client_fd, const ExecRequest& req, ExecLauncher& launcher,
                       SupervisedSandbox& box, Clock::time_point start) {
   OutputCapture output(req.output_limit, [conn_fd](OutputStream s, std::string_view data) {
     for (size_t off = 0; off < data.size(); off += kMaxFramePayload) {
@@ -103,7 +118,7 @@ ExecResult Supervised(int conn_fd, const ExecRequest& req, ExecLauncher& launche
   limits.deadline = start + std::chrono::duration_cast<Clock::duration>(
                                 std::chrono::duration<double>(req.timeout_seconds));
   limits.kill_all = [&launcher, &box] { launcher.KillAll(box); };
-  limits.cancel_fd = conn_fd;
+  limits.cancel_fd = client_fd;
   limits.finish_on_report = true;
   SupervisionOutcome outcome = Supervise(box, output, limits);
   launcher.Finish(outcome);
@@ -152,9 +167,34 @@ StatusOr<StartedExec> Launch(const ExecRequest& req, int stdin_fd, const ExecSet
 
 Status HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
                   std::unique_ptr<PreparedExec> prepared) {
+  if (req.tty) return HandleTerminalExec(conn_fd, req, setup, std::move(prepared));
   auto start = Clock::now();
   AB_ASSIGN_OR_RETURN(StartedExec exec, Launch(req, stdin_fd, setup, std::move(prepared)));
-  Reply(conn_fd, Supervised(conn_fd, req, *exec.launcher, exec.box, start), start);
+  Reply(conn_fd, Supervised(conn_fd, conn_fd, req, *exec.launcher, exec.box, start), start);
+  exec.launcher->Reap(exec.box);
+  return OkStatus();
+}
+
+// A prepared init's stdout and stderr are pipes already: a terminal exec starts its own.
+Status HandleTerminalExec(int conn_fd, const ExecRequest& req, const ExecSetup& setup,
+                          std::unique_ptr<PreparedExec> prepared) {
+  if (prepared) {
+    prepared->go.reset();  // it ends unused
+    prepared->started.launcher->Reap(prepared->started.box);
+  }
+  auto start = Clock::now();
+  AB_ASSIGN_OR_RETURN(auto terminal, Terminal::Open({req.rows, req.cols}));
+  AB_ASSIGN_OR_RETURN(StartedExec exec, StartExec(req, -1, setup, terminal->slave()));
+  auto output = terminal->TakeOutput();
+  auto client = output.ok() ? terminal->ServeInput(conn_fd) : StatusOr<int>(output.status());
+  if (!client.ok()) {
+    exec.launcher->KillAll(exec.box);
+    exec.launcher->Reap(exec.box);
+    return client.status();
+  }
+  exec.box.stdout_read = std::move(*output);  // the pipes' read ends see EOF: nobody writes them
+  exec.box.stderr_read.reset();
+  Reply(conn_fd, Supervised(conn_fd, *client, req, *exec.launcher, exec.box, start), start);
   exec.launcher->Reap(exec.box);
   return OkStatus();
 }

@@ -42,6 +42,11 @@ std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup);
 Status HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, const ExecSetup& setup,
                   std::unique_ptr<PreparedExec> prepared);
 
+// request.tty: the same with a PTY (agent/terminal.h) as the command's stdin, stdout and stderr;
+// the client's kData and kResize frames are its keystrokes and window sizes while it runs.
+Status HandleTerminalExec(int conn_fd, const ExecRequest& request, const ExecSetup& setup,
+                          std::unique_ptr<PreparedExec> prepared);
+
 // request.detach: registers a background process with PID 1 on control_fd and, once its
 // command is started, becomes its keeper (agent/process_keeper.h), never to return. An error
 // (too many processes, nothing could be started) is returned, nothing sent, as HandleExec's.

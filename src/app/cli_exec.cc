@@ -4,6 +4,7 @@
 #include "app/backends.h"
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
+#include "app/cli_terminal.h"
 #include "core/sandbox_manager.h"
 #include "proto/exec_output.h"
 #include "proto/process_wire.h"
@@ -32,6 +33,18 @@ int StartBackgroundProcess(SandboxManager& manager, const SandboxRecord& record,
   return 0;
 }
 
+// `exec -t`: the terminal mode is back to what it was before the result is printed.
+StatusOr<ExecResult> ExecOnTerminal(SandboxManager& manager, const SandboxRecord& record,
+                                    ExecRequest request, bool forward_input,
+                                    OutputCapture& capture) {
+  request.tty = true;
+  const WindowSize size = CliTerminal::CurrentSize();
+  request.rows = size.rows;
+  request.cols = size.cols;
+  AB_ASSIGN_OR_RETURN(auto terminal, CliTerminal::Open(forward_input));
+  return manager.Exec(record, request, capture, -1, nullptr, terminal.get());
+}
+
 }  // namespace
 
 int ExecSubcommand(const Args& args) {
@@ -52,10 +65,15 @@ int ExecSubcommand(const Args& args) {
   if (inv->timeout_seconds) request.timeout_seconds = *inv->timeout_seconds;
   if (inv->output_limit) request.output_limit = *inv->output_limit;
   if (inv->detach) return StartBackgroundProcess(*manager, status->record, request, *inv);
-  request.pass_stdin = inv->pass_stdin;
   ::signal(SIGPIPE, SIG_IGN);
   OutputCapture capture(request.output_limit, /*forward_fds=*/!inv->json);
-  auto result = manager->Exec(status->record, request, capture, inv->pass_stdin ? 0 : -1);
+  StatusOr<ExecResult> result = Internal("not run");
+  if (inv->tty) {
+    result = ExecOnTerminal(*manager, status->record, request, inv->pass_stdin, capture);
+  } else {
+    request.pass_stdin = inv->pass_stdin;
+    result = manager->Exec(status->record, request, capture, inv->pass_stdin ? 0 : -1);
+  }
   ExecResult r = result.ok() ? *result : ErrorResult(result.status());
   TakeOutput(capture, inv->json, &r);
   return ReportResult(r, inv->json);

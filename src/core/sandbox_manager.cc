@@ -179,7 +179,7 @@ Status SandboxManager::CheckUsable(const SandboxRecord& record) {
 
 StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const ExecRequest& request,
                                           OutputCapture& output, int stdin_fd,
-                                          ExecCancellation* cancellation) {
+                                          ExecCancellation* cancellation, TerminalInput* terminal) {
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
   // A record held since before its ttl ended (an MCP session's): say so, not "dead".
   if (HasExpired(record, std::time(nullptr))) {
@@ -196,7 +196,7 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   }
   auto before = backend->Snapshot(record);
   const auto started = std::chrono::steady_clock::now();
-  auto executed = AgentExec(record.agent_socket, request, output, stdin_fd, cancellation);
+  auto executed = AgentExec(record.agent_socket, request, output, stdin_fd, cancellation, terminal);
   if (!executed.ok()) {
     bool cancelled = cancellation != nullptr && cancellation->cancelled();
     if (executed.status().code() == StatusCode::kUnavailable && !cancelled) {

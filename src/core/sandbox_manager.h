@@ -75,9 +75,11 @@ class SandboxManager {
     on_expired_ = std::move(hook);
   }
   // Runs one command; limits it ran into at the sandbox level (memory, pids, cpu) are added.
+  // With request.tty, `terminal` gives the command's keystrokes and window sizes.
   StatusOr<ExecResult> Exec(const SandboxRecord& record, const ExecRequest& request,
                             OutputCapture& output, int stdin_fd = -1,
-                            ExecCancellation* cancellation = nullptr);
+                            ExecCancellation* cancellation = nullptr,
+                            TerminalInput* terminal = nullptr);
   // `run` on a backend without a one-shot path (docker): a sandbox made for one command and
   // removed after it, whatever happened (`cancellation` stops the command). The result stands
   // when the removal fails; *removal_error then says why.

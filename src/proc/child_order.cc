@@ -5,6 +5,7 @@
 
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "proc/child_steps.h"
@@ -26,6 +27,12 @@ int CommandMain(void* arg) {
   ::setsid();
   // c3. Only fds 0-2 (CVE-2024-21626: a leaked host fd is a way out). The error pipe is CLOEXEC.
   if (!RedirectStdio(plan)) DieWithChildError(plan, ChildStep::kExec, "stdio");
+  // c3b. A terminal exec: the PTY on fd 0 becomes this new session's controlling terminal, and
+  //      its process group the terminal's foreground one. The filter allows TIOCSCTTY; it
+  //      denies only pushing input (TIOCSTI) and the console's (TIOCLINUX).
+  if (plan.command.controlling_tty && ::ioctl(0, TIOCSCTTY, 0) != 0) {
+    DieWithChildError(plan, ChildStep::kExec, "controlling terminal");
+  }
   // c4. Already the sandbox user: a cwd the command may not enter is refused as it would be to it.
   if (::chdir(plan.command.cwd.c_str()) != 0) {
     DieWithChildError(plan, ChildStep::kCwd, plan.command.cwd.c_str());

@@ -61,6 +61,9 @@ struct CommandLaunch {
   uint64_t rlimit_nofile = 1024;  // 0 = keep the inherited limit
 
   int stdin_fd = -1;
+  // stdin, stdout and stderr are one PTY's slave (exec -t): the command makes it its
+  // controlling terminal, so Ctrl-C and a resize reach its foreground process group.
+  bool controlling_tty = false;
   int stdout_write = -1;
   int stderr_write = -1;
   int status_write = -1;  // the init writes its InitReport here

@@ -86,6 +86,7 @@ StatusOr<Frame> ReadFrame(int fd, int* received_fd) {
     case FrameType::kStdout:
     case FrameType::kStderr:
     case FrameType::kData:
+    case FrameType::kResize:
       break;
     default:
       return InvalidArgument("unknown frame type");

@@ -21,6 +21,8 @@
 //   mkdir      {path,parents?}              -> {"ok":true}
 //   remove     {path,recursive?}            -> {"ok":true}
 //   str_replace {path,old,new}              -> {"ok":true}   (old must occur exactly once)
+//   exec {...,tty:true,rows,cols}: a PTY; while it runs the client sends kData frames (keystrokes;
+//         an empty one: end of input) and kResize frames; output comes as kStdout frames only
 //   exec {...,detach:true,interactive?}, ps, proc_logs, proc_wait, proc_kill, proc_stdin:
 //                                           background processes, proto/process_wire.h
 // In exec, an argv, env or cwd string that is not valid UTF-8 is sent as {"bytes":[n,...]}
@@ -48,6 +50,7 @@ enum class FrameType : uint8_t {
   kStdout = 'O',
   kStderr = 'E',
   kData = 'D',
+  kResize = 'W',  // a terminal exec's new window size, client to agent (proto/terminal_wire.h)
 };
 
 inline constexpr uint32_t kMaxFramePayload = 1u << 20;  // data streams are split into frames

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "base/utf8.h"
+#include "proto/terminal_wire.h"
 
 namespace agentbox {
 namespace {
@@ -109,7 +110,10 @@ std::string ExecRequestToWire(const ExecRequest& r) {
       {"output_limit", r.output_limit},
       {"stdin", r.pass_stdin},
       {"detach", r.detach},
-      {"interactive", r.interactive}}
+      {"interactive", r.interactive},
+      {"tty", r.tty},
+      {"rows", r.rows},
+      {"cols", r.cols}}
       .dump();
 }
 
@@ -146,6 +150,15 @@ StatusOr<ExecRequest> ExecRequestFromWire(const std::string& text) {
   if (r.interactive && !r.detach) {
     return InvalidArgument("exec: \"interactive\" is for a detached exec");
   }
+  AB_RETURN_IF_ERROR(flag("tty", &r.tty));
+  if (r.tty && (r.detach || r.pass_stdin)) {
+    return InvalidArgument("exec: \"tty\" is for a foreground exec without \"stdin\"");
+  }
+  AB_ASSIGN_OR_RETURN(uint64_t rows, number("rows", r.rows));
+  AB_ASSIGN_OR_RETURN(uint64_t cols, number("cols", r.cols));
+  AB_RETURN_IF_ERROR(CheckWindowSize(rows, cols));
+  r.rows = static_cast<uint16_t>(rows);
+  r.cols = static_cast<uint16_t>(cols);
   AB_ASSIGN_OR_RETURN(uint64_t timeout_ms, number("timeout_ms", 60000));
   if (timeout_ms == 0 && !r.detach) return InvalidArgument("exec: \"timeout_ms\" must be positive");
   r.timeout_seconds = static_cast<double>(timeout_ms) / 1000;

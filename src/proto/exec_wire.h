@@ -23,6 +23,11 @@ struct ExecRequest {
   // may be 0, for none: it then runs until it exits, is killed or the sandbox ends.
   bool detach = false;
   bool interactive = false;  // detached only: its stdin a pipe, written by proc_stdin
+  // A terminal (proto/terminal_wire.h): the command's stdin, stdout and stderr are a PTY the
+  // agent makes, of this size; its output comes as kStdout frames, its keystrokes and window
+  // size as frames the client sends while it runs. Not with pass_stdin or detach.
+  bool tty = false;
+  uint16_t rows = 24, cols = 80;
 };
 
 std::string ExecRequestToWire(const ExecRequest& request);

@@ -58,6 +58,14 @@ StatusOr<ParsedFlag> ParseOne(std::span<const FlagDef> defs, const std::vector<s
   return ParsedFlag{def, args[*i]};
 }
 
+// "-it": short flags that take no value, written together (the first one decides: "-xvalue"
+// stays a value for a flag that takes one).
+bool IsCluster(std::span<const FlagDef> defs, const std::string& arg) {
+  if (arg.size() <= 2 || arg[1] == '-') return false;
+  const FlagDef* first = FindShort(defs, arg[1]);
+  return first != nullptr && first->value_name.empty();
+}
+
 }  // namespace
 
 StatusOr<ParsedArgs> ParseFlags(std::span<const FlagDef> defs,
@@ -72,6 +80,16 @@ StatusOr<ParsedArgs> ParseFlags(std::span<const FlagDef> defs,
     }
     // "-" alone is an argument by convention (stdin), not an option.
     if (arg.size() < 2 || arg[0] != '-') break;
+    if (IsCluster(defs, arg)) {
+      for (char c : std::string_view(arg).substr(1)) {
+        const FlagDef* def = FindShort(defs, c);
+        if (def == nullptr || !def->value_name.empty()) {
+          return InvalidArgument("unknown option \"" + arg + "\"");
+        }
+        parsed.flags.push_back(ParsedFlag{def, ""});
+      }
+      continue;
+    }
     AB_ASSIGN_OR_RETURN(ParsedFlag flag, ParseOne(defs, args, &i));
     parsed.flags.push_back(std::move(flag));
   }

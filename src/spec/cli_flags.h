@@ -1,6 +1,7 @@
 // A small getopt for the subcommands: one table of flags per subcommand, which also renders help.
 //
-// Accepts "--name value", "--name=value", "-x value" and "-xvalue". Options end at "--" (which is
+// Accepts "--name value", "--name=value", "-x value", "-xvalue" and "-xy" (flags without a value
+// written together). Options end at "--" (which is
 // consumed) or at the first argument that is not an option (which is kept): the rest belongs to
 // the command, so `agentbox run ls -la` runs `ls -la`. Pure: no I/O.
 #pragma once

@@ -13,6 +13,9 @@ constexpr FlagDef kExecFlags[] = {
     {"stdin", 'i', "",
      "pass agentbox's stdin to the command (default: /dev/null); with -d: keep its stdin open for "
      "`agentbox send`"},
+    {"tty", 't', "",
+     "give the command a terminal (a PTY: stdout and stderr merged); with -i type into it, "
+     "Ctrl-C included"},
     {"detach", 'd', "",
      "run it in the background: print its process id (p1, ...) and return; no timeout unless "
      "--timeout"},
@@ -44,6 +47,8 @@ Status ApplyExecFlag(const ParsedFlag& flag, ExecInvocation& inv) {
     inv.cwd = flag.value;
   } else if (name == "stdin") {
     inv.pass_stdin = true;
+  } else if (name == "tty") {
+    inv.tty = true;
   } else if (name == "detach") {
     inv.detach = true;
   } else if (name == "json") {
@@ -72,6 +77,10 @@ StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args) {
   size_t first = rest.size() > 1 && rest[1] == "--" ? 2 : 1;
   inv.argv.assign(rest.begin() + static_cast<long>(first), rest.end());
   if (inv.argv.empty()) return InvalidArgument("exec: no command given after the sandbox");
+  if (inv.tty && inv.detach) {
+    return InvalidArgument(
+        "exec: -t cannot be used with -d (a background process has no terminal)");
+  }
   return inv;
 }
 
@@ -82,6 +91,8 @@ std::string ExecUsage() {
          "result as `agentbox run`. Files written in /workspace stay for the next command.\n"
          "With -d it runs in the background until it exits, is killed or the sandbox ends:\n"
          "see `agentbox ps`, `logs`, `wait`, `kill` and `send`.\n"
+         "With -t it runs on a terminal of its own, of this terminal's size; -it also puts this\n"
+         "terminal in raw mode and sends it every key, so Ctrl-C reaches the command.\n"
          "\n"
          "Options:\n" +
          FormatFlagHelp(kExecFlags);

@@ -1,4 +1,4 @@
-// `agentbox exec [--json] [-d] [--timeout S] [-e K=V] [-w DIR] [-i] [--output-limit SIZE]
+// `agentbox exec [--json] [-d] [-t] [--timeout S] [-e K=V] [-w DIR] [-i] [--output-limit SIZE]
 // ID|NAME -- COMMAND [ARG...]`: parsed by a pure function.
 #pragma once
 
@@ -21,6 +21,7 @@ struct ExecInvocation {
   std::optional<std::string> cwd;
   bool pass_stdin = false;  // with detach: its stdin stays open, for `agentbox send`
   bool detach = false;      // a background process: its id printed, the command left running
+  bool tty = false;         // a PTY (with pass_stdin: this terminal's keys typed into it)
   bool json = false;
   bool help = false;
 };

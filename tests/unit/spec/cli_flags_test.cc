@@ -38,6 +38,21 @@ TEST(ParseFlagsTest, Errors) {
   EXPECT_EQ(ParseFlags(kDefs, {"-n"}).status().message(), "option -n needs a value (NAME)");
 }
 
+TEST(ParseFlagsTest, ClustersOfFlagsWithoutValues) {
+  constexpr FlagDef kTwo[] = {
+      {"interactive", 'i', "", ""}, {"tty", 't', "", ""}, {"name", 'n', "NAME", ""}};
+  StatusOr<ParsedArgs> p = ParseFlags(kTwo, {"-it", "-ti", "id"});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->flags.size(), 4u);
+  EXPECT_EQ(p->flags[0].def->long_name, "interactive");
+  EXPECT_EQ(p->flags[1].def->long_name, "tty");
+  EXPECT_EQ(p->flags[3].def->long_name, "interactive");
+  EXPECT_EQ(p->rest, (std::vector<std::string>{"id"}));
+  // A value flag inside a cluster is refused, and a value flag first keeps "-xvalue".
+  EXPECT_EQ(ParseFlags(kTwo, {"-in"}).status().message(), "unknown option \"-in\"");
+  EXPECT_EQ(ParseFlags(kTwo, {"-nit"})->flags[0].value, "it");
+}
+
 TEST(FormatFlagHelpTest, Aligned) {
   EXPECT_EQ(FormatFlagHelp(kDefs),
             "  -n, --name NAME   a name\n"

@@ -28,5 +28,15 @@ TEST(ParseExecArgsTest, TimeoutIsBoundedLikeThePolicy) {
   }
 }
 
+TEST(ParseExecArgsTest, TerminalFlags) {
+  auto inv = ParseExecArgs({"-it", "box", "sh"});
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  EXPECT_TRUE(inv->tty);
+  EXPECT_TRUE(inv->pass_stdin);
+  auto detached = ParseExecArgs({"-dt", "box", "sh"});
+  EXPECT_EQ(detached.status().message(),
+            "exec: -t cannot be used with -d (a background process has no terminal)");
+}
+
 }  // namespace
 }  // namespace agentbox

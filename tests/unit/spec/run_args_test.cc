@@ -113,7 +113,7 @@ TEST(ParseRunArgsTest, Errors) {
   EXPECT_EQ(ErrorOf({"--json", "--"}), ErrorOf({}));
   EXPECT_EQ(ErrorOf({"--bogus", "ls"}), "unknown option \"--bogus\"");
   EXPECT_EQ(ErrorOf({"-x", "ls"}), "unknown option \"-x\"");
-  EXPECT_EQ(ErrorOf({"-ih", "ls"}), "unknown option \"-ih\"");
+  EXPECT_EQ(ErrorOf({"-iz", "ls"}), "unknown option \"-iz\"");  // "-ih" is -i -h
   EXPECT_EQ(ErrorOf({"--memory"}), "option --memory needs a value (SIZE)");
   EXPECT_EQ(ErrorOf({"-e"}), "option -e needs a value (KEY=VALUE)");
   EXPECT_EQ(ErrorOf({"--json=yes", "ls"}), "option --json takes no value");

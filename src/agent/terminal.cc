@@ -1,0 +1,132 @@
+#include "agent/terminal.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include "proto/agent_protocol.h"
+#include "spec/sandbox_spec.h"
+
+namespace agentbox {
+namespace {
+
+Status Errno(const char* what) {
+  return Unavailable(std::string("terminal: ") + what + ": " + std::strerror(errno));
+}
+
+// The slave by its master (TIOCGPTPEER, Linux 4.13): no path lookup, so no other devpts can be
+// swapped in; by its name where the kernel lacks it (gVisor).
+UniqueFd OpenSlave(int master) {
+  int fd = ::ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (fd >= 0) return UniqueFd(fd);
+  char name[PATH_MAX];
+  if (::ptsname_r(master, name, sizeof(name)) != 0) return UniqueFd();
+  return UniqueFd(::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC));
+}
+
+void SetWindowSize(int master, WindowSize size) {
+  struct winsize ws = {};
+  ws.ws_row = size.rows;
+  ws.ws_col = size.cols;
+  (void)::ioctl(master, TIOCSWINSZ, &ws);  // the kernel sends SIGWINCH to the foreground group
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Terminal>> Terminal::Open(WindowSize size) {
+  // O_NOCTTY: the agent, a session leader, must never take the terminal for itself.
+  UniqueFd master(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
+  if (!master) return Errno("open /dev/ptmx");
+  if (::unlockpt(master.get()) != 0) return Errno("unlockpt");
+  UniqueFd slave = OpenSlave(master.get());
+  if (!slave) return Errno("open the slave");
+  // As grantpt would: the sandbox user's, not writable by others. As the namespace's root the
+  // native agent may; a container's agent is that user already.
+  (void)::fchown(slave.get(), kSandboxUid, kSandboxGid);
+  (void)::fchmod(slave.get(), 0620);
+  SetWindowSize(master.get(), size);
+  // Never blocks: a command that reads no input must not stall the input thread's shutdown.
+  if (::fcntl(master.get(), F_SETFL, O_NONBLOCK) != 0) return Errno("fcntl");
+  return std::unique_ptr<Terminal>(new Terminal(std::move(master), std::move(slave)));
+}
+
+Terminal::~Terminal() {
+  if (input_.joinable()) {
+    // Wakes a blocked ReadFrame or poll with EOF: the thread then ends.
+    ::shutdown(conn_fd_, SHUT_RD);
+    input_.join();
+  }
+}
+
+StatusOr<UniqueFd> Terminal::TakeOutput() {
+  slave_.reset();
+  UniqueFd out(::fcntl(master_.get(), F_DUPFD_CLOEXEC, 0));
+  if (!out) return Errno("dup");
+  return out;
+}
+
+StatusOr<int> Terminal::ServeInput(int conn_fd) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return Errno("socketpair");
+  client_gone_.reset(pair[0]);
+  UniqueFd hangup(pair[1]);
+  conn_fd_ = conn_fd;
+  try {
+    input_ = std::thread(&Terminal::InputLoop, this, conn_fd, std::move(hangup));
+  } catch (const std::system_error&) {
+    return Unavailable("terminal: no thread for its input");
+  }
+  return client_gone_.get();
+}
+
+// Frames until the client hangs up (or the destructor's shutdown); then `hangup` closes, which
+// the supervision reads as the client gone.
+void Terminal::InputLoop(int conn_fd, [[maybe_unused]] UniqueFd hangup) {
+  for (;;) {
+    auto frame = ReadFrame(conn_fd);
+    if (!frame.ok()) return;
+    if (frame->type == FrameType::kResize) {
+      auto size = WindowSizeFromWire(frame->payload);
+      if (!size.ok()) return;
+      SetWindowSize(master_.get(), *size);
+    } else if (frame->type == FrameType::kData && frame->payload.empty()) {
+      // The end of the client's input, as a terminal says it: its EOF character (Ctrl-D).
+      struct termios t = {};
+      if (::tcgetattr(master_.get(), &t) == 0 && t.c_cc[VEOF] != _POSIX_VDISABLE) {
+        WriteInput(conn_fd, std::string_view(reinterpret_cast<const char*>(&t.c_cc[VEOF]), 1));
+      }
+    } else if (frame->type == FrameType::kData) {
+      WriteInput(conn_fd, frame->payload);
+    } else {
+      return;
+    }
+  }
+}
+
+// Waits for room while the command does not read, but gives up when the client goes (or the
+// destructor shuts the connection down); once the tree is gone (EIO) input is dropped.
+void Terminal::WriteInput(int conn_fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(master_.get(), bytes.data(), bytes.size());
+    if (n > 0) {
+      bytes.remove_prefix(static_cast<size_t>(n));
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && errno != EAGAIN) return;
+    struct pollfd fds[2] = {{master_.get(), POLLOUT, 0}, {conn_fd, POLLRDHUP, 0}};
+    if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
+    if (fds[1].revents) return;
+  }
+}
+
+}  // namespace agentbox

@@ -1,0 +1,48 @@
+// A terminal exec's PTY on the agent's side (ExecRequest::tty): the command gets the slave as
+// its stdin, stdout and stderr; the agent reads its output from the master and, on a thread of
+// its own, writes the client's keystrokes (kData frames) to the master and applies its window
+// sizes (kResize frames) while the command runs. The kernel's line discipline does the rest:
+// Ctrl-C becomes SIGINT for the foreground process group, a resize SIGWINCH.
+#pragma once
+
+#include <memory>
+#include <thread>
+
+#include "base/status.h"
+#include "proto/terminal_wire.h"
+#include "sys/unique_fd.h"
+
+namespace agentbox {
+
+class Terminal {
+ public:
+  // A new PTY of the sandbox's own devpts, of `size`; the slave belongs to the sandbox user.
+  static StatusOr<std::unique_ptr<Terminal>> Open(WindowSize size);
+  // Stops the input thread (shutting down conn's reading side wakes it) and joins it.
+  ~Terminal();
+  Terminal(const Terminal&) = delete;
+  Terminal& operator=(const Terminal&) = delete;
+
+  int slave() const { return slave_.get(); }
+
+  // Once the command runs: the agent lets go of the slave, so the command's tree ending hangs
+  // the master up (EIO: the output's end), and takes the master's output end for supervision.
+  StatusOr<UniqueFd> TakeOutput();
+
+  // Serves the client's frames on conn_fd from now on. The returned fd is the supervision's
+  // client: it reads EOF once the client hung up or sent what is no terminal frame.
+  StatusOr<int> ServeInput(int conn_fd);
+
+ private:
+  Terminal(UniqueFd master, UniqueFd slave)
+      : master_(std::move(master)), slave_(std::move(slave)) {}
+  void InputLoop(int conn_fd, UniqueFd hangup);
+  void WriteInput(int conn_fd, std::string_view bytes);
+
+  UniqueFd master_, slave_;
+  UniqueFd client_gone_;  // the supervision's end of the input thread's socketpair
+  int conn_fd_ = -1;
+  std::thread input_;
+};
+
+}  // namespace agentbox
