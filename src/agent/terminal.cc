@@ -11,17 +11,12 @@
 
 #include <cerrno>
 #include <climits>
-#include <cstring>
 
 #include "proto/agent_protocol.h"
 #include "spec/sandbox_spec.h"
 
 namespace agentbox {
 namespace {
-
-Status Errno(const char* what) {
-  return Unavailable(std::string("terminal: ") + what + ": " + std::strerror(errno));
-}
 
 // The slave by its master (TIOCGPTPEER, Linux 4.13): no path lookup, so no other devpts can be
 // swapped in; by its name where the kernel lacks it (gVisor).
@@ -45,17 +40,17 @@ void SetWindowSize(int master, WindowSize size) {
 StatusOr<std::unique_ptr<Terminal>> Terminal::Open(WindowSize size) {
   // O_NOCTTY: the agent, a session leader, must never take the terminal for itself.
   UniqueFd master(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
-  if (!master) return Errno("open /dev/ptmx");
-  if (::unlockpt(master.get()) != 0) return Errno("unlockpt");
+  if (!master) return ErrnoStatus("terminal: open /dev/ptmx");
+  if (::unlockpt(master.get()) != 0) return ErrnoStatus("terminal: unlockpt");
   UniqueFd slave = OpenSlave(master.get());
-  if (!slave) return Errno("open the slave");
+  if (!slave) return ErrnoStatus("terminal: open the slave");
   // As grantpt would: the sandbox user's, not writable by others. As the namespace's root the
   // native agent may; a container's agent is that user already.
   (void)::fchown(slave.get(), kSandboxUid, kSandboxGid);
   (void)::fchmod(slave.get(), 0620);
   SetWindowSize(master.get(), size);
   // Never blocks: a command that reads no input must not stall the input thread's shutdown.
-  if (::fcntl(master.get(), F_SETFL, O_NONBLOCK) != 0) return Errno("fcntl");
+  if (::fcntl(master.get(), F_SETFL, O_NONBLOCK) != 0) return ErrnoStatus("terminal: fcntl");
   return std::unique_ptr<Terminal>(new Terminal(std::move(master), std::move(slave)));
 }
 
@@ -70,13 +65,14 @@ Terminal::~Terminal() {
 StatusOr<UniqueFd> Terminal::TakeOutput() {
   slave_.reset();
   UniqueFd out(::fcntl(master_.get(), F_DUPFD_CLOEXEC, 0));
-  if (!out) return Errno("dup");
+  if (!out) return ErrnoStatus("terminal: dup");
   return out;
 }
 
 StatusOr<int> Terminal::ServeInput(int conn_fd) {
   int pair[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return Errno("socketpair");
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+    return ErrnoStatus("terminal: socketpair");
   client_gone_.reset(pair[0]);
   UniqueFd hangup(pair[1]);
   conn_fd_ = conn_fd;

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 namespace agentbox {
 namespace {
@@ -20,10 +19,6 @@ sigset_t TerminalSignals() {
   sigemptyset(&set);
   for (int sig : {SIGWINCH, SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
   return set;
-}
-
-Status Errno(const char* what) {
-  return Unavailable(std::string("terminal: ") + what + ": " + std::strerror(errno));
 }
 
 }  // namespace
@@ -45,24 +40,22 @@ StatusOr<std::unique_ptr<CliTerminal>> CliTerminal::Open(bool forward_input) {
   ::sigprocmask(SIG_BLOCK, &set, &t->saved_mask_);
   t->epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
   t->signals_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-  if (!t->epoll_ || !t->signals_) return Errno("epoll/signalfd");
-  AB_RETURN_IF_ERROR(t->Watch(t->signals_.get()));
+  if (!t->epoll_ || !t->signals_) return ErrnoStatus("terminal: epoll/signalfd");
+  if (!t->Watch(t->signals_.get())) return ErrnoStatus("terminal: epoll_ctl");
   if (!forward_input) return t;
   t->input_open_ = true;
-  struct epoll_event event = {};
-  event.events = EPOLLIN;
-  event.data.fd = 0;
-  if (::epoll_ctl(t->epoll_.get(), EPOLL_CTL_ADD, 0, &event) != 0) {
-    if (errno != EPERM) return Errno("epoll_ctl stdin");
+  if (!t->Watch(0)) {
+    if (errno != EPERM) return ErrnoStatus("terminal: epoll_ctl stdin");
     t->file_input_.reset(::eventfd(1, EFD_CLOEXEC));
-    if (!t->file_input_) return Errno("eventfd");
-    AB_RETURN_IF_ERROR(t->Watch(t->file_input_.get()));
+    if (!t->file_input_ || !t->Watch(t->file_input_.get())) {
+      return ErrnoStatus("terminal: eventfd");
+    }
   }
   struct termios mode = {};
   if (::isatty(0) && ::tcgetattr(0, &mode) == 0) {
     t->saved_mode_ = mode;
     ::cfmakeraw(&mode);
-    if (::tcsetattr(0, TCSADRAIN, &mode) != 0) return Errno("raw mode");
+    if (::tcsetattr(0, TCSADRAIN, &mode) != 0) return ErrnoStatus("terminal: raw mode");
   }
   return t;
 }
@@ -72,12 +65,11 @@ CliTerminal::~CliTerminal() {
   ::sigprocmask(SIG_SETMASK, &saved_mask_, nullptr);
 }
 
-Status CliTerminal::Watch(int fd) {
+bool CliTerminal::Watch(int fd) {
   struct epoll_event event = {};
   event.events = EPOLLIN;
   event.data.fd = fd;
-  if (::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &event) != 0) return Errno("epoll_ctl");
-  return OkStatus();
+  return ::epoll_ctl(epoll_.get(), EPOLL_CTL_ADD, fd, &event) == 0;
 }
 
 std::vector<TerminalEvent> CliTerminal::Read() {

@@ -31,7 +31,7 @@ class CliTerminal : public TerminalInput {
 
  private:
   CliTerminal() = default;
-  Status Watch(int fd);
+  bool Watch(int fd);  // false with errno set
   void ReadSignals(std::vector<TerminalEvent>& events);
   void ReadStdin(std::vector<TerminalEvent>& events);
 
