@@ -55,7 +55,20 @@ StatusOr<std::string> McpSessions::Add(const Caller& caller, std::shared_ptr<Mcp
 std::shared_ptr<McpServer> McpSessions::Get(const std::string& id, const std::string& tenant) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = sessions_.find(id);
-  if (it == sessions_.end() || it->second.tenant != tenant) return nullptr;
+  if (it == sessions_.end() || it->second.tenant != tenant || it->second.stateless) return nullptr;
+  it->second.last_use = mcp::SessionClock::now();
+  return it->second.server;
+}
+
+StatusOr<std::shared_ptr<McpServer>> McpSessions::Stateless(const Caller& caller,
+                                                            const MakeServer& make) {
+  const std::string key = StatelessKey(caller.tenant);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sessions_.find(key);
+  if (it == sessions_.end()) {
+    AB_ASSIGN_OR_RETURN(std::shared_ptr<McpServer> server, make());
+    it = sessions_.emplace(key, Session{caller.tenant, std::move(server), {}, true}).first;
+  }
   it->second.last_use = mcp::SessionClock::now();
   return it->second.server;
 }
@@ -71,7 +84,7 @@ bool McpSessions::Remove(const std::string& id, const std::string& tenant) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = sessions_.find(id);
-    if (it == sessions_.end() || it->second.tenant != tenant) return false;
+    if (it == sessions_.end() || it->second.tenant != tenant || it->second.stateless) return false;
     doomed = std::move(it->second.server);
     sessions_.erase(it);
   }
