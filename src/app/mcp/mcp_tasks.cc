@@ -206,6 +206,15 @@ bool McpTasks::Cancel(const std::string& id) {
   return true;
 }
 
+bool McpTasks::HasRunningCommand() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& [id, task] : tasks_) {
+    std::lock_guard<std::mutex> task_lock(task->mutex);
+    if (!task->finished && !task->poll) return true;
+  }
+  return false;
+}
+
 void McpTasks::CancelAll() {
   std::vector<std::shared_ptr<Task>> tasks;
   {

@@ -60,6 +60,9 @@ class McpTasks {
   bool Cancel(const std::string& id);
   // The server is ending: every task's work is cancelled.
   void CancelAll();
+  // True while a command that became a task still runs (a followed process does not count: it
+  // runs in the sandbox, not here).
+  bool HasRunningCommand();
 
  private:
   struct Task;

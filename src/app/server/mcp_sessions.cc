@@ -20,15 +20,19 @@ std::string RandomSessionId() {
   return id;
 }
 
+// Serving a request, or running a command that became a task: never idle. Get hands out copies
+// under the lock, so a count of 1 read under it means that no request holds the session now.
+bool Busy(const std::shared_ptr<McpServer>& server) {
+  return server.use_count() > 1 || server->has_running_task();
+}
+
 }  // namespace
 
 std::vector<mcp::SessionUse> McpSessions::UsesLocked(const std::string& tenant) const {
   std::vector<mcp::SessionUse> uses;
   for (const auto& [id, session] : sessions_) {
     if (session.tenant != tenant) continue;
-    // Get hands out copies under the lock, so a count of 1 read under it means that no
-    // request holds the session now.
-    uses.push_back({id, session.server.use_count() > 1, session.last_use});
+    uses.push_back({id, Busy(session.server), session.last_use});
   }
   return uses;
 }
@@ -98,7 +102,7 @@ size_t McpSessions::EndIdle() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<mcp::SessionUse> uses;
     for (const auto& [id, session] : sessions_) {
-      uses.push_back({id, session.server.use_count() > 1, session.last_use});
+      uses.push_back({id, Busy(session.server), session.last_use});
     }
     for (const std::string& id : mcp::IdleSessions(uses, mcp::SessionClock::now(), stale_after_)) {
       auto it = sessions_.find(id);
