@@ -149,9 +149,14 @@ std::optional<json> McpTasks::RunOrNull(std::function<json(ExecCancellation*)> w
   }
   json result = task->result;
   lock.unlock();
-  task->thread.join();
-  std::lock_guard<std::mutex> tasks_lock(mutex_);
-  tasks_.erase(task->id);  // answered directly: the client never saw this task
+  // Answered directly: the client never saw this task. Whoever takes it out of the map joins
+  // its thread (MakeRoomLocked may have evicted it, finished, meanwhile).
+  bool mine = false;
+  {
+    std::lock_guard<std::mutex> tasks_lock(mutex_);
+    mine = tasks_.erase(task->id) > 0;
+  }
+  if (mine) task->thread.join();
   return result;
 }
 

@@ -25,6 +25,7 @@
 #include "http/http_status.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/modern_request.h"
+#include "mcp/protocol.h"
 #include "mcp/streamable_http.h"
 
 namespace agentbox {
@@ -206,6 +207,12 @@ void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
   const mcp::PostedMessages posted = mcp::InspectPosted(message);
   ex.audit = AuditOf(message);
   if (posted.is_modern) return HandleModernPost(ctx, ex, message, posted);
+  // 2026-07-28 defines no notification a client POSTs (closing a stream cancels its call); one
+  // sent anyway, outside any 2025 session, is accepted and dropped, as the transport allows.
+  if (!posted.has_request && ex.request.Header("mcp-session-id").empty() &&
+      mcp::IsModernProtocolVersion(ex.request.Header("mcp-protocol-version"))) {
+    return ex.Reply(202, "", "");
+  }
   if (!posted.is_initialize) {
     Status version = mcp::CheckProtocolVersionHeader(ex.request.Header("mcp-protocol-version"));
     if (!version.ok()) return ex.ReplyError(version);
