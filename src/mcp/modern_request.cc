@@ -27,38 +27,49 @@ bool IsModernRequest(std::string_view method, const json& params) {
   return meta && meta->contains(kMetaProtocolVersion);
 }
 
-std::optional<ModernRequest> ReadModernRequest(const json& id, const json& params, json* error) {
+std::optional<json> ModernEnvelopeError(const json& id, const json& params) {
+  auto invalid = [&id](const std::string& what) -> std::optional<json> {
+    return MakeError(id, kInvalidParams, "Invalid params: " + what);
+  };
   const json* meta = Meta(params);
-  auto version = meta ? meta->find(kMetaProtocolVersion) : json::const_iterator();
-  if (!meta || version == meta->end() || !version->is_string() ||
-      !IsModernProtocolVersion(version->get<std::string>())) {
-    const bool named = meta && version != meta->end() && version->is_string();
-    *error = UnsupportedVersion(id, named ? version->get<std::string>() : "");
-    return std::nullopt;
+  if (!meta) {
+    return invalid(std::string("a request carries _meta with ") + kMetaProtocolVersion + " and " +
+                   kMetaClientCapabilities + " (protocol revision 2026-07-28)");
   }
-  ModernRequest out;
-  out.version = version->get<std::string>();
+  auto version = meta->find(kMetaProtocolVersion);
+  if (version == meta->end() || !version->is_string()) {
+    return invalid(std::string("_meta[\"") + kMetaProtocolVersion + "\"] must be a string");
+  }
   auto capabilities = meta->find(kMetaClientCapabilities);
   if (capabilities == meta->end() || !capabilities->is_object()) {
-    *error = MakeError(id, kInvalidParams,
-                       std::string("Invalid params: _meta[\"") + kMetaClientCapabilities +
-                           "\"] must be an object (an empty one declares no capability)");
+    return invalid(std::string("_meta[\"") + kMetaClientCapabilities +
+                   "\"] must be an object (an empty one declares no capability)");
+  }
+  auto level = meta->find(kMetaLogLevel);
+  if (level != meta->end() && (!level->is_string() || !LogLevelRank(level->get<std::string>()))) {
+    return invalid(std::string("_meta[\"") + kMetaLogLevel +
+                   "\"] must be a log level such as \"info\"");
+  }
+  return std::nullopt;
+}
+
+std::optional<ModernRequest> ReadModernRequest(const json& id, const json& params, json* error) {
+  if (auto invalid = ModernEnvelopeError(id, params)) {
+    *error = std::move(*invalid);
     return std::nullopt;
   }
-  out.capabilities = *capabilities;
-  auto extensions = capabilities->find("extensions");
-  out.tasks = extensions != capabilities->end() && extensions->is_object() &&
-              extensions->contains(kTasksExtension);
-  auto level = meta->find(kMetaLogLevel);
-  if (level != meta->end()) {
-    if (!level->is_string() || !LogLevelRank(level->get<std::string>())) {
-      *error = MakeError(id, kInvalidParams,
-                         std::string("Invalid params: _meta[\"") + kMetaLogLevel +
-                             "\"] must be a log level such as \"info\"");
-      return std::nullopt;
-    }
-    out.log_level = level->get<std::string>();
+  const json& meta = *Meta(params);
+  ModernRequest out;
+  out.version = meta[kMetaProtocolVersion].get<std::string>();
+  if (!IsModernProtocolVersion(out.version)) {
+    *error = UnsupportedVersion(id, out.version);
+    return std::nullopt;
   }
+  out.capabilities = meta[kMetaClientCapabilities];
+  auto extensions = out.capabilities.find("extensions");
+  out.tasks = extensions != out.capabilities.end() && extensions->is_object() &&
+              extensions->contains(kTasksExtension);
+  if (meta.contains(kMetaLogLevel)) out.log_level = meta[kMetaLogLevel].get<std::string>();
   return out;
 }
 

@@ -3,10 +3,12 @@
 // carries.
 //
 // A request is modern when its `_meta` names `io.modelcontextprotocol/protocolVersion`, or when
-// it is `server/discover` (the era probe). Its version must be one this server serves statelessly
-// (else UnsupportedProtocolVersionError -32022, whose data lists what we speak); its
-// `io.modelcontextprotocol/clientCapabilities` must be an object (else -32602). Capabilities are
-// the request's own: nothing is inferred from earlier requests.
+// it is `server/discover` (the era probe); over HTTP also when its MCP-Protocol-Version header
+// names no 2025 revision. Its `_meta` must hold the protocol version and an
+// `io.modelcontextprotocol/clientCapabilities` object (else -32602, HTTP 400); the version must
+// be one this server serves statelessly (else UnsupportedProtocolVersionError -32022, whose data
+// lists what we speak). Capabilities are the request's own: nothing is inferred from earlier
+// requests.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -34,9 +36,15 @@ struct ModernRequest {
 // True when `method` with `params` belongs to the modern era (see above).
 bool IsModernRequest(std::string_view method, const nlohmann::json& params);
 
+// The -32602 error response for `id` when a modern request's `_meta` lacks what every request
+// must carry (the protocol version as a string, the capabilities as an object) or names an
+// unknown log level; nullopt when the envelope is whole. HTTP checks this before the headers.
+std::optional<nlohmann::json> ModernEnvelopeError(const nlohmann::json& id,
+                                                  const nlohmann::json& params);
+
 // Reads a modern request's envelope. On a problem, returns nullopt and sets *error to the
-// JSON-RPC error response for `id` (-32022 for an unsupported or absent version, -32602 for
-// absent capabilities or an unknown log level).
+// JSON-RPC error response for `id`: ModernEnvelopeError's, or -32022 for a version we do not
+// serve statelessly.
 std::optional<ModernRequest> ReadModernRequest(const nlohmann::json& id,
                                                const nlohmann::json& params, nlohmann::json* error);
 

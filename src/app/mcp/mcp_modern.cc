@@ -44,11 +44,7 @@ std::optional<json> McpServer::Impl::HandleModern(const mcp::Incoming& in,
                                                   const McpNotify& notify) {
   json error;
   std::optional<mcp::ModernRequest> request = mcp::ReadModernRequest(in.id, in.params, &error);
-  if (!request) {
-    // server/discover is the era probe: it answers whatever version the client tried first.
-    if (in.method != "server/discover") return error;
-    return Response(in.id, Result(mcp::DiscoverResult()));
-  }
+  if (!request) return error;
   McpRequestScope scope;
   scope.notify = notify ? &notify : nullptr;
   scope.progress_token = mcp::ProgressToken(in.params);
@@ -77,7 +73,8 @@ std::optional<json> McpServer::Impl::HandleModern(const mcp::Incoming& in,
     if (!request->tasks) return mcp::MissingTasksCapability(in.id, method);
     return Response(in.id, TaskMethod(in, *request));
   }
-  // ping, logging/setLevel and the rest of the 2025 revisions do not exist in this one.
+  // initialize, ping, logging/setLevel and the rest of the 2025 revisions do not exist in this
+  // one.
   return mcp::MakeError(in.id, mcp::kMethodNotFound, "Method not found: " + method);
 }
 

@@ -90,8 +90,9 @@ std::optional<json> McpServer::Impl::HandleOne(const json& message, const McpNot
       break;
   }
   // The era is the request's own: a dual-era server serves both on one stdio process or
-  // endpoint, an `initialize` opening a legacy session, per-request _meta a modern request.
-  if (in.method != "initialize" && mcp::IsModernRequest(in.method, in.params)) {
+  // endpoint, per-request _meta making a modern request (where even `initialize` is an unknown
+  // method), anything else belonging to the legacy session an `initialize` opened.
+  if (mcp::IsModernRequest(in.method, in.params)) {
     return HandleModern(in, notify);
   }
   if (in.method == "tools/call") {

@@ -175,15 +175,18 @@ void AnswerRequests(ServerContext& ctx, Exchange& ex, const std::shared_ptr<McpS
 // stateless server, and an Mcp-Session-Id it carries is ignored, as the revision says.
 void HandleModernPost(ServerContext& ctx, Exchange& ex, const json& message,
                       const mcp::PostedMessages& posted) {
+  // In the order 2026-07-28's checks expect: a whole envelope (-32602), headers that mirror it
+  // (-32020), a version we speak (-32022); each 400, before anything runs.
+  const json params = message.value("params", json::object());
+  if (auto invalid = mcp::ModernEnvelopeError(message["id"], params)) {
+    return ex.ReplyJson(400, *invalid);
+  }
   auto header = [&ex](std::string_view name) { return ex.request.Header(std::string(name)); };
   if (auto mismatch = mcp::CheckModernHeaders(message, header)) {
     return ex.ReplyJson(400, *mismatch);
   }
   json error;
-  if (!mcp::ReadModernRequest(message["id"], message.value("params", json::object()), &error) &&
-      message.value("method", "") != "server/discover") {
-    return ex.ReplyJson(mcp::ModernHttpStatus(error), error);
-  }
+  if (!mcp::ReadModernRequest(message["id"], params, &error)) return ex.ReplyJson(400, error);
   auto server = ctx.mcp->Stateless(ex.caller, [&] { return NewServer(ctx, ex.caller); });
   if (!server.ok()) return ex.ReplyError(server.status());
   const std::string key = McpSessions::StatelessKey(ex.caller.tenant);
@@ -192,7 +195,9 @@ void HandleModernPost(ServerContext& ctx, Exchange& ex, const json& message,
     const std::string& id;
     ~Touch() { sessions.Release(id); }
   } touch{*ctx.mcp, key};
-  AnswerRequests(ctx, ex, *server, message, posted, {});
+  mcp::PostedMessages modern = posted;
+  modern.is_modern = true;  // also when only its header said so
+  AnswerRequests(ctx, ex, *server, message, modern, {});
   if (std::string id = (*server)->sandbox_id(); !id.empty()) ex.audit["sandbox"] = id;
 }
 
@@ -206,11 +211,18 @@ void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
   if (!parsed) return ex.ReplyJson(400, message);
   const mcp::PostedMessages posted = mcp::InspectPosted(message);
   ex.audit = AuditOf(message);
-  if (posted.is_modern) return HandleModernPost(ctx, ex, message, posted);
+  // A 2026-07-28 request: _meta says so, or (a request without it, outside any session) its
+  // MCP-Protocol-Version header names no 2025 revision, and its envelope is then refused.
+  const std::string version_header = ex.request.Header("mcp-protocol-version");
+  if (posted.is_modern ||
+      (message.is_object() && posted.has_request && ex.request.Header("mcp-session-id").empty() &&
+       !version_header.empty() && !mcp::IsLegacyProtocolVersion(version_header))) {
+    return HandleModernPost(ctx, ex, message, posted);
+  }
   // 2026-07-28 defines no notification a client POSTs (closing a stream cancels its call); one
   // sent anyway, outside any 2025 session, is accepted and dropped, as the transport allows.
   if (!posted.has_request && ex.request.Header("mcp-session-id").empty() &&
-      mcp::IsModernProtocolVersion(ex.request.Header("mcp-protocol-version"))) {
+      mcp::IsModernProtocolVersion(version_header)) {
     return ex.Reply(202, "", "");
   }
   if (!posted.is_initialize) {

@@ -58,6 +58,12 @@ TEST(McpModernTest, UnsupportedVersionListsWhatWeSpeak) {
 
 TEST(McpModernTest, CapabilitiesAndLogLevelAreChecked) {
   json error;
+  EXPECT_FALSE(ReadModernRequest(1, json::object(), &error));  // no _meta at all
+  EXPECT_EQ(error["error"]["code"], kInvalidParams);
+  json no_version = Meta();
+  no_version.erase(kMetaProtocolVersion);
+  EXPECT_TRUE(ModernEnvelopeError(1, {{"_meta", no_version}}));
+  EXPECT_FALSE(ModernEnvelopeError(1, {{"_meta", Meta({{kMetaProtocolVersion, "v999"}})}}));
   json meta = Meta();
   meta.erase(kMetaClientCapabilities);
   EXPECT_FALSE(ReadModernRequest(1, {{"_meta", meta}}, &error));
