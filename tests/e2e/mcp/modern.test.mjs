@@ -12,6 +12,12 @@ import {
 
 const skip = skipReason();
 
+// Waits up to `ms` for `predicate` to hold.
+async function waitFor(predicate, ms = 5000) {
+  for (let waited = 0; waited < ms && !predicate(); waited += 100) await sleep(100);
+  return predicate();
+}
+
 describe('2026-07-28 over stdio with the SDK v2 client', { skip: skip || false }, () => {
   let stateDir;
   let client;
@@ -46,7 +52,7 @@ describe('2026-07-28 over stdio with the SDK v2 client', { skip: skip || false }
 
   test('resources: workspace files listed, read as text or blob, templates', async () => {
     await client.callTool({ name: 'bash', arguments: {
-      command: 'mkdir -p docs && echo hello > docs/a.md && printf "\\x00\\x01\\xff" > b.bin' } });
+      command: 'cd /workspace && mkdir -p docs && echo hello > docs/a.md && printf "\\x00\\x01\\xff" > b.bin' } });
     const { resources } = await client.listResources();
     const uris = resources.map((r) => r.uri);
     assert.ok(uris.includes('file:///workspace/docs/a.md'), uris.join(' '));
@@ -90,10 +96,10 @@ describe('both eras on one stdio process, logging', { skip: skip || false }, () 
     assert.equal(list.result._meta['io.modelcontextprotocol/serverInfo'].name, 'agentbox');
     const modernPing = await mcp.send('ping', { _meta: modernMeta() });
     assert.equal(modernPing.error.code, -32601);
-    const old = await mcp.send('server/discover', {
-      _meta: { 'io.modelcontextprotocol/protocolVersion': '1900-01-01',
-        'io.modelcontextprotocol/clientCapabilities': {} } });
-    assert.deepEqual(old.result.supportedVersions.slice(0, 2), [MODERN, '2025-11-25']);
+    const discover = await mcp.send('server/discover', { _meta: modernMeta() });
+    assert.deepEqual(discover.result.supportedVersions.slice(0, 2), [MODERN, '2025-11-25']);
+    // initialize in the modern era is an unknown method, as are the other removed ones.
+    assert.equal((await mcp.send('initialize', { _meta: modernMeta() })).error.code, -32601);
     const wrong = await mcp.send('tools/list', { _meta: {
       'io.modelcontextprotocol/protocolVersion': '1900-01-01',
       'io.modelcontextprotocol/clientCapabilities': {} } });
@@ -210,7 +216,7 @@ describe('2026-07-28 over Streamable HTTP', { skip: skip || false }, () => {
     assert.equal(cancel.status, 200);
     const done = await settle(async () => (await postModern(server.url, 'tasks/get', { taskId }, opts)).body.result);
     assert.equal(done.status, 'cancelled', JSON.stringify(done));
-    assert.equal(hostProcesses('sleep 4242').length, 0);
+    assert.ok(await waitFor(() => hostProcesses('sleep 4242').length === 0), 'sleep 4242 survived');
   });
 
   test('Tasks: a background process is a task that ends with its output', async () => {
