@@ -21,14 +21,15 @@ describe('the MCP Inspector CLI, modern era', { skip: skip || false }, () => {
   let home;
   let server;
 
-  // One Inspector run; its JSON result. Its catalog and storage go to a private HOME.
+  // One Inspector run; its result (`--format json` prints {"result": ...}). Its catalog and
+  // storage go to a private HOME.
   function inspector(args) {
     const run = spawnSync(NODE22, [INSPECTOR, '--cli', '--protocol-era', 'modern', '--format', 'json', ...args], {
       encoding: 'utf8', timeout: 120000,
       env: { ...process.env, HOME: home, MCP_CATALOG_PATH: path.join(home, 'mcp.json'), AGENTBOX_STATE_DIR: stateDir },
     });
     assert.equal(run.status, 0, `inspector ${args.join(' ')}: ${run.stdout}\n${run.stderr}`);
-    return JSON.parse(run.stdout);
+    return JSON.parse(run.stdout).result;
   }
 
   before(async () => {
