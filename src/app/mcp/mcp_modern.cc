@@ -2,7 +2,6 @@
 // client's capabilities, server/discover, results carrying resultType and the server's identity,
 // and the io.modelcontextprotocol/tasks extension (tasks/get, tasks/update, tasks/cancel) for
 // long commands and background processes.
-#include "app/cli.h"
 #include "app/mcp/mcp_server_impl.h"
 #include "app/mcp/mcp_tools.h"
 #include "mcp/protocol.h"
@@ -24,18 +23,7 @@ bool MayBecomeTask(const std::string& name) {
 }
 
 json Response(const json& id, McpAnswer answer) {
-  if (answer.error) {
-    json response = mcp::MakeError(id, (*answer.error)["code"], (*answer.error)["message"]);
-    if (answer.error->contains("data")) response["error"]["data"] = (*answer.error)["data"];
-    return response;
-  }
-  return mcp::MakeResult(id, mcp::ModernResult(std::move(answer.result), kAgentboxVersion));
-}
-
-McpAnswer Result(json result) {
-  McpAnswer answer;
-  answer.result = std::move(result);
-  return answer;
+  return AnswerResponse(id, std::move(answer), /*modern=*/true);
 }
 
 }  // namespace
@@ -51,11 +39,11 @@ std::optional<json> McpServer::Impl::HandleModern(const mcp::Incoming& in,
   if (request->log_level) scope.min_log_rank = mcp::LogLevelRank(*request->log_level);
   scope.modern = request;
   const std::string& method = in.method;
-  if (method == "server/discover") return Response(in.id, Result(mcp::DiscoverResult()));
+  if (method == "server/discover") return Response(in.id, McpAnswer::Ok(mcp::DiscoverResult()));
   if (method == "tools/list") {
     json result = {{"tools", mcp::ToolDefinitions()}};
     mcp::AddCacheHints(&result, kToolListTtlMs, /*is_public=*/true);
-    return Response(in.id, Result(std::move(result)));
+    return Response(in.id, McpAnswer::Ok(std::move(result)));
   }
   if (method == "tools/call") {
     if (auto bad = CheckToolName(in)) return bad;
@@ -71,7 +59,7 @@ std::optional<json> McpServer::Impl::HandleModern(const mcp::Incoming& in,
   if (method == "resources/read") return Response(in.id, ReadResource(session, in.params, true));
   if (method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel") {
     if (!request->tasks) return mcp::MissingTasksCapability(in.id, method);
-    return Response(in.id, TaskMethod(in, *request));
+    return Response(in.id, TaskMethod(in));
   }
   // initialize, ping, logging/setLevel and the rest of the 2025 revisions do not exist in this
   // one.
@@ -102,7 +90,7 @@ McpAnswer McpServer::Impl::CallToolModern(const mcp::Incoming& in, McpRequestSco
   }
   Unregister(key);
   *cancelled = call->cancellation.cancelled() && result->value("resultType", "") != "task";
-  return Result(std::move(*result));
+  return McpAnswer::Ok(std::move(*result));
 }
 
 std::optional<json> McpServer::Impl::FollowBackgroundProcess(const json& started) {
@@ -120,8 +108,7 @@ std::optional<json> McpServer::Impl::FollowBackgroundProcess(const json& started
   return task;
 }
 
-McpAnswer McpServer::Impl::TaskMethod(const mcp::Incoming& in,
-                                      const mcp::ModernRequest& /*request*/) {
+McpAnswer McpServer::Impl::TaskMethod(const mcp::Incoming& in) {
   const json id = in.params.value("taskId", json());
   if (!id.is_string()) {
     return McpAnswer::Error(mcp::kInvalidParams, "Invalid params: `taskId` must be a string");
@@ -134,13 +121,13 @@ McpAnswer McpServer::Impl::TaskMethod(const mcp::Incoming& in,
   };
   if (in.method == "tasks/get") {
     std::optional<json> task = tasks.Get(task_id);
-    return task ? Result(std::move(*task)) : not_found();
+    return task ? McpAnswer::Ok(std::move(*task)) : not_found();
   }
   if (in.method == "tasks/cancel")
-    return tasks.Cancel(task_id) ? Result(json::object()) : not_found();
+    return tasks.Cancel(task_id) ? McpAnswer::Ok(json::object()) : not_found();
   // tasks/update: our tasks never ask the client for input, so there is nothing to answer; the
   // responses are ignored as the extension says for keys that are not outstanding.
-  return tasks.Get(task_id) ? Result(json::object()) : not_found();
+  return tasks.Get(task_id) ? McpAnswer::Ok(json::object()) : not_found();
 }
 
 }  // namespace agentbox

@@ -59,8 +59,7 @@ McpAnswer ListResources(McpSession& session, const json& params, bool modern) {
   std::vector<std::pair<std::string, uint64_t>> files;
   const size_t want = std::min(offset + mcp::kResourcePageSize + 1, mcp::kMaxListedResources);
   Walk(record->agent_socket, "", 0, want, &files);
-  McpAnswer answer;
-  answer.result = {{"resources", json::array()}};
+  McpAnswer answer = McpAnswer::Ok({{"resources", json::array()}});
   for (size_t i = offset; i < files.size() && i < offset + mcp::kResourcePageSize; ++i) {
     answer.result["resources"].push_back(mcp::ResourceEntry(files[i].first, files[i].second));
   }
@@ -74,8 +73,8 @@ McpAnswer ListResources(McpSession& session, const json& params, bool modern) {
 
 McpAnswer ListResourceTemplates(const json& params, bool modern) {
   if (params.contains("cursor")) return BadCursor();  // one page only
-  McpAnswer answer;
-  answer.result = {{"resourceTemplates", json::array({mcp::WorkspaceTemplate()})}};
+  McpAnswer answer =
+      McpAnswer::Ok({{"resourceTemplates", json::array({mcp::WorkspaceTemplate()})}});
   if (modern) mcp::AddCacheHints(&answer.result, 3600000, /*is_public=*/true);
   return answer;
 }
@@ -106,8 +105,8 @@ McpAnswer ReadResource(McpSession& session, const json& params, bool modern) {
   }
   auto bytes = AgentReadFile(record->agent_socket, *path, mcp::kMaxResourceBytes);
   if (!bytes.ok()) return not_found(bytes.status().message());
-  McpAnswer answer;
-  answer.result = {{"contents", json::array({mcp::ResourceContents(text, *path, *bytes)})}};
+  McpAnswer answer =
+      McpAnswer::Ok({{"contents", json::array({mcp::ResourceContents(text, *path, *bytes)})}});
   if (modern) mcp::AddCacheHints(&answer.result, 0, /*is_public=*/false);
   return answer;
 }

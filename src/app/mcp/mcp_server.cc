@@ -22,15 +22,6 @@ namespace {
 // threads) is remembered, up to this many, so the call is cancelled as soon as it starts.
 constexpr size_t kMaxEarlyCancels = 64;
 
-json Framed(const json& id, McpAnswer answer) {
-  if (answer.error) {
-    json response = mcp::MakeError(id, (*answer.error)["code"], (*answer.error)["message"]);
-    if (answer.error->contains("data")) response["error"]["data"] = (*answer.error)["data"];
-    return response;
-  }
-  return mcp::MakeResult(id, std::move(answer.result));
-}
-
 std::string FirstLine(const json& result) {
   const json content = result.value("content", json::array());
   if (content.empty() || !content[0].is_object()) return "";
@@ -39,6 +30,16 @@ std::string FirstLine(const json& result) {
 }
 
 }  // namespace
+
+json AnswerResponse(const json& id, McpAnswer answer, bool modern) {
+  if (answer.error) {
+    json response = mcp::MakeError(id, (*answer.error)["code"], (*answer.error)["message"]);
+    if (answer.error->contains("data")) response["error"]["data"] = (*answer.error)["data"];
+    return response;
+  }
+  if (modern) answer.result = mcp::ModernResult(std::move(answer.result), kAgentboxVersion);
+  return mcp::MakeResult(id, std::move(answer.result));
+}
 
 McpServer::McpServer(McpOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 McpServer::~McpServer() = default;
@@ -127,11 +128,15 @@ json McpServer::Impl::HandleLegacy(const mcp::Incoming& in, const McpNotify& /*n
     legacy_log_rank = rank;
     return mcp::MakeResult(in.id, json::object());
   }
-  if (in.method == "resources/list") return Framed(in.id, ListResources(session, in.params, false));
-  if (in.method == "resources/templates/list") {
-    return Framed(in.id, ListResourceTemplates(in.params, false));
+  if (in.method == "resources/list") {
+    return AnswerResponse(in.id, ListResources(session, in.params, false), false);
   }
-  if (in.method == "resources/read") return Framed(in.id, ReadResource(session, in.params, false));
+  if (in.method == "resources/templates/list") {
+    return AnswerResponse(in.id, ListResourceTemplates(in.params, false), false);
+  }
+  if (in.method == "resources/read") {
+    return AnswerResponse(in.id, ReadResource(session, in.params, false), false);
+  }
   return mcp::MakeError(in.id, mcp::kMethodNotFound, "Method not found: " + in.method);
 }
 

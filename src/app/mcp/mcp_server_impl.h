@@ -38,6 +38,11 @@ struct McpAnswer {
   nlohmann::json result;
   std::optional<nlohmann::json> error;  // {code, message[, data]}
 
+  static McpAnswer Ok(nlohmann::json result) {
+    McpAnswer a;
+    a.result = std::move(result);
+    return a;
+  }
   static McpAnswer Error(int code, const std::string& message, nlohmann::json data = nullptr) {
     McpAnswer a;
     a.error = nlohmann::json{{"code", code}, {"message", message}};
@@ -45,6 +50,10 @@ struct McpAnswer {
     return a;
   }
 };
+
+// The JSON-RPC response carrying `answer` for request `id`; a modern one's result gets
+// resultType and the server's identity (mcp_server.cc).
+nlohmann::json AnswerResponse(const nlohmann::json& id, McpAnswer answer, bool modern);
 
 // resources/list, resources/templates/list and resources/read on the session's sandbox
 // (mcp_resources.cc). `modern` picks the era's not-found code and adds the cache hints.
@@ -75,7 +84,7 @@ struct McpServer::Impl {
   // mcp_modern.cc
   std::optional<nlohmann::json> HandleModern(const mcp::Incoming& in, const McpNotify& notify);
   McpAnswer CallToolModern(const mcp::Incoming& in, McpRequestScope& scope, bool* cancelled);
-  McpAnswer TaskMethod(const mcp::Incoming& in, const mcp::ModernRequest& request);
+  McpAnswer TaskMethod(const mcp::Incoming& in);
   // The CreateTaskResult of a task following the background process `started` (bash's or
   // exec's result with `background: true`) started; nullopt when it is not running or there is
   // no room for a task.
