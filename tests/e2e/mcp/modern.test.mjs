@@ -127,6 +127,23 @@ describe('both eras on one stdio process, logging', { skip: skip || false }, () 
     assert.equal(modernLogs.filter((n) => n.params.level === 'debug').length, 1, JSON.stringify(modernLogs));
   });
 
+  test('resources: pages of 100, symlinks out of /workspace refused, 2025 not-found code', async () => {
+    const made = await mcp.send('tools/call', { name: 'bash', arguments: { command:
+      'cd /workspace && mkdir -p many && for i in $(seq 1 150); do echo $i > many/f$i; done && ln -sf /etc/passwd out' } });
+    assert.equal(made.result.isError, false, JSON.stringify(made));
+    const first = await mcp.send('resources/list', {});
+    assert.equal(first.result.resources.length, 100);
+    assert.ok(first.result.nextCursor);
+    const second = await mcp.send('resources/list', { cursor: first.result.nextCursor });
+    const all = [...first.result.resources, ...second.result.resources].map((r) => r.uri);
+    assert.equal(all.filter((u) => u.startsWith('file:///workspace/many/')).length, 150);
+    assert.equal(new Set(all).size, all.length);
+    assert.ok(!all.includes('file:///workspace/out'), 'a symlink is listed');
+    const out = await mcp.send('resources/read', { uri: 'file:///workspace/out' });
+    assert.equal(out.error.code, -32002, JSON.stringify(out));  // 2025: resource not found
+    assert.equal((await mcp.send('resources/list', { cursor: 'bogus' })).error.code, -32602);
+  });
+
   test('Tasks over stdio: a long bash call becomes a task, polled to its result', async () => {
     const meta = modernMeta({ tasks: true });
     const created = await mcp.send('tools/call',
