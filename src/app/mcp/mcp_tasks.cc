@@ -1,13 +1,11 @@
 #include "app/mcp/mcp_tasks.h"
 
-#include <sys/random.h>
-
 #include <condition_variable>
-#include <cstdlib>
 #include <thread>
 #include <vector>
 
 #include "core/sandbox_record.h"
+#include "sys/random_id.h"
 
 namespace agentbox {
 namespace {
@@ -16,18 +14,6 @@ using nlohmann::json;
 using SystemClock = std::chrono::system_clock;
 using SteadyClock = std::chrono::steady_clock;
 
-// 128 random bits: a task id is the only thing that names it, across HTTP requests too.
-std::string RandomTaskId() {
-  unsigned char bytes[16] = {};
-  if (::getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes)) std::abort();
-  std::string id;
-  for (unsigned char b : bytes) {
-    id += "0123456789abcdef"[b >> 4];
-    id += "0123456789abcdef"[b & 15];
-  }
-  return id;
-}
-
 std::string Timestamp(SystemClock::time_point t) {
   return Rfc3339(std::chrono::duration_cast<std::chrono::seconds>(t.time_since_epoch()).count());
 }
@@ -35,7 +21,7 @@ std::string Timestamp(SystemClock::time_point t) {
 }  // namespace
 
 struct McpTasks::Task {
-  std::string id = RandomTaskId();
+  std::string id = RandomHexId();
   SystemClock::time_point created = SystemClock::now();
   ExecCancellation cancellation;
   std::thread thread;                         // Run's work; not joinable for Follow

@@ -1,24 +1,11 @@
 #include "app/server/mcp_sessions.h"
 
-#include <sys/random.h>
-
 #include <algorithm>
-#include <cstdlib>
+
+#include "sys/random_id.h"
 
 namespace agentbox {
 namespace {
-
-std::string RandomSessionId() {
-  unsigned char bytes[16] = {};
-  // getrandom of 16 bytes does not fail once the pool is initialized (long before a server).
-  if (::getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes)) std::abort();
-  std::string id;
-  for (unsigned char b : bytes) {
-    id += "0123456789abcdef"[b >> 4];
-    id += "0123456789abcdef"[b & 15];
-  }
-  return id;
-}
 
 // Serving a request, or running a command that became a task: never idle. Get hands out copies
 // under the lock, so a count of 1 read under it means that no request holds the session now.
@@ -38,7 +25,7 @@ std::vector<mcp::SessionUse> McpSessions::UsesLocked(const std::string& tenant) 
 }
 
 StatusOr<std::string> McpSessions::Add(const Caller& caller, std::shared_ptr<McpServer> server) {
-  std::string id = RandomSessionId();
+  std::string id = RandomHexId();
   std::shared_ptr<McpServer> evicted;  // ended outside the lock: it may remove a sandbox
   {
     std::lock_guard<std::mutex> lock(mutex_);
