@@ -1,12 +1,12 @@
 #include "http/websocket.h"
 
-#include <nettle/base64.h>
 #include <nettle/sha1.h>
 
 #include <algorithm>
 
 #include "base/ascii.h"
 #include "base/utf8.h"
+#include "http/base64.h"
 
 namespace agentbox::ws {
 namespace {
@@ -16,12 +16,6 @@ constexpr size_t kMaxControlPayload = 125;  // §5.5
 constexpr size_t kMaxCloseReason = kMaxControlPayload - 2;
 
 const uint8_t* Bytes(std::string_view s) { return reinterpret_cast<const uint8_t*>(s.data()); }
-
-std::string Base64(std::string_view bytes) {
-  std::string out(BASE64_ENCODE_RAW_LENGTH(bytes.size()), '\0');
-  base64_encode_raw(out.data(), bytes.size(), Bytes(bytes));
-  return out;
-}
 
 // True when `token` is one of the comma-separated, case-insensitive tokens of `list`
 // (repeated headers arrive joined with ", ", so this covers them too).
@@ -38,17 +32,8 @@ bool ListHasToken(std::string_view list, std::string_view token) {
 // §4.1: the key is 16 random bytes, base64-encoded. Nettle's decoder skips whitespace and
 // ignores stray trailing bits, so the key must also be exactly what re-encoding gives back.
 bool IsValidKey(std::string_view key) {
-  base64_decode_ctx ctx;
-  base64_decode_init(&ctx);
-  std::string raw(BASE64_DECODE_LENGTH(key.size()), '\0');
-  size_t raw_size = raw.size();
-  if (!base64_decode_update(&ctx, &raw_size, reinterpret_cast<uint8_t*>(raw.data()), key.size(),
-                            key.data()) ||
-      !base64_decode_final(&ctx)) {
-    return false;
-  }
-  raw.resize(raw_size);
-  return raw.size() == 16 && Base64(raw) == key;
+  std::optional<std::string> raw = Base64Decode(key);
+  return raw && raw->size() == 16;
 }
 
 bool IsKnownOpcode(uint8_t op) { return op <= 2 || (op >= 8 && op <= 10); }
@@ -98,7 +83,7 @@ std::string AcceptKey(std::string_view client_key) {
   sha1_update(&ctx, kAcceptGuid.size(), Bytes(kAcceptGuid));
   uint8_t digest[SHA1_DIGEST_SIZE];
   sha1_digest(&ctx, sizeof(digest), digest);
-  return Base64(std::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
+  return Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), sizeof(digest)));
 }
 
 Status CheckUpgrade(const std::function<std::string(std::string_view)>& header) {

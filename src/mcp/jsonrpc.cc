@@ -75,6 +75,12 @@ json MakeError(const json& id, int code, const std::string& message) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"error", {{"code", code}, {"message", message}}}};
 }
 
+json MakeError(const json& id, int code, const std::string& message, json data) {
+  json error = MakeError(id, code, message);
+  error["error"]["data"] = std::move(data);
+  return error;
+}
+
 json MakeNotification(const std::string& method, json params) {
   return {{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
 }

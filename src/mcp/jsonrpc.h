@@ -17,6 +17,13 @@ inline constexpr int kInvalidRequest = -32600;
 inline constexpr int kMethodNotFound = -32601;
 inline constexpr int kInvalidParams = -32602;
 inline constexpr int kInternalError = -32603;
+// The codes MCP itself defines: -32002 resource not found (2025 revisions; 2026-07-28 uses
+// -32602), and those of 2026-07-28 (its schema.ts: HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_
+// CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION).
+inline constexpr int kResourceNotFound = -32002;
+inline constexpr int kHeaderMismatch = -32020;
+inline constexpr int kMissingRequiredClientCapability = -32021;
+inline constexpr int kUnsupportedProtocolVersion = -32022;
 
 enum class MessageKind { kRequest, kNotification, kResponse, kInvalid };
 
@@ -38,6 +45,9 @@ Incoming Classify(const nlohmann::json& message);
 
 nlohmann::json MakeResult(const nlohmann::json& id, nlohmann::json result);
 nlohmann::json MakeError(const nlohmann::json& id, int code, const std::string& message);
+// The same with the error's `data` member.
+nlohmann::json MakeError(const nlohmann::json& id, int code, const std::string& message,
+                         nlohmann::json data);
 nlohmann::json MakeNotification(const std::string& method, nlohmann::json params);
 
 // Serializes for the wire: one line, invalid UTF-8 replaced rather than thrown on.

@@ -6,7 +6,10 @@
 
 #include "fuzz_util.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/modern_request.h"
 #include "mcp/protocol.h"
+#include "mcp/resources.h"
+#include "mcp/streamable_http.h"
 #include "mcp/text_editor.h"
 #include "mcp/tool_args.h"
 #include "mcp/tool_schemas.h"
@@ -72,6 +75,26 @@ void HandleOne(const json& message) {
     (void)mcp::Serialize(mcp::ProgressNotification(*token, 1, "running"));
   }
   CheckToolCall(in.params);
+  // 2026-07-28's envelope and the HTTP header checks, and a resource URI.
+  if (mcp::IsModernRequest(in.method, in.params)) {
+    json error;
+    if (auto request = mcp::ReadModernRequest(in.id, in.params, &error)) {
+      (void)mcp::Serialize(mcp::ModernResult(mcp::DiscoverResult(), "0"));
+    } else {
+      FUZZ_CHECK(error.contains("error"), "a refused envelope has no error response");
+    }
+    (void)mcp::CheckModernHeaders(message, [&](std::string_view name) {
+      return name == "mcp-method" ? in.method : std::string();
+    });
+  }
+  if (in.params.contains("uri") && in.params["uri"].is_string()) {
+    auto path = mcp::WorkspacePathOfUri(in.params["uri"].get<std::string>());
+    FUZZ_CHECK(!path.ok() || path->rfind("/workspace", 0) == 0, "a resource path left /workspace");
+    if (path.ok()) {
+      const std::string with_slash = *path + "/";
+      FUZZ_CHECK(with_slash.find("/../") == std::string::npos, "a resource path holds ..");
+    }
+  }
   (void)mcp::Serialize(
       mcp::MakeError(in.id, mcp::kMethodNotFound, "Method not found: " + in.method));
 }

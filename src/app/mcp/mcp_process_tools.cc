@@ -3,6 +3,7 @@
 // (SandboxManager's StartProcess ... WriteProcessStdin).
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 
 #include "app/mcp/mcp_tools.h"
 #include "base/utf8.h"
@@ -179,6 +180,26 @@ json StartBackgroundProcess(McpSession& session, const SandboxRecord& record, Ex
                    : std::string()) +
       ", stop it with " + std::string(mcp::kProcessKillTool) + ".";
   return mcp::ProcessToolResult(text, started);
+}
+
+std::optional<json> BackgroundProcessResult(McpSession& session, const std::string& proc) {
+  auto record = session.Sandbox();
+  if (!record.ok()) return std::nullopt;
+  std::string output;
+  auto logs = ReadOutput(session, *record, proc, 0, &output);
+  if (!logs.ok() || !logs->process.result) return std::nullopt;
+  const ProcessInfo& last = logs->process;
+  std::string text = ShapeModelOutput(session, *record, SanitizeUtf8(output));
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  json result =
+      mcp::ProcessToolResult(text + "[" + last.id + " " + mcp::ProcessEnding(last) + "]", last);
+  result["isError"] = last.result->reason != ExitReason::kExited || last.result->exit_code != 0;
+  return result;
+}
+
+void KillBackgroundProcess(McpSession& session, const std::string& proc) {
+  auto record = session.Sandbox();
+  if (record.ok()) (void)session.manager().SignalProcess(*record, proc, SIGKILL);
 }
 
 json RunProcessTool(McpSession& session, const SandboxRecord& record, const std::string& name,

@@ -1,14 +1,13 @@
-// McpServer: JSON-RPC dispatch, the lifecycle methods, and cancellation of running tool calls.
+// McpServer: JSON-RPC dispatch between the two eras, the legacy (2025) methods, tool calls and
+// the cancellation of running ones. The 2026-07-28 methods are in mcp_modern.cc.
 #include "app/mcp/mcp_server.h"
 
-#include <deque>
-#include <map>
-#include <mutex>
+#include <algorithm>
+#include <chrono>
 
 #include "app/cli.h"
-#include "app/mcp/mcp_session.h"
+#include "app/mcp/mcp_server_impl.h"
 #include "app/mcp/mcp_tools.h"
-#include "mcp/jsonrpc.h"
 #include "mcp/protocol.h"
 #include "mcp/tool_schemas.h"
 
@@ -23,36 +22,29 @@ namespace {
 // threads) is remembered, up to this many, so the call is cancelled as soon as it starts.
 constexpr size_t kMaxEarlyCancels = 64;
 
-struct InFlightCall {
-  ExecCancellation cancellation;
-};
+std::string FirstLine(const json& result) {
+  const json content = result.value("content", json::array());
+  if (content.empty() || !content[0].is_object()) return "";
+  std::string text = content[0].value("text", "");
+  return text.substr(0, std::min(text.find('\n'), size_t{200}));
+}
 
 }  // namespace
 
-struct McpServer::Impl {
-  explicit Impl(McpOptions options) : session(std::move(options)) {}
-
-  std::optional<json> HandleOne(const json& message,
-                                const std::function<void(const json&)>& notify);
-  json HandleRequest(const mcp::Incoming& in, const std::function<void(const json&)>& notify);
-  std::optional<json> CallTool(const mcp::Incoming& in,
-                               const std::function<void(const json&)>& notify);
-  void Cancel(const json& request_id);
-  std::shared_ptr<InFlightCall> Register(const std::string& key);
-  void Unregister(const std::string& key);
-
-  McpSession session;
-  std::mutex mutex;  // guards the three below
-  std::map<std::string, std::shared_ptr<InFlightCall>> in_flight;
-  std::deque<std::string> early_cancels;
-  bool ending = false;  // CancelAll ran: every call is cancelled as it starts
-};
+json AnswerResponse(const json& id, McpAnswer answer, bool modern) {
+  if (answer.error) {
+    json response = mcp::MakeError(id, (*answer.error)["code"], (*answer.error)["message"]);
+    if (answer.error->contains("data")) response["error"]["data"] = (*answer.error)["data"];
+    return response;
+  }
+  if (modern) answer.result = mcp::ModernResult(std::move(answer.result), kAgentboxVersion);
+  return mcp::MakeResult(id, std::move(answer.result));
+}
 
 McpServer::McpServer(McpOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
 McpServer::~McpServer() = default;
 
-std::optional<json> McpServer::Handle(const json& message,
-                                      const std::function<void(const json&)>& notify) {
+std::optional<json> McpServer::Handle(const json& message, const McpNotify& notify) {
   // Nothing a client sends may take the server down: any exception becomes an internal error.
   try {
     if (!message.is_array()) return impl_->HandleOne(message, notify);
@@ -71,13 +63,19 @@ std::optional<json> McpServer::Handle(const json& message,
 }
 
 void McpServer::CancelAll() {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  impl_->ending = true;
-  for (auto& [key, call] : impl_->in_flight) call->cancellation.Cancel();
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->ending = true;
+    for (auto& [key, call] : impl_->in_flight) call->cancellation.Cancel();
+  }
+  impl_->tasks.CancelAll();
 }
 
-std::optional<json> McpServer::Impl::HandleOne(const json& message,
-                                               const std::function<void(const json&)>& notify) {
+std::string McpServer::sandbox_id() const { return impl_->session.sandbox_id(); }
+
+bool McpServer::has_running_task() const { return impl_->tasks.HasRunningCommand(); }
+
+std::optional<json> McpServer::Impl::HandleOne(const json& message, const McpNotify& notify) {
   mcp::Incoming in = mcp::Classify(message);
   switch (in.kind) {
     case mcp::MessageKind::kInvalid:
@@ -92,12 +90,26 @@ std::optional<json> McpServer::Impl::HandleOne(const json& message,
     case mcp::MessageKind::kRequest:
       break;
   }
-  if (in.method == "tools/call") return CallTool(in, notify);
-  return HandleRequest(in, notify);
+  // The era is the request's own: a dual-era server serves both on one stdio process or
+  // endpoint, per-request _meta making a modern request (where even `initialize` is an unknown
+  // method), anything else belonging to the legacy session an `initialize` opened.
+  if (mcp::IsModernRequest(in.method, in.params)) {
+    return HandleModern(in, notify);
+  }
+  if (in.method == "tools/call") {
+    McpRequestScope scope;
+    scope.notify = notify ? &notify : nullptr;
+    scope.progress_token = mcp::ProgressToken(in.params);
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      scope.min_log_rank = legacy_log_rank;
+    }
+    return CallToolLegacy(in, scope);
+  }
+  return HandleLegacy(in, notify);
 }
 
-json McpServer::Impl::HandleRequest(const mcp::Incoming& in,
-                                    const std::function<void(const json&)>& /*notify*/) {
+json McpServer::Impl::HandleLegacy(const mcp::Incoming& in, const McpNotify& /*notify*/) {
   if (in.method == "initialize") {
     return mcp::MakeResult(in.id, mcp::InitializeResult(in.params, kAgentboxVersion));
   }
@@ -105,11 +117,30 @@ json McpServer::Impl::HandleRequest(const mcp::Incoming& in,
   if (in.method == "tools/list") {
     return mcp::MakeResult(in.id, {{"tools", mcp::ToolDefinitions()}});
   }
+  if (in.method == "logging/setLevel") {
+    const json level = in.params.value("level", json());
+    auto rank = level.is_string() ? mcp::LogLevelRank(level.get<std::string>()) : std::nullopt;
+    if (!rank) {
+      return mcp::MakeError(in.id, mcp::kInvalidParams,
+                            "Invalid params: `level` must be a log level such as \"info\"");
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    legacy_log_rank = rank;
+    return mcp::MakeResult(in.id, json::object());
+  }
+  if (in.method == "resources/list") {
+    return AnswerResponse(in.id, ListResources(session, in.params, false), false);
+  }
+  if (in.method == "resources/templates/list") {
+    return AnswerResponse(in.id, ListResourceTemplates(in.params, false), false);
+  }
+  if (in.method == "resources/read") {
+    return AnswerResponse(in.id, ReadResource(session, in.params, false), false);
+  }
   return mcp::MakeError(in.id, mcp::kMethodNotFound, "Method not found: " + in.method);
 }
 
-std::optional<json> McpServer::Impl::CallTool(const mcp::Incoming& in,
-                                              const std::function<void(const json&)>& notify) {
+std::optional<json> McpServer::Impl::CheckToolName(const mcp::Incoming& in) {
   auto name = in.params.find("name");
   if (name == in.params.end() || !name->is_string()) {
     return mcp::MakeError(in.id, mcp::kInvalidParams, "Invalid params: `name` must be a string");
@@ -117,29 +148,56 @@ std::optional<json> McpServer::Impl::CallTool(const mcp::Incoming& in,
   if (!mcp::IsKnownTool(name->get<std::string>())) {
     return mcp::MakeError(in.id, mcp::kInvalidParams, "Unknown tool: " + name->get<std::string>());
   }
-  const json arguments = in.params.contains("arguments") ? in.params["arguments"] : json(nullptr);
+  return std::nullopt;
+}
+
+std::optional<json> McpServer::Impl::CallToolLegacy(const mcp::Incoming& in,
+                                                    McpRequestScope& scope) {
+  if (auto bad = CheckToolName(in)) return bad;
   const std::string key = mcp::IdKey(in.id);
   std::shared_ptr<InFlightCall> call = Register(key);
-  ToolCallContext context;
-  context.cancellation = &call->cancellation;
-  if (auto token = mcp::ProgressToken(in.params); token && notify) {
-    context.progress = [&notify, token = *token](double progress, const std::string& message) {
-      notify(mcp::ProgressNotification(token, progress, message));
-    };
-  }
-  json result = RunTool(session, name->get<std::string>(), arguments, context);
+  json result = RunToolNow(in.params["name"], in.params.value("arguments", json(nullptr)),
+                           &call->cancellation, scope);
   Unregister(key);
-  if (session.options().on_tool_call) {
-    session.options().on_tool_call(name->get<std::string>(), result.value("isError", false));
-  }
   // The specification: a cancelled request gets no response at all.
   if (call->cancellation.cancelled()) return std::nullopt;
   return mcp::MakeResult(in.id, std::move(result));
 }
 
-std::string McpServer::sandbox_id() const { return impl_->session.sandbox_id(); }
+json McpServer::Impl::RunToolNow(const std::string& name, const json& arguments,
+                                 ExecCancellation* cancellation, McpRequestScope& scope) {
+  ToolCallContext context;
+  context.cancellation = cancellation;
+  if (scope.notify && scope.progress_token) {
+    context.progress = [notify = scope.notify, token = *scope.progress_token](
+                           double progress, const std::string& message) {
+      (*notify)(mcp::ProgressNotification(token, progress, message));
+    };
+  }
+  const bool had_sandbox = !session.sandbox_id().empty();
+  const auto start = std::chrono::steady_clock::now();
+  json result = RunTool(session, name, arguments, context);
+  if (!had_sandbox && !session.sandbox_id().empty()) {
+    Log(scope, "info", "created sandbox " + session.sandbox_id() + " for this session");
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  Log(scope, "debug",
+      name + " answered in " + std::to_string(static_cast<int>(seconds * 1000)) + " ms");
+  if (result.value("isError", false)) Log(scope, "warning", name + ": " + FirstLine(result));
+  if (session.options().on_tool_call) {
+    session.options().on_tool_call(name, result.value("isError", false));
+  }
+  return result;
+}
 
-std::shared_ptr<InFlightCall> McpServer::Impl::Register(const std::string& key) {
+void McpServer::Impl::Log(McpRequestScope& scope, const char* level, const std::string& text) {
+  if (!scope.notify || !scope.min_log_rank) return;
+  if (mcp::LogLevelRank(level).value_or(0) < *scope.min_log_rank) return;
+  (*scope.notify)(mcp::LogNotification(level, text));
+}
+
+std::shared_ptr<McpServer::Impl::InFlightCall> McpServer::Impl::Register(const std::string& key) {
   auto call = std::make_shared<InFlightCall>();
   std::lock_guard<std::mutex> lock(mutex);
   in_flight[key] = call;

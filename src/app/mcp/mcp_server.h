@@ -58,6 +58,10 @@ class McpServer {
   // notifications/cancelled would, and every one that starts from now on. Thread-safe.
   void CancelAll();
 
+  // True while a tool call that became a task still runs its command: the session is in use
+  // though no request is in flight. Thread-safe.
+  bool has_running_task() const;
+
   // The session's sandbox once a tool call has made or found it; "" before. Thread-safe.
   std::string sandbox_id() const;
 

@@ -46,8 +46,8 @@ class LineWriter {
   bool broken_ = false;
 };
 
-// The tools/call requests running on worker threads, so the end of the session can cancel and
-// wait for them.
+// The requests running on worker threads, so the end of the session can cancel and wait for
+// them.
 class Workers {
  public:
   void Start(McpServer& server, LineWriter& out, json message) {
@@ -87,9 +87,13 @@ class Workers {
   std::map<std::string, json> running_;
 };
 
-bool IsToolCall(const json& message) {
-  return message.is_object() && message.contains("id") && message.contains("method") &&
-         message["method"] == "tools/call";
+// Requests that may wait on the sandbox (a command, the agent, a sandbox to make) run on a
+// worker thread, so that the reader goes on reading: notifications/cancelled must get through.
+bool RunsOnWorker(const json& message) {
+  if (!message.is_object() || !message.contains("id") || !message.contains("method")) return false;
+  const json& method = message["method"];
+  return method == "tools/call" || method == "resources/list" || method == "resources/read" ||
+         method == "tasks/get" || method == "tasks/update" || method == "tasks/cancel";
 }
 
 void HandleLine(std::string_view line, McpServer& server, LineWriter& out, Workers& workers) {
@@ -97,7 +101,7 @@ void HandleLine(std::string_view line, McpServer& server, LineWriter& out, Worke
   bool ok = false;
   json message = mcp::ParseJsonOrError(line, &ok);
   if (!ok) return out.Write(message);
-  if (IsToolCall(message)) return workers.Start(server, out, std::move(message));
+  if (RunsOnWorker(message)) return workers.Start(server, out, std::move(message));
   auto notify = [&out](const json& n) { out.Write(n); };
   if (auto response = server.Handle(message, notify)) out.Write(*response);
 }

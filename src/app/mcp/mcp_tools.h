@@ -43,6 +43,13 @@ nlohmann::json StartBackgroundProcess(McpSession& session, const SandboxRecord& 
                                       const std::optional<std::string>& stdin_data,
                                       bool interactive, ToolCallContext& context);
 
+// A task's view of background process `proc` of the session's sandbox (mcp_tasks.h): nullopt
+// while it runs (or cannot be asked), then a CallToolResult of its whole kept output, shaped as
+// process_output's, and a line for how it ended; isError unless it exited with 0.
+std::optional<nlohmann::json> BackgroundProcessResult(McpSession& session, const std::string& proc);
+// Ends background process `proc` with KILL (its whole process tree), as tasks/cancel asks.
+void KillBackgroundProcess(McpSession& session, const std::string& proc);
+
 // An output as the model gets it: at most the session's bash_output_chars characters, its
 // middle cut when longer and the whole kept in a file under /workspace/.agentbox/bash-output.
 std::string ShapeModelOutput(McpSession& session, const SandboxRecord& record, std::string output);

@@ -1,8 +1,10 @@
 // POST/GET/DELETE /mcp: the MCP Streamable HTTP transport over McpServer (app/mcp/mcp_server.h).
 //
-// A session starts with an "initialize" request without an Mcp-Session-Id header; the answer
-// carries the new id, which every later request of the session sends. One session is one
-// McpServer (and at most one sandbox of its own); DELETE ends it.
+// Two eras on one endpoint. 2025 revisions: a session starts with an "initialize" request
+// without an Mcp-Session-Id header; the answer carries the new id, which every later request of
+// the session sends. One session is one McpServer (and at most one sandbox of its own); DELETE
+// ends it. 2026-07-28: no session; each request carries its version in _meta and in headers,
+// and is served by its tenant's stateless McpServer (mcp_sessions.h).
 //
 // A POST holding a request gets, when its Accept names text/event-stream, an SSE stream: each
 // notification the server sends while handling it (progress), then its response, then the end
@@ -13,6 +15,7 @@
 // POSTed on another connection of the session, when its own client hangs up, or at shutdown. A
 // cancelled request then gets no response on its SSE stream, as over stdio.
 #include <optional>
+#include <string_view>
 
 #include "app/server/mcp_sessions.h"
 #include "app/server/sandbox_creator.h"
@@ -21,6 +24,8 @@
 #include "app/server/tenant_quota.h"
 #include "http/http_status.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/modern_request.h"
+#include "mcp/protocol.h"
 #include "mcp/streamable_http.h"
 
 namespace agentbox {
@@ -37,38 +42,45 @@ constexpr int kRequestCancelled = -32800;
 // How long a tool call's SSE stream may stay silent before it gets a keep-alive comment.
 constexpr int kKeepAliveMs = 15000;
 
-// The session a POST belongs to; its initialize makes one when it names none (429 when the
-// tenant holds all the sessions it may). Its sandbox and commands count against the tenant's
-// quotas, as REST's do.
+// A new McpServer for caller: its sandbox and commands count against the tenant's quotas, as
+// REST's do; its sandbox gets the operator's defaults (within the ceilings, as a REST create's),
+// and its tool calls the operator's ceilings.
+StatusOr<std::shared_ptr<McpServer>> NewServer(ServerContext& ctx, const Caller& caller) {
+  McpOptions options{"", "", ctx.self_exe,
+                     std::make_shared<TenantQuota>(*ctx.tenants, caller, ctx.state_root)};
+  json policy = json::object();
+  AB_RETURN_IF_ERROR(ctx.config.limits.ApplyToPolicy(&policy));
+  options.create_sandbox = [exe = ctx.self_exe, root = ctx.state_root, policy] {
+    return CreateSandboxInHelper(exe, root, policy, "");
+  };
+  options.max_timeout_seconds = ctx.config.limits.Get("timeout").max;
+  options.max_output_limit = static_cast<uint64_t>(ctx.config.limits.Get("output_limit").max);
+  options.bash_output_chars = static_cast<size_t>(ctx.config.mcp_bash_output_chars);
+  // Counted as REST's are: each tool call, and each command one ran as an exec.
+  options.on_tool_call = [metrics = &ctx.metrics, tenant = caller.tenant](const std::string& tool,
+                                                                          bool is_error) {
+    metrics->RecordMcpToolCall(tenant, tool, is_error);
+  };
+  options.on_command = [metrics = &ctx.metrics, tenant = caller.tenant](const std::string&,
+                                                                        const ExecResult& result) {
+    metrics->RecordExec(tenant, ExitReasonName(result.reason), result.duration_ms / 1000);
+  };
+  return std::make_shared<McpServer>(std::move(options));
+}
+
+// The session a legacy POST belongs to; its initialize makes one when it names none (429 when
+// the tenant holds all the sessions it may).
 StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex,
                                                 bool is_initialize, std::string* session_id) {
   *session_id = ex.request.Header("mcp-session-id");
   if (session_id->empty()) {
     if (!is_initialize) {
-      return InvalidArgument("no Mcp-Session-Id: the first message must be an initialize request");
+      return InvalidArgument(
+          "no Mcp-Session-Id: the first message must be an initialize request (2025 revisions), "
+          "or the request must carry _meta[\"io.modelcontextprotocol/protocolVersion\"] "
+          "(2026-07-28)");
     }
-    McpOptions options{"", "", ctx.self_exe,
-                       std::make_shared<TenantQuota>(*ctx.tenants, ex.caller, ctx.state_root)};
-    // The session's sandbox gets the operator's defaults (within the ceilings, as a REST
-    // create's), and its tool calls the operator's timeout ceiling.
-    json policy = json::object();
-    AB_RETURN_IF_ERROR(ctx.config.limits.ApplyToPolicy(&policy));
-    options.create_sandbox = [exe = ctx.self_exe, root = ctx.state_root, policy] {
-      return CreateSandboxInHelper(exe, root, policy, "");
-    };
-    options.max_timeout_seconds = ctx.config.limits.Get("timeout").max;
-    options.max_output_limit = static_cast<uint64_t>(ctx.config.limits.Get("output_limit").max);
-    options.bash_output_chars = static_cast<size_t>(ctx.config.mcp_bash_output_chars);
-    // Counted as REST's are: each tool call, and each command one ran as an exec.
-    options.on_tool_call = [metrics = &ctx.metrics, tenant = ex.caller.tenant](
-                               const std::string& tool, bool is_error) {
-      metrics->RecordMcpToolCall(tenant, tool, is_error);
-    };
-    options.on_command = [metrics = &ctx.metrics, tenant = ex.caller.tenant](
-                             const std::string&, const ExecResult& result) {
-      metrics->RecordExec(tenant, ExitReasonName(result.reason), result.duration_ms / 1000);
-    };
-    auto server = std::make_shared<McpServer>(std::move(options));
+    AB_ASSIGN_OR_RETURN(std::shared_ptr<McpServer> server, NewServer(ctx, ex.caller));
     AB_ASSIGN_OR_RETURN(*session_id, ctx.mcp->Add(ex.caller, server));
     return server;
   }
@@ -119,10 +131,13 @@ json CancelledAnswer(const json& message) {
   return mcp::MakeError(id, kRequestCancelled, "Request cancelled");
 }
 
-// Answers a POST that holds at least one request.
+// Answers a POST that holds at least one request. A tool call's answer is streamed when the
+// client accepts it; any other request is answered as one JSON object, whose HTTP status is
+// 200 (2025 revisions) or, for a 2026-07-28 request, the one its JSON-RPC error calls for.
 void AnswerRequests(ServerContext& ctx, Exchange& ex, const std::shared_ptr<McpServer>& server,
                     const json& message, const mcp::PostedMessages& posted, HeaderList headers) {
-  const bool stream = mcp::AcceptsEventStream(ex.request.Header("accept"));
+  const bool stream = mcp::AcceptsEventStream(ex.request.Header("accept")) &&
+                      (!posted.is_modern || !posted.tool_call_ids.empty());
   SharedStream sse(ex);
   // A tool call must end when nobody waits for it any more, as a REST exec does; and its stream,
   // silent while the command is, gets a comment now and then so that clients and proxies do not
@@ -138,16 +153,52 @@ void AnswerRequests(ServerContext& ctx, Exchange& ex, const std::shared_ptr<McpS
           Unavailable("the server is out of file descriptors or threads; retry later"));
     }
   }
-  if (stream && !sse.Begin(200, "text/event-stream", std::move(headers))) return;
+  // X-Accel-Buffering: no keeps a proxy (nginx) from holding the events back.
+  headers.push_back({"X-Accel-Buffering", "no"});
+  if (stream && !sse.Begin(200, "text/event-stream", headers)) return;
   auto send = [&sse](const json& out) { sse.Send(mcp::SseMessageEvent(out)); };
   std::optional<json> answer =
       server->Handle(message, stream ? std::function<void(const json&)>(send) : nullptr);
   watch.reset();  // the calls are over: a hangup from now on has nothing to cancel
-  if (!stream) return ex.ReplyJson(200, answer ? *answer : CancelledAnswer(message), headers);
+  if (!stream) {
+    const json body = answer ? *answer : CancelledAnswer(message);
+    return ex.ReplyJson(posted.is_modern ? mcp::ModernHttpStatus(body) : 200, body, headers);
+  }
   if (answer) {
     for (const json& out : mcp::AnswerMessages(*answer)) sse.Send(mcp::SseMessageEvent(out));
   }
   sse.End();
+}
+
+// A 2026-07-28 request: no session. Its headers must mirror its body, its envelope must name a
+// version we speak (both 400 otherwise, before anything runs); it is served by its tenant's
+// stateless server, and an Mcp-Session-Id it carries is ignored, as the revision says.
+void HandleModernPost(ServerContext& ctx, Exchange& ex, const json& message,
+                      const mcp::PostedMessages& posted) {
+  // In the order 2026-07-28's checks expect: a whole envelope (-32602), headers that mirror it
+  // (-32020), a version we speak (-32022); each 400, before anything runs.
+  const json params = message.value("params", json::object());
+  if (auto invalid = mcp::ModernEnvelopeError(message["id"], params)) {
+    return ex.ReplyJson(400, *invalid);
+  }
+  auto header = [&ex](std::string_view name) { return ex.request.Header(std::string(name)); };
+  if (auto mismatch = mcp::CheckModernHeaders(message, header)) {
+    return ex.ReplyJson(400, *mismatch);
+  }
+  json error;
+  if (!mcp::ReadModernRequest(message["id"], params, &error)) return ex.ReplyJson(400, error);
+  auto server = ctx.mcp->Stateless(ex.caller, [&] { return NewServer(ctx, ex.caller); });
+  if (!server.ok()) return ex.ReplyError(server.status());
+  const std::string key = McpSessions::StatelessKey(ex.caller.tenant);
+  struct Touch {
+    McpSessions& sessions;
+    const std::string& id;
+    ~Touch() { sessions.Release(id); }
+  } touch{*ctx.mcp, key};
+  mcp::PostedMessages modern = posted;
+  modern.is_modern = true;  // also when only its header said so
+  AnswerRequests(ctx, ex, *server, message, modern, {});
+  if (std::string id = (*server)->sandbox_id(); !id.empty()) ex.audit["sandbox"] = id;
 }
 
 }  // namespace
@@ -160,6 +211,20 @@ void HandleMcpPost(ServerContext& ctx, Exchange& ex) {
   if (!parsed) return ex.ReplyJson(400, message);
   const mcp::PostedMessages posted = mcp::InspectPosted(message);
   ex.audit = AuditOf(message);
+  // A 2026-07-28 request: _meta says so, or (a request without it, outside any session) its
+  // MCP-Protocol-Version header names no 2025 revision, and its envelope is then refused.
+  const std::string version_header = ex.request.Header("mcp-protocol-version");
+  if (posted.is_modern ||
+      (message.is_object() && posted.has_request && ex.request.Header("mcp-session-id").empty() &&
+       !version_header.empty() && !mcp::IsLegacyProtocolVersion(version_header))) {
+    return HandleModernPost(ctx, ex, message, posted);
+  }
+  // 2026-07-28 defines no notification a client POSTs (closing a stream cancels its call); one
+  // sent anyway, outside any 2025 session, is accepted and dropped, as the transport allows.
+  if (!posted.has_request && ex.request.Header("mcp-session-id").empty() &&
+      mcp::IsModernProtocolVersion(version_header)) {
+    return ex.Reply(202, "", "");
+  }
   if (!posted.is_initialize) {
     Status version = mcp::CheckProtocolVersionHeader(ex.request.Header("mcp-protocol-version"));
     if (!version.ok()) return ex.ReplyError(version);

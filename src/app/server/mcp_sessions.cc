@@ -1,23 +1,16 @@
 #include "app/server/mcp_sessions.h"
 
-#include <sys/random.h>
-
 #include <algorithm>
-#include <cstdlib>
+
+#include "sys/random_id.h"
 
 namespace agentbox {
 namespace {
 
-std::string RandomSessionId() {
-  unsigned char bytes[16] = {};
-  // getrandom of 16 bytes does not fail once the pool is initialized (long before a server).
-  if (::getrandom(bytes, sizeof(bytes), 0) != sizeof(bytes)) std::abort();
-  std::string id;
-  for (unsigned char b : bytes) {
-    id += "0123456789abcdef"[b >> 4];
-    id += "0123456789abcdef"[b & 15];
-  }
-  return id;
+// Serving a request, or running a command that became a task: never idle. Get hands out copies
+// under the lock, so a count of 1 read under it means that no request holds the session now.
+bool Busy(const std::shared_ptr<McpServer>& server) {
+  return server.use_count() > 1 || server->has_running_task();
 }
 
 }  // namespace
@@ -26,15 +19,13 @@ std::vector<mcp::SessionUse> McpSessions::UsesLocked(const std::string& tenant) 
   std::vector<mcp::SessionUse> uses;
   for (const auto& [id, session] : sessions_) {
     if (session.tenant != tenant) continue;
-    // Get hands out copies under the lock, so a count of 1 read under it means that no
-    // request holds the session now.
-    uses.push_back({id, session.server.use_count() > 1, session.last_use});
+    uses.push_back({id, Busy(session.server), session.last_use});
   }
   return uses;
 }
 
 StatusOr<std::string> McpSessions::Add(const Caller& caller, std::shared_ptr<McpServer> server) {
-  std::string id = RandomSessionId();
+  std::string id = RandomHexId();
   std::shared_ptr<McpServer> evicted;  // ended outside the lock: it may remove a sandbox
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -55,7 +46,20 @@ StatusOr<std::string> McpSessions::Add(const Caller& caller, std::shared_ptr<Mcp
 std::shared_ptr<McpServer> McpSessions::Get(const std::string& id, const std::string& tenant) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = sessions_.find(id);
-  if (it == sessions_.end() || it->second.tenant != tenant) return nullptr;
+  if (it == sessions_.end() || it->second.tenant != tenant || it->second.stateless) return nullptr;
+  it->second.last_use = mcp::SessionClock::now();
+  return it->second.server;
+}
+
+StatusOr<std::shared_ptr<McpServer>> McpSessions::Stateless(const Caller& caller,
+                                                            const MakeServer& make) {
+  const std::string key = StatelessKey(caller.tenant);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sessions_.find(key);
+  if (it == sessions_.end()) {
+    AB_ASSIGN_OR_RETURN(std::shared_ptr<McpServer> server, make());
+    it = sessions_.emplace(key, Session{caller.tenant, std::move(server), {}, true}).first;
+  }
   it->second.last_use = mcp::SessionClock::now();
   return it->second.server;
 }
@@ -71,7 +75,7 @@ bool McpSessions::Remove(const std::string& id, const std::string& tenant) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = sessions_.find(id);
-    if (it == sessions_.end() || it->second.tenant != tenant) return false;
+    if (it == sessions_.end() || it->second.tenant != tenant || it->second.stateless) return false;
     doomed = std::move(it->second.server);
     sessions_.erase(it);
   }
@@ -85,7 +89,7 @@ size_t McpSessions::EndIdle() {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<mcp::SessionUse> uses;
     for (const auto& [id, session] : sessions_) {
-      uses.push_back({id, session.server.use_count() > 1, session.last_use});
+      uses.push_back({id, Busy(session.server), session.last_use});
     }
     for (const std::string& id : mcp::IdleSessions(uses, mcp::SessionClock::now(), stale_after_)) {
       auto it = sessions_.find(id);

@@ -1,9 +1,14 @@
-// The MCP sessions of `agentbox serve`: one McpServer per Mcp-Session-Id, each owned by the
-// tenant that made it (another tenant's id is as unknown as a made-up one). A tenant holds at
-// most as many sessions as its max_sandboxes allows (mcp/session_cap.h).
+// The MCP sessions of `agentbox serve`: one McpServer per Mcp-Session-Id (2025 revisions), each
+// owned by the tenant that made it (another tenant's id is as unknown as a made-up one), and one
+// stateless McpServer per tenant for 2026-07-28 requests, which carry no session: there, the
+// server's state (its sandbox, tasks, output cursors) is keyed by the authorization context, as
+// the revision's cacheScope "private" is. A tenant holds at most as many sessions as its
+// max_sandboxes allows (mcp/session_cap.h); its stateless server counts as one of them but is
+// never refused (its sandbox is, by the quota, on its first tool call). Idle ones are ended alike.
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +37,12 @@ class McpSessions {
   // The session, or nullptr when unknown or another tenant's. The caller's reference keeps it
   // alive through a request even if it is removed meanwhile; Release marks the request's end.
   std::shared_ptr<McpServer> Get(const std::string& id, const std::string& tenant);
+  // The stateless server of caller's tenant, made with `make` when it has none (or its last one
+  // was ended as idle). Release(StatelessKey(tenant)) marks the request's end.
+  // A failure of `make` is returned and nothing is stored.
+  using MakeServer = std::function<StatusOr<std::shared_ptr<McpServer>>()>;
+  StatusOr<std::shared_ptr<McpServer>> Stateless(const Caller& caller, const MakeServer& make);
+  static std::string StatelessKey(const std::string& tenant) { return "stateless:" + tenant; }
   void Release(const std::string& id);
   // Ends a session: its tool calls in flight are cancelled (their process trees killed), and
   // its sandbox is removed once the last request using it has finished (here, when none does).
@@ -49,6 +60,7 @@ class McpSessions {
     std::string tenant;
     std::shared_ptr<McpServer> server;
     mcp::SessionClock::time_point last_use;
+    bool stateless = false;  // a tenant's 2026-07-28 server: never found by Get
   };
   std::vector<mcp::SessionUse> UsesLocked(const std::string& tenant) const;
 

@@ -107,3 +107,114 @@ export function hostProcesses(args) {
 }
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// --- The 2026-07-28 revision (stateless): the official SDK v2 client, and raw requests. ---
+
+export const MODERN = '2026-07-28';
+
+// A client of the SDK v2 (@modelcontextprotocol/client) pinned to 2026-07-28: it probes with
+// server/discover and then sends every request with the per-request _meta envelope.
+export async function connectModern(target) {
+  const v2 = await import('@modelcontextprotocol/client');
+  let transport;
+  if (target instanceof URL) {
+    transport = new v2.StreamableHTTPClientTransport(target);
+  } else {
+    const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+    transport = new StdioClientTransport({
+      command: AGENTBOX, args: ['mcp', ...(target.args ?? [])],
+      env: { ...process.env, AGENTBOX_STATE_DIR: target.stateDir }, stderr: 'inherit',
+    });
+  }
+  const client = new v2.Client({ name: 'agentbox-e2e-v2', version: '1.0.0' },
+    { versionNegotiation: { mode: { pin: MODERN } } });
+  await client.connect(transport);
+  return { client, transport, v2 };
+}
+
+// The _meta a 2026-07-28 request carries; `extra` adds to it (a logLevel, a progressToken).
+export function modernMeta({ tasks = false, ...extra } = {}) {
+  return {
+    'io.modelcontextprotocol/protocolVersion': MODERN,
+    'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities':
+      tasks ? { extensions: { 'io.modelcontextprotocol/tasks': {} } } : {},
+    ...extra,
+  };
+}
+
+let rawId = 1000;
+
+// One 2026-07-28 request POSTed as a conforming client sends it (headers mirroring the body);
+// `headers` overrides them. Resolves to { status, body } (body: the JSON-RPC message, the last
+// one of an SSE answer) and `messages` (every message of the answer).
+export async function postModern(url, method, params = {}, { headers = {}, meta = {} } = {}) {
+  const body = { jsonrpc: '2.0', id: rawId++, method, params: { ...params, _meta: modernMeta(meta) } };
+  const name = params.name ?? params.uri ?? params.taskId;
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json', accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': MODERN, 'mcp-method': method,
+      ...(name !== undefined ? { 'mcp-name': name } : {}), ...headers,
+    },
+    body: JSON.stringify(body),
+  });
+  const type = response.headers.get('content-type') ?? '';
+  const textBody = await response.text();
+  let messages = [];
+  if (type.startsWith('text/event-stream')) {
+    messages = textBody.split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+  } else if (textBody) {
+    messages = [JSON.parse(textBody)];
+  }
+  return { status: response.status, headers: response.headers, messages, body: messages.at(-1) };
+}
+
+// `agentbox mcp` over its stdin/stdout as raw JSON lines, for what no SDK sends: both eras on
+// one process, log levels. send() resolves to the response of a request and collects the
+// notifications that came before it.
+export function rawStdio(stateDir, extraArgs = []) {
+  const child = spawn(AGENTBOX, ['mcp', ...extraArgs], {
+    env: { ...process.env, AGENTBOX_STATE_DIR: stateDir }, stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const waiting = new Map();
+  const notifications = [];
+  let buffer = '';
+  child.stdout.on('data', (data) => {
+    buffer += data;
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+      const message = JSON.parse(buffer.slice(0, nl));
+      buffer = buffer.slice(nl + 1);
+      if (message.id !== undefined && waiting.has(message.id)) {
+        waiting.get(message.id)(message);
+        waiting.delete(message.id);
+      } else {
+        notifications.push(message);
+      }
+    }
+  });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  return {
+    notifications,
+    send(method, params = {}) {
+      const id = rawId++;
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+      return new Promise((resolve) => waiting.set(id, resolve));
+    },
+    notify(method, params = {}) {
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
+    },
+    close() { child.stdin.end(); return exited; },
+  };
+}
+
+// Polls tasks/get (through `get`, which resolves to the task) until the task leaves "working".
+export async function settle(get, ms = 60000) {
+  const start = Date.now();
+  for (;;) {
+    const task = await get();
+    if (task.status !== 'working' || Date.now() - start > ms) return task;
+    await sleep(Math.min(task.pollIntervalMs ?? 500, 500));
+  }
+}

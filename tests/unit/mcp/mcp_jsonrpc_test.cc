@@ -88,13 +88,17 @@ TEST(McpProtocolTest, NegotiatesKnownVersionsElseLatest) {
   }
   EXPECT_EQ(NegotiateProtocolVersion({{"protocolVersion", "2024-11-05"}}), "2025-11-25");
   EXPECT_EQ(NegotiateProtocolVersion({{"protocolVersion", 3}}), "2025-11-25");
+  // initialize never negotiates the stateless revision: it has no handshake.
+  EXPECT_EQ(NegotiateProtocolVersion({{"protocolVersion", "2026-07-28"}}), "2025-11-25");
   EXPECT_EQ(NegotiateProtocolVersion(json::object()), "2025-11-25");
 }
 
 TEST(McpProtocolTest, InitializeResult) {
   json r = InitializeResult({{"protocolVersion", "2025-06-18"}}, "1.2.3");
   EXPECT_EQ(r["protocolVersion"], "2025-06-18");
-  EXPECT_EQ(r["capabilities"], json({{"tools", json::object()}}));
+  EXPECT_EQ(r["capabilities"], json({{"tools", json::object()},
+                                     {"resources", json::object()},
+                                     {"logging", json::object()}}));
   EXPECT_EQ(r["serverInfo"]["name"], "agentbox");
   EXPECT_EQ(r["serverInfo"]["version"], "1.2.3");
 }

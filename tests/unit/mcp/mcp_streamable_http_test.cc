@@ -48,6 +48,10 @@ TEST(McpStreamableHttpTest, ProtocolVersionHeader) {
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << v;
     EXPECT_NE(s.message().find("2025-11-25"), std::string::npos) << s.message();
   }
+  // A 2026-07-28 header on a request whose body does not say so: the body must carry _meta.
+  Status modern = CheckProtocolVersionHeader("2026-07-28");
+  EXPECT_EQ(modern.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(modern.message().find("_meta"), std::string::npos) << modern.message();
 }
 
 TEST(McpStreamableHttpTest, InspectPostedSingleMessages) {
