@@ -29,7 +29,7 @@ constexpr Subcommand kSubcommands[] = {
     {"gc", &GcSubcommand, "remove what dead sandboxes and crashes left behind"},
     {"mcp", &McpSubcommand, "serve MCP (Model Context Protocol) on stdin/stdout"},
     {"serve", &ServeSubcommand, "serve the HTTP JSON API (and MCP at /mcp)"},
-    {"image", &ImageSubcommand, "make a docker backend image from a rootfs (image import)"},
+    {"image", &ImageSubcommand, "the image store: pull, load, ls, inspect, rm, prune; import (docker)"},
     {"pool", &PoolSubcommand, "keep started docker sandboxes warm for fast create"},
     {"doctor", &DoctorSubcommand, "check that this host can give every isolation layer"},
     {"version", &VersionSubcommand, "print the version"},
