@@ -4,6 +4,7 @@
 
 # reg AUTH: the registry's variables (REGISTRY, DOCKER_CONFIG, ...) for none|basic|token.
 reg() {
+  [[ -f $FIX/reg-$1 ]] || skip "no registry: docker-registry is not installed (scripts/install-deps.sh test)"
   # shellcheck source=/dev/null
   . "$FIX/reg-$1"
   export DOCKER_CONFIG

@@ -17,10 +17,6 @@ WRITER="$PY $HERE/oci_writer.py"
 
 # Made once: the busybox rootfs, its layer and archives, three registries with the image pushed.
 harness_suite_setup() {
-  if ! command -v docker-registry >/dev/null; then
-    H_GLOBAL_SKIP="docker-registry is not installed (scripts/install-deps.sh test)"
-    return 0
-  fi
   export FIX=$GUARD_DIR/fixtures
   mkdir -p "$FIX"
   bash "$SRC/scripts/build-test-rootfs.sh" "$FIX/rootfs" >/dev/null || return 1
@@ -32,6 +28,8 @@ harness_suite_setup() {
   $WRITER image "${img[@]}" --docker-save "$FIX/bb-save.tar" --tag bb:save "$FIX/bb.tgz" "$FIX/extra.tgz" || return 1
   mkdir -p "$FIX/bb-oci"
   $WRITER image "${img[@]}" --oci "$FIX/bb-oci" --tag bb:oci --index "$FIX/bb.tgz" || return 1
+  # Without docker-registry the registry cases skip (a failure under CI=true), the rest run.
+  command -v docker-registry >/dev/null || return 0
   local auth
   for auth in none basic token; do
     "$SRC/scripts/test-registry.sh" start --state "$FIX/reg-$auth" --auth "$auth" --dir "$FIX/reg-$auth.d" || return 1
