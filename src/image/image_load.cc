@@ -97,13 +97,18 @@ StatusOr<std::vector<ImageRecord>> LoadOciLayout(const ImageStore& store, int di
   auto j = ParseJsonWithLimits(text);
   std::vector<ImageRecord> out;
   for (size_t i = 0; i < entries.size(); ++i) {
+    // docker's and containerd's full name first; OCI's ref.name is often a bare tag
+    // ("latest"), which names nothing without its repository, so only a full one is taken.
     std::vector<std::string> names;
-    const Json& annotations = (*j)["manifests"][i].value("annotations", Json::object());
-    for (const char* key : {"io.containerd.image.name", "org.opencontainers.image.ref.name"}) {
-      if (annotations.contains(key) && annotations[key].is_string()) {
-        names.push_back(annotations[key].get<std::string>());
-      }
-    }
+    auto annotation = [&](const char* key) -> std::string {
+      const Json& a = (*j)["manifests"][i]["annotations"];
+      if (!a.is_object() || !a.contains(key) || !a[key].is_string()) return "";
+      return a[key].get<std::string>();
+    };
+    std::string full = annotation("io.containerd.image.name");
+    std::string ref_name = annotation("org.opencontainers.image.ref.name");
+    if (full.empty() && ref_name.find_first_of("/:") != std::string::npos) full = ref_name;
+    if (!full.empty()) names.push_back(full);
     if (!req.tag.empty()) names = {req.tag};
     AB_ASSIGN_OR_RETURN(ImageRecord r,
                         ImportOciManifest(store, dir, entries[i], NamesFor(names), req));
@@ -136,8 +141,15 @@ StatusOr<std::vector<ImageRecord>> LoadDockerSave(const ImageStore& store, int d
     if (base.ends_with(".json")) base.resize(base.size() - 5);
     ir.config_digest = "sha256:" + base;
     ir.layer_count = layers.size();
-    ir.names = NamesFor(!req.tag.empty() ? std::vector<std::string>{req.tag}
-                                         : entry.value("RepoTags", std::vector<std::string>{}));
+    std::vector<std::string> tags = {req.tag};
+    if (req.tag.empty()) {
+      tags.clear();
+      const Json& repo_tags = entry.contains("RepoTags") ? entry["RepoTags"] : Json::array();
+      for (const Json& t : repo_tags.is_array() ? repo_tags : Json::array()) {
+        if (t.is_string()) tags.push_back(t.get<std::string>());
+      }
+    }
+    ir.names = NamesFor(tags);
     ir.source = req.source;
     ir.limits = req.limits;
     AB_ASSIGN_OR_RETURN(ImageRecord r, ImportImage(store, ir, [&](size_t i) {

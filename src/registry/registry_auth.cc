@@ -106,8 +106,11 @@ StatusOr<std::optional<Credentials>> CredentialsFromDockerConfig(std::string_vie
       c.username = decoded->substr(0, colon);
       c.password = decoded->substr(colon + 1);
     } else {
-      c.username = e.value("username", "");
-      c.password = e.value("password", "");
+      auto text = [&](const char* key) {
+        return e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : "";
+      };
+      c.username = text("username");
+      c.password = text("password");
     }
     if (c.username.empty()) continue;
     return std::optional<Credentials>(c);

@@ -77,7 +77,11 @@ Status RegistryClient::Authenticate(const FetchResponse& unauthorized) {
   }
   auto j = ParseJsonWithLimits(r.body);
   std::string token;
-  if (j.ok() && j->is_object()) token = j->value("token", j->value("access_token", ""));
+  for (const char* key : {"token", "access_token"}) {
+    if (token.empty() && j.ok() && j->is_object() && j->contains(key) && (*j)[key].is_string()) {
+      token = (*j)[key].get<std::string>();
+    }
+  }
   if (token.empty()) return Unavailable("the token service of " + domain_ + " sent no token");
   authorization_ = "Bearer " + token;
   return OkStatus();
