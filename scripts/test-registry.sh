@@ -24,7 +24,10 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$state" ] || { echo "test-registry: --state FILE is required" >&2; exit 2; }
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# Debian's python3, whose packages (bcrypt, cryptography) the test installs, before any other.
+PY=python3
+[ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # Kills pid $1 if its command line still contains $2 (a pid can be reused).
 stop_pid() {
@@ -57,15 +60,15 @@ do_start() {
   case "$auth" in
     none) ;;
     basic)
-      python3 -c 'import bcrypt,sys; print(sys.argv[1]+":"+bcrypt.hashpw(sys.argv[2].encode(), bcrypt.gensalt(5)).decode())' \
+      $PY -c 'import bcrypt,sys; print(sys.argv[1]+":"+bcrypt.hashpw(sys.argv[2].encode(), bcrypt.gensalt(5)).decode())' \
         "$user" "$password" >"$dir/htpasswd"
       auth_yaml="auth:
   htpasswd:
     realm: agentbox-test
     path: $dir/htpasswd" ;;
     token)
-      python3 "$here/tests/images/token_server.py" --cert "$dir/token.crt" --key "$dir/token.key" --write-keys
-      python3 "$here/tests/images/token_server.py" --cert "$dir/token.crt" --key "$dir/token.key" \
+      $PY "$here/tests/images/token_server.py" --cert "$dir/token.crt" --key "$dir/token.key" --write-keys
+      $PY "$here/tests/images/token_server.py" --cert "$dir/token.crt" --key "$dir/token.key" \
         --port-file "$dir/token.port" --user "$user" --password "$password" >"$dir/token.log" 2>&1 &
       token_pid=$!
       for _ in $(seq 1 100); do [ -f "$dir/token.port" ] && break; sleep 0.1; done

@@ -5,6 +5,12 @@ namespace {
 
 constexpr size_t kBlockBytes = 64 * 1024;
 
+// libarchive's message, which it leaves null for some failures (an empty input).
+std::string ArchiveError(struct archive* a, const char* otherwise) {
+  const char* msg = archive_error_string(a);
+  return msg != nullptr ? msg : otherwise;
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<TarStream>> TarStream::Open(int fd, uint64_t max_bytes) {
@@ -21,13 +27,11 @@ StatusOr<std::unique_ptr<TarStream>> TarStream::Open(int fd, uint64_t max_bytes)
   archive_read_support_format_raw(s->outer_);
   archive_read_support_format_empty(s->outer_);
   if (archive_read_open_fd(s->outer_, fd, kBlockBytes) != ARCHIVE_OK) {
-    return InvalidArgument(std::string("not a readable archive: ") +
-                           archive_error_string(s->outer_));
+    return InvalidArgument("not a readable archive: " + ArchiveError(s->outer_, "unreadable"));
   }
   struct archive_entry* raw = nullptr;
   if (archive_read_next_header(s->outer_, &raw) != ARCHIVE_OK) {
-    return InvalidArgument(std::string("not a readable archive: ") +
-                           archive_error_string(s->outer_));
+    return InvalidArgument("not a readable archive: " + ArchiveError(s->outer_, "it is empty"));
   }
   archive_read_support_format_tar(s->inner_);
   archive_read_support_format_empty(s->inner_);
@@ -49,8 +53,7 @@ la_ssize_t TarStream::ReadInner(struct archive*, void* self, const void** buffer
   la_ssize_t n = archive_read_data(s->outer_, block, sizeof(block));
   if (n < 0) {
     s->outer_error_ = true;
-    const char* msg = archive_error_string(s->outer_);
-    s->outer_message_ = msg != nullptr ? msg : "decompression failed";
+    s->outer_message_ = ArchiveError(s->outer_, "decompression failed");
     return -1;
   }
   s->bytes_ += static_cast<uint64_t>(n);
@@ -69,8 +72,7 @@ Status TarStream::Error(const std::string& what) {
                              " bytes uncompressed (the layer size ceiling, --max-layer-size)");
   }
   if (outer_error_) return InvalidArgument(what + ": " + outer_message_);
-  const char* msg = archive_error_string(inner_);
-  return InvalidArgument(what + ": " + (msg != nullptr ? msg : "corrupt tar"));
+  return InvalidArgument(what + ": " + ArchiveError(inner_, "corrupt tar"));
 }
 
 StatusOr<struct archive_entry*> TarStream::Next() {

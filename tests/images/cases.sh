@@ -249,7 +249,7 @@ case_whiteouts_and_opaque_dirs() {
 }
 
 case_ownership_mapped_into_the_sandbox() {
-  $WRITER layer --entries '[{"path":"r","data":"secret","mode":384,"uid":0},{"path":"u","data":"mine","mode":384,"uid":1000}]' "$CASE_DIR/l.tgz"
+  $WRITER layer --entries '[{"path":"r","data":"secret","mode":384,"uid":0},{"path":"u","data":"mine\n","mode":384,"uid":1000}]' "$CASE_DIR/l.tgz"
   $WRITER image --docker-save "$CASE_DIR/o.tar" --tag own:1 "$FIX/bb.tgz" "$CASE_DIR/l.tgz"
   ab image load "$CASE_DIR/o.tar"
   box --image own:1 -- sh -c 'stat -c %u /r /u; cat /u; cat /r 2>/dev/null || echo denied'

@@ -74,6 +74,9 @@ class Zeros(io.RawIOBase):
     def __init__(self, n):
         self.left = n
 
+    def readable(self):
+        return True
+
     def readinto(self, b):
         n = min(len(b), self.left)
         b[:n] = bytes(n)
@@ -82,7 +85,7 @@ class Zeros(io.RawIOBase):
 
 
 def bomb(total, files, out):
-    with gzip.open(out, "wb", compresslevel=9, mtime=0) as z:
+    with gzip.GzipFile(out, "wb", compresslevel=9, mtime=0) as z:
         with tarfile.open(fileobj=z, mode="w|", format=tarfile.PAX_FORMAT) as tar:
             for i in range(files):
                 info = tarfile.TarInfo("f%d" % i)
