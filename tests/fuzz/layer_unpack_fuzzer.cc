@@ -3,6 +3,7 @@
 // is a Status; whatever it wrote stays beneath the directory (checked: nothing appears beside it).
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
