@@ -1,5 +1,6 @@
 // `agentbox image ls|inspect|rm|prune`: the native backend's image store (image/image_store.h).
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "app/backends.h"
 #include "app/cli_image.h"
@@ -43,10 +44,23 @@ Status InUse(const ImageStore& store, const ImageRecord& r, image::StoreLock& lo
   }
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return manager.status();
+  std::set<std::string> known;
   for (const SandboxStatus& s : manager->List()) {
+    known.insert(s.record.id);
     if (s.state == SandboxState::kRunning && s.record.image_id == r.id) {
       return Unavailable("image " + r.id.substr(0, 19) + " is in use by sandbox " + s.record.id +
                          " (agentbox rm it first)");
+    }
+  }
+  // A sandbox being made has its image's marker (native_backend.cc) but no record yet.
+  const std::string dir = StateRootPath() + "/sandboxes";
+  auto ids = ListDir(dir);
+  for (const std::string& id : ids.ok() ? *ids : std::vector<std::string>{}) {
+    auto marker = ReadFile(dir + "/" + id + "/image");
+    if (marker.ok() && *marker == r.id && known.count(id) == 0 &&
+        !PathExists(dir + "/" + id + "/sandbox.json")) {
+      return Unavailable("image " + r.id.substr(0, 19) + " is in use by sandbox " + id +
+                         ", being created");
     }
   }
   return OkStatus();

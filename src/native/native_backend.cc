@@ -81,6 +81,9 @@ class NativeBackend : public Backend {
       AB_ASSIGN_OR_RETURN(image, PrepareImageRoot(state_root_, record.spec.image));
       image::ApplyImageConfig(image->record.config, &record.spec);
       record.image_id = image->record.id;
+      // Before the lock goes (when Create returns, before the record is saved): `image rm`
+      // reads this too, so a sandbox still being made counts as a user of its image.
+      AB_RETURN_IF_ERROR(WriteFile(record.state_dir + "/image", record.image_id, 0600));
     }
     AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
     record.cgroup = "sb-" + record.id;
