@@ -138,19 +138,4 @@ std::string BasicAuthorization(const Credentials& c) {
   return "Basic " + Base64Encode(c.username + ":" + c.password);
 }
 
-std::string QueryEscape(std::string_view value) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char ch : value) {
-    if (std::isalnum(ch) || ch == '-' || ch == '_' || ch == '.' || ch == '~') {
-      out.push_back(static_cast<char>(ch));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[ch >> 4]);
-      out.push_back(kHex[ch & 15]);
-    }
-  }
-  return out;
-}
-
 }  // namespace agentbox::registry

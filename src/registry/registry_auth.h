@@ -41,7 +41,4 @@ StatusOr<std::optional<Credentials>> LoadCredentials(std::string_view domain);
 // "Basic <base64(user:password)>".
 std::string BasicAuthorization(const Credentials& c);
 
-// Percent-encodes a URL query value.
-std::string QueryEscape(std::string_view value);
-
 }  // namespace agentbox::registry

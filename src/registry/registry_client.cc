@@ -1,5 +1,6 @@
 #include "registry/registry_client.h"
 
+#include <curl/curl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,6 +12,14 @@ namespace agentbox::registry {
 namespace {
 
 std::string Scheme(const std::string& url) { return url.substr(0, url.find("://")); }
+
+// A URL query value, percent-encoded by libcurl.
+std::string QueryEscape(const std::string& value) {
+  char* escaped = curl_easy_escape(nullptr, value.c_str(), static_cast<int>(value.size()));
+  std::string out = escaped != nullptr ? escaped : "";
+  curl_free(escaped);
+  return out;
+}
 
 }  // namespace
 

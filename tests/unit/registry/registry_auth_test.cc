@@ -39,9 +39,5 @@ TEST(RegistryAuth, DockerConfigCredentials) {
   EXPECT_FALSE(CredentialsFromDockerConfig(R"({"auths":{"x":{"auth":"!!"}}})", "x").ok());
 }
 
-TEST(RegistryAuth, QueryEscape) {
-  EXPECT_EQ(QueryEscape("repository:a/b:pull"), "repository%3Aa%2Fb%3Apull");
-}
-
 }  // namespace
 }  // namespace agentbox::registry
