@@ -24,7 +24,7 @@ VM_KERNEL_PKG=${VM_KERNEL_PKG:-linux-image-amd64}
 VM_PACKAGES=(bash dash coreutils util-linux mount procps python3 findutils grep sed mawk diffutils
   tar gzip kmod e2fsprogs btrfs-progs xfsprogs quota iproute2 busybox-static libseccomp2 libstdc++6
   curl hostname bsdutils libc-bin
-  libcurl4 docker-registry python3-bcrypt python3-cryptography)
+  libcurl4 docker-registry python3-bcrypt python3-cryptography python3-cffi-backend)
 # Modules loaded at boot by the guest init: the disk-quota work's filesystems and loop devices, and
 # what the sandboxes may use (overlay, veth).
 VM_BOOT_MODULES=(loop ext4 quota_v2 quota_tree btrfs xfs overlay veth virtio_rng)
