@@ -45,11 +45,12 @@ Status AddLayersAsOneString(int fs, const std::string& lower, size_t layers) {
 StatusOr<UniqueFd> MountLayers(const std::string& lower, size_t layers) {
   UniqueFd fs(sys::FsOpen("overlay", FSOPEN_CLOEXEC));
   if (!fs.valid()) return ErrnoStatus("open an overlayfs context (is overlay in this kernel?)");
-  if (AddLayersOneByOne(fs.get(), lower, layers)) {
-    if (sys::FsConfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) != 0) {
-      return ErrnoStatus("mount the image's layers (overlayfs)");
-    }
-  } else {
+  // A kernel without "lowerdir+" refuses it at once (6.5-6.7: EINVAL from fsconfig) or, where
+  // overlay still takes legacy mount options (6.1), only when the filesystem is made.
+  bool made = AddLayersOneByOne(fs.get(), lower, layers) &&
+              sys::FsConfig(fs.get(), FSCONFIG_CMD_CREATE, nullptr, nullptr, 0) == 0;
+  if (!made && errno != EINVAL) return ErrnoStatus("mount the image's layers (overlayfs)");
+  if (!made) {
     fs.reset(sys::FsOpen("overlay", FSOPEN_CLOEXEC));
     if (!fs.valid()) return ErrnoStatus("open an overlayfs context");
     AB_RETURN_IF_ERROR(AddLayersAsOneString(fs.get(), lower, layers));
