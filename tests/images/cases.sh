@@ -300,3 +300,19 @@ case_load_from_docker_daemon() {
   box --image "$name" -- cat /etc/motd
   expect_out_has from-layer-two
 }
+
+case_run_pull_flag_fetches_a_missing_image() {
+  reg token
+  box --image "$REGISTRY/test/bb:1" -- true
+  expect_rc 125 "not in the store, no --pull"
+  expect_err_has "no image"
+  box --pull --image "$REGISTRY/test/bb:1" -- cat /etc/motd
+  expect_rc 0
+  [[ $AB_OUT == from-layer-two ]] || fail "the pull's output reached stdout: $AB_OUT"
+  new_box --pull --image "$REGISTRY/test/multi:1"
+  in_box 'echo created'
+  expect_out_has created
+  DOCKER_CONFIG=$CASE_DIR/empty box --pull --image "$REGISTRY/test/absent:1" -- true
+  expect_rc 125
+  expect_err_has "--pull: could not pull"
+}
