@@ -1,6 +1,6 @@
 // `agentbox image ...`: the image store of the native backend (pull, load, ls, inspect, rm,
-// prune) and `image import` for the docker backend. Dispatch, pull and load here; the store's
-// listing and removal in cli_image_store.cc.
+// prune) and `image import` for the docker backend. Dispatch, pull and load here, and the
+// pull of `run --pull`/`create --pull`; the store's listing and removal in cli_image_store.cc.
 #include "app/cli_image.h"
 
 #include <spawn.h>
@@ -57,34 +57,6 @@ StatusOr<std::string> PullHelperPath() {
   AB_ASSIGN_OR_RETURN(std::string self, SelfExePath());
   return self.substr(0, self.rfind('/') + 1) + "agentbox-pull";
 }
-
-}  // namespace
-
-Status PullIfMissing(const SandboxSpec& spec) {
-  if (!spec.image_given || spec.backend != BackendKind::kNative) return OkStatus();
-  AB_ASSIGN_OR_RETURN(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
-  auto found = store.Resolve(spec.image);
-  if (found.ok() || found.status().code() != StatusCode::kNotFound) return found.status();
-  AB_ASSIGN_OR_RETURN(std::string helper, PullHelperPath());
-  std::vector<std::string> argv = {helper, "--state-dir", StateRootPath(), spec.image};
-  std::vector<char*> raw;
-  for (std::string& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, 2, 1);
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, helper.c_str(), &actions, nullptr, raw.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return ErrnoStatus("run the pull helper " + helper, rc);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return OkStatus();
-  return NotFound("--pull: could not pull " + spec.image + " (the line above says why)");
-}
-
-namespace {
 
 int PullSubcommand(const Args& args) {
   AB_ASSIGN_OR_RETURN_FAIL(std::string helper, PullHelperPath());
@@ -185,6 +157,30 @@ int ImageSubcommand(const Args& args) {
   if (cmd == "prune") return ImagePruneSubcommand(rest);
   return FailWith(InvalidArgument("image: unknown command \"" + cmd +
                                   "\" (pull, load, ls, inspect, rm, prune, import)"));
+}
+
+Status PullIfMissing(const SandboxSpec& spec) {
+  if (!spec.image_given || spec.backend != BackendKind::kNative) return OkStatus();
+  AB_ASSIGN_OR_RETURN(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
+  auto found = store.Resolve(spec.image);
+  if (found.ok() || found.status().code() != StatusCode::kNotFound) return found.status();
+  AB_ASSIGN_OR_RETURN(std::string helper, PullHelperPath());
+  std::vector<std::string> argv = {helper, "--state-dir", StateRootPath(), spec.image};
+  std::vector<char*> raw;
+  for (std::string& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, 2, 1);
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, helper.c_str(), &actions, nullptr, raw.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return ErrnoStatus("run the pull helper " + helper, rc);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return OkStatus();
+  return NotFound("--pull: could not pull " + spec.image + " (the line above says why)");
 }
 
 }  // namespace agentbox
