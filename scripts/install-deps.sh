@@ -5,16 +5,20 @@
 #   this host's packages, and the filesystem tools the guest carries (btrfs, xfs, quota).
 set -euo pipefail
 
-build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev)
+build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev
+  libarchive-dev libcurl4-openssl-dev)
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
 # make, git, python3-{venv,pip,setuptools,wheel,pytest}: the everyday workloads the integration
 # suite runs inside a sandbox (tests/integration/cases/everyday_tools.sh; npm comes below).
 # mount, e2fsprogs, xfsprogs: the cases that mount filesystem images of their own (a full disk in
 # faults, a project-quota filesystem in integration); a minimal Debian (mmdebstrap's apt variant,
 # a container image) has neither mount(8) nor mkfs.ext4.
+# docker-registry (the CNCF distribution registry), python3-bcrypt (its htpasswd) and
+# python3-cryptography (the test token server's signatures): the images suite's registries.
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
   make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
-  mount e2fsprogs xfsprogs)
+  mount e2fsprogs xfsprogs
+  docker-registry python3-bcrypt python3-cryptography)
 bench_pkgs=(hyperfine bubblewrap)
 docker_pkgs=(docker.io runsc socat)
 # The guest root is made of host packages (tests/vm/images.sh VM_PACKAGES): those must be here.

@@ -1,6 +1,7 @@
 // `agentbox create [OPTIONS of run] [--name NAME]`: prints the new sandbox's id.
 #include "app/backends.h"
 #include "app/cli.h"
+#include "app/cli_image.h"
 #include "core/sandbox_manager.h"
 #include "proto/exec_result.h"
 #include "spec/run_args.h"
@@ -30,6 +31,9 @@ int CreateSubcommand(const Args& args) {
   }
   auto spec = ResolveRunSpec(invocation->run);
   if (!spec.ok()) return FailWith(spec.status());
+  if (invocation->run.pull) {
+    if (Status st = PullIfMissing(*spec); !st.ok()) return FailWith(st);
+  }
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   auto record = manager->Create(*spec, invocation->name);

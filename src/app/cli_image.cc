@@ -1,35 +1,186 @@
-// `agentbox image import ROOTFS_DIR|TAR NAME`: an image for the docker backend, no registry.
+// `agentbox image ...`: the image store of the native backend (pull, load, ls, inspect, rm,
+// prune) and `image import` for the docker backend. Dispatch, pull and load here, and the
+// pull of `run --pull`/`create --pull`; the store's listing and removal in cli_image_store.cc.
+#include "app/cli_image.h"
+
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
 #include "app/cli.h"
+#include "core/state_store.h"
 #include "docker/engine_client.h"
 #include "docker/images.h"
+#include "image/image_load.h"
+#include "image/image_ref.h"
+#include "spec/units.h"
+#include "sys/file_util.h"
 
 namespace agentbox {
+namespace {
 
-int ImageSubcommand(const Args& args) {
-  constexpr const char* kUsage =
-      "Usage: agentbox image import ROOTFS_DIR|TAR NAME[:TAG]\n\n"
-      "Makes a docker image from a root filesystem directory (archived on the fly) or a tar\n"
-      "file, through the Docker Engine API (DOCKER_HOST or /var/run/docker.sock). No registry\n"
-      "is needed. The image carries the label io.agentbox.managed=1.\n";
-  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    if (args.empty()) return FailWith(InvalidArgument("usage: agentbox image import SOURCE NAME"));
-    WriteStdout(kUsage);
-    return 0;
-  }
-  if (args[0] != "import") {
-    return FailWith(InvalidArgument("image: unknown subcommand \"" + args[0] + "\" (want import)"));
-  }
-  if (args.size() == 2 && (args[1] == "-h" || args[1] == "--help")) {
-    WriteStdout(kUsage);
-    return 0;
-  }
-  if (args.size() != 3)
+constexpr const char* kUsage =
+    "Usage: agentbox image COMMAND\n\n"
+    "The native backend's image store (STATE/images; --image REF uses it):\n"
+    "  pull [--platform OS/ARCH] [--insecure-registry HOST] [--timeout S] REF\n"
+    "                      from a registry (OCI distribution API; https, or http on loopback)\n"
+    "  load [--tag NAME] FILE|DIR\n"
+    "                      a docker save archive, or an OCI image layout (directory or tar)\n"
+    "  load --docker NAME  from the local docker daemon's store\n"
+    "  ls [--json]         the images\n"
+    "  inspect REF         one image, as JSON\n"
+    "  rm REF...           a name (the image goes with its last name); refused while in use\n"
+    "  prune [--all]       images without a name (--all: every image not in use), then layers\n"
+    "                      no image uses\n"
+    "pull and load also take --max-layer-size SIZE (16G) and --max-layer-entries N (1000000).\n\n"
+    "The docker backend:\n"
+    "  import ROOTFS_DIR|TAR NAME[:TAG]   an image made through the Docker Engine API\n";
+
+int ImportSubcommand(const Args& args) {
+  if (args.size() != 2)
     return FailWith(InvalidArgument("usage: agentbox image import SOURCE NAME"));
   auto client = docker::EngineClient::FromEnvironment();
   if (!client.ok()) return FailWith(client.status());
-  if (Status st = docker::ImportImage(*client, args[1], args[2]); !st.ok()) return FailWith(st);
-  WriteStdout(args[2] + "\n");
+  if (Status st = docker::ImportImage(*client, args[0], args[1]); !st.ok()) return FailWith(st);
+  WriteStdout(args[1] + "\n");
   return 0;
+}
+
+// The pull helper: $AGENTBOX_PULL, else agentbox-pull beside this binary.
+StatusOr<std::string> PullHelperPath() {
+  if (const char* env = std::getenv("AGENTBOX_PULL"); env != nullptr && *env != 0) {
+    return std::string(env);
+  }
+  AB_ASSIGN_OR_RETURN(std::string self, SelfExePath());
+  return self.substr(0, self.rfind('/') + 1) + "agentbox-pull";
+}
+
+int PullSubcommand(const Args& args) {
+  AB_ASSIGN_OR_RETURN_FAIL(std::string helper, PullHelperPath());
+  std::vector<std::string> argv = {helper, "--state-dir", StateRootPath()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> raw;
+  for (std::string& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  ::execv(helper.c_str(), raw.data());
+  return FailWith(ErrnoStatus("run the pull helper " + helper));
+}
+
+Status ParseLimitFlag(const Args& args, size_t& i, image::UnpackLimits& limits, bool& used) {
+  used = false;
+  if (i + 1 >= args.size()) return OkStatus();
+  if (args[i] == "--max-layer-size") {
+    AB_ASSIGN_OR_RETURN(limits.max_bytes, ParseSize(args[++i]));
+    used = true;
+  } else if (args[i] == "--max-layer-entries") {
+    AB_ASSIGN_OR_RETURN(limits.max_entries, ParseCount(args[++i]));
+    used = true;
+  }
+  return OkStatus();
+}
+
+// A docker daemon's image, exported through the Engine API (GET /images/NAME/get: a docker
+// save archive) into the store's tmp/, then loaded like any archive.
+StatusOr<std::vector<image::ImageRecord>> LoadFromDocker(const image::ImageStore& store,
+                                                         image::LoadRequest req) {
+  AB_ASSIGN_OR_RETURN(image::ImageRef ref, image::ParseImageRef(req.path));
+  AB_ASSIGN_OR_RETURN(docker::EngineClient client, docker::EngineClient::FromEnvironment());
+  AB_ASSIGN_OR_RETURN(
+      docker::HttpResponse r,
+      client.Call("GET", "/images/" + docker::UrlEncode(req.path) + "/get", {}, 10 * 60 * 1000));
+  if (r.status == 404) return NotFound("the docker daemon has no image " + req.path);
+  if (r.status != 200) return Unavailable("docker image export: " + docker::ErrorMessage(r));
+  AB_ASSIGN_OR_RETURN(std::string tmp, store.MakeTempDir("docker"));
+  std::string file = tmp + "/image.tar";
+  Status st = WriteFile(file, r.body, 0600);
+  StatusOr<std::vector<image::ImageRecord>> loaded = st;
+  if (st.ok()) {
+    if (req.tag.empty()) req.tag = ref.Canonical();
+    req.source = "load --docker " + req.path;
+    req.path = file;
+    loaded = image::LoadImages(store, req);
+  }
+  RemoveTree(tmp);
+  return loaded;
+}
+
+int LoadSubcommand(const Args& args) {
+  image::LoadRequest req;
+  bool from_docker = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool used = false;
+    if (Status st = ParseLimitFlag(args, i, req.limits, used); !st.ok()) return FailWith(st);
+    if (used) continue;
+    if (args[i] == "--tag" && i + 1 < args.size()) {
+      AB_ASSIGN_OR_RETURN_FAIL(image::ImageRef ref, image::ParseImageRef(args[++i]));
+      req.tag = ref.Canonical();
+    } else if (args[i] == "--docker") {
+      from_docker = true;
+    } else if (req.path.empty() && !args[i].empty() && args[i][0] != '-') {
+      req.path = args[i];
+    } else {
+      return FailWith(InvalidArgument("image load: unexpected argument \"" + args[i] + "\""));
+    }
+  }
+  if (req.path.empty()) return FailWith(InvalidArgument("usage: agentbox image load FILE|DIR"));
+  AB_ASSIGN_OR_RETURN_FAIL(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
+  auto loaded = from_docker ? LoadFromDocker(store, req) : image::LoadImages(store, req);
+  if (!loaded.ok()) return FailWith(loaded.status());
+  for (const image::ImageRecord& r : *loaded) {
+    std::string names;
+    for (const std::string& n : r.names) names += " " + image::FamiliarName(n);
+    WriteStdout(r.id + names + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+int ImageSubcommand(const Args& args) {
+  if (args.empty()) return FailWith(InvalidArgument("usage: agentbox image COMMAND (see --help)"));
+  if (args[0] == "-h" || args[0] == "--help" ||
+      (args.size() == 2 && (args[1] == "-h" || args[1] == "--help"))) {
+    WriteStdout(kUsage);
+    return 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  const std::string& cmd = args[0];
+  if (cmd == "import") return ImportSubcommand(rest);
+  if (cmd == "pull") return PullSubcommand(rest);
+  if (cmd == "load") return LoadSubcommand(rest);
+  if (cmd == "ls") return ImageLsSubcommand(rest);
+  if (cmd == "inspect") return ImageInspectSubcommand(rest);
+  if (cmd == "rm") return ImageRmSubcommand(rest);
+  if (cmd == "prune") return ImagePruneSubcommand(rest);
+  return FailWith(InvalidArgument("image: unknown command \"" + cmd +
+                                  "\" (pull, load, ls, inspect, rm, prune, import)"));
+}
+
+Status PullIfMissing(const SandboxSpec& spec) {
+  if (!spec.image_given || spec.backend != BackendKind::kNative) return OkStatus();
+  AB_ASSIGN_OR_RETURN(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
+  auto found = store.Resolve(spec.image);
+  if (found.ok() || found.status().code() != StatusCode::kNotFound) return found.status();
+  AB_ASSIGN_OR_RETURN(std::string helper, PullHelperPath());
+  std::vector<std::string> argv = {helper, "--state-dir", StateRootPath(), spec.image};
+  std::vector<char*> raw;
+  for (std::string& a : argv) raw.push_back(a.data());
+  raw.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, 2, 1);
+  pid_t pid = -1;
+  int rc = ::posix_spawn(&pid, helper.c_str(), &actions, nullptr, raw.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return ErrnoStatus("run the pull helper " + helper, rc);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return OkStatus();
+  return NotFound("--pull: could not pull " + spec.image + " (the line above says why)");
 }
 
 }  // namespace agentbox

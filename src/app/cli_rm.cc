@@ -1,6 +1,7 @@
 // `agentbox rm [-f] ID|NAME...` and `agentbox gc`.
 #include "app/backends.h"
 #include "app/cli.h"
+#include "app/cli_image.h"
 #include "core/sandbox_manager.h"
 
 namespace agentbox {
@@ -43,7 +44,8 @@ int GcSubcommand(const Args& args) {
     if (args[0] == "-h" || args[0] == "--help") {
       WriteStdout(
           "Usage: agentbox gc\n\nRemoves dead sandboxes and whatever a crash left "
-          "behind: processes, cgroups, state, private workspaces.\n");
+          "behind: processes, cgroups, state, private workspaces; and the image store's\n"
+          "layers that no image uses and unfinished downloads.\n");
       return 0;
     }
     return FailWith(InvalidArgument("gc takes no arguments"));
@@ -51,6 +53,7 @@ int GcSubcommand(const Args& args) {
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   for (const std::string& line : manager->Gc().removed) WriteStdout("removed " + line + "\n");
+  for (const std::string& line : CollectImageGarbage()) WriteStdout(line + "\n");
   return 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include "app/backends.h"
 #include "app/cli.h"
+#include "app/cli_image.h"
 #include "app/cli_sandbox_result.h"
 #include "core/sandbox_manager.h"
 #include "core/state_store.h"
@@ -71,6 +72,11 @@ int RunSubcommand(const Args& args) {
   }
   StatusOr<SandboxSpec> spec = ResolveRunSpec(*invocation);
   if (!spec.ok()) return ReportResult(ErrorResult(spec.status()), invocation->json);
+  if (invocation->pull) {
+    if (Status st = PullIfMissing(*spec); !st.ok()) {
+      return ReportResult(ErrorResult(st), invocation->json);
+    }
+  }
   // A closed stdout must not kill agentbox mid-run (the command's tree would be left to the
   // timeout); writes then fail with EPIPE, which OutputCapture ignores. Sandbox children must
   // reset SIGPIPE to SIG_DFL before exec, since an ignored disposition survives execve.

@@ -326,6 +326,7 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
     j["pid"] = r.init_pid;
   }
   if (!r.container_id.empty()) j["container_id"] = r.container_id;
+  if (!r.image_id.empty()) j["image_id"] = r.image_id;
   j["usage"] = usage;
   return j.dump(2);
 }

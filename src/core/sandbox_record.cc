@@ -65,6 +65,7 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"init_start_time", r.init_start_time},
             {"cgroup", r.cgroup},
             {"cgroup_location", r.cgroup_location},
+            {"image_id", r.image_id},
             {"container_id", r.container_id},
             {"pool_key", r.pool_key}};
   return j.dump(2) + "\n";
@@ -93,6 +94,7 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     if (j.contains("cgroup_location")) {
       r.cgroup_location = j.at("cgroup_location").get<std::map<std::string, std::string>>();
     }
+    r.image_id = j.value("image_id", "");
     r.container_id = j.value("container_id", "");
     r.pool_key = j.value("pool_key", "");
   } catch (const json::exception& e) {

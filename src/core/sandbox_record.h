@@ -35,6 +35,10 @@ struct SandboxRecord {
   // resolved at create; empty in records written before agentbox kept it.
   std::map<std::string, std::string> cgroup_location;
 
+  // native --image: the image (its id, the config's digest) the root is made of; `image rm`
+  // refuses it while the sandbox runs.
+  std::string image_id;
+
   // docker: the container.
   std::string container_id;
 

@@ -55,6 +55,12 @@ StatusOr<MountPlanInput> DescribeRoot(const SandboxSpec& spec, const std::string
   MountPlanInput in;
   in.tmp_bytes = spec.tmp_bytes;
   in.shm_bytes = spec.shm_bytes;
+  if (spec.image_given) {
+    if (spec.rootfs) return InvalidArgument("--rootfs and --image are two roots: give one");
+    in.image_root = true;  // native/image_root.h mounts it
+    in.custom_rootfs = true;
+    return in;
+  }
   if (spec.rootfs) {
     char resolved[PATH_MAX];
     if (::realpath(spec.rootfs->c_str(), resolved) == nullptr) {

@@ -10,9 +10,11 @@
 
 namespace agentbox {
 
-// The MountPlanInput for spec: the host's allowlisted system dirs, or every top-level entry of
-// spec.rootfs. Fails with kNotFound / kInvalidArgument for a bad --rootfs: not a directory, the
-// host's /, or agentbox's state directory `state_root` (or inside it, or containing it).
+// The MountPlanInput for spec: the host's allowlisted system dirs, every top-level entry of
+// spec.rootfs, or (spec.image_given) an image's root, which native/image_root.h prepares.
+// Fails with kNotFound / kInvalidArgument for a bad --rootfs: not a directory, the host's /, or
+// agentbox's state directory `state_root` (or inside it, or containing it); kInvalidArgument
+// for --rootfs and --image together.
 StatusOr<MountPlanInput> DescribeRoot(const SandboxSpec& spec, const std::string& state_root);
 
 }  // namespace agentbox

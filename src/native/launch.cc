@@ -111,7 +111,8 @@ void KillSandboxInit(int pidfd) {
 }
 
 StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
-  AB_ASSIGN_OR_RETURN(MountTrees trees, PrepareMountTrees(req.mounts, req.workspace));
+  AB_ASSIGN_OR_RETURN(MountTrees trees,
+                      PrepareMountTrees(req.mounts, req.workspace, req.image_root_fd));
   CommandStrings storage;
   ChildPlan plan;
   FillPlan(req, trees, storage, plan);

@@ -32,6 +32,8 @@ struct LaunchRequest {
   // which reports a refused one (proc/fallocate_watch.h). For `run` this process; for a
   // persistent sandbox its agent (started with kAgentDiskWatchFlag).
   bool watch_fallocate = false;
+  // The image's detached overlay (native/image_root.h) when the plan's root is an image's.
+  int image_root_fd = -1;
 };
 
 struct LaunchedSandbox {

@@ -23,7 +23,8 @@ StatusOr<UniqueFd> CloneTree(const std::string& source, uint64_t attrs, bool rec
 
 }  // namespace
 
-StatusOr<MountTrees> PrepareMountTrees(const MountPlan& plan, const Workspace& workspace) {
+StatusOr<MountTrees> PrepareMountTrees(const MountPlan& plan, const Workspace& workspace,
+                                       int image_root) {
   MountTrees out;
   out.trees.resize(plan.ops.size());
   out.is_dir.assign(plan.ops.size(), 1);
@@ -41,6 +42,10 @@ StatusOr<MountTrees> PrepareMountTrees(const MountPlan& plan, const Workspace& w
         tree = workspace.idmapped_tree.valid()
                    ? UniqueFd(::fcntl(workspace.idmapped_tree.get(), F_DUPFD_CLOEXEC, 0))
                    : CloneTree(workspace.host_path, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, false);
+        break;
+      case MountKind::kRootTree:
+        if (image_root < 0) return Internal("an image root without its overlay");
+        tree = UniqueFd(::fcntl(image_root, F_DUPFD_CLOEXEC, 0));
         break;
       default:
         continue;

@@ -20,6 +20,9 @@ struct MountTrees {
   std::vector<char> is_dir;     // what kind of mount point the child must create
 };
 
-StatusOr<MountTrees> PrepareMountTrees(const MountPlan& plan, const Workspace& workspace);
+// `image_root`: the detached overlay of an image (native/image_root.h) for the plan's kRootTree
+// op, -1 without one.
+StatusOr<MountTrees> PrepareMountTrees(const MountPlan& plan, const Workspace& workspace,
+                                       int image_root = -1);
 
 }  // namespace agentbox

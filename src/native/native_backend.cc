@@ -18,7 +18,9 @@
 
 #include "backend_common/sandbox_resources.h"
 #include "core/agent_binary.h"
+#include "image/sandbox_image.h"
 #include "native/host_root.h"
+#include "native/image_root.h"
 #include "native/launch.h"
 #include "native/native_gc.h"
 #include "proc/cgroup.h"
@@ -73,6 +75,16 @@ class NativeBackend : public Backend {
   Status Create(SandboxRecord& record) override {
     AB_ASSIGN_OR_RETURN(MountPlanInput root, DescribeRoot(record.spec, state_root_));
     MountPlan mounts = BuildMountPlan(root);
+    // An image's root: locked until the record names it (then `image rm` sees it in use).
+    std::optional<ImageRoot> image;
+    if (root.image_root) {
+      AB_ASSIGN_OR_RETURN(image, PrepareImageRoot(state_root_, record.spec.image));
+      image::ApplyImageConfig(image->record.config, &record.spec);
+      record.image_id = image->record.id;
+      // Before the lock goes (when Create returns, before the record is saved): `image rm`
+      // reads this too, so a sandbox still being made counts as a user of its image.
+      AB_RETURN_IF_ERROR(WriteFile(record.state_dir + "/image", record.image_id, 0600));
+    }
     AB_ASSIGN_OR_RETURN(CgroupHost host, Host());
     record.cgroup = "sb-" + record.id;
     AB_ASSIGN_OR_RETURN(auto cgroup, CreateCgroup(host, record.cgroup));
@@ -92,6 +104,7 @@ class NativeBackend : public Backend {
     request.listen_fd = listen_fd.get();
     request.log_fd = log_fd.get();
     request.watch_fallocate = ws.quota.enforced() && ws.quota.limited();
+    if (image) request.image_root_fd = image->overlay.get();
     AB_ASSIGN_OR_RETURN(LaunchedSandbox launched, LaunchSandbox(request));
     if (Status st = AwaitAgent(launched.box); !st.ok()) {
       KillSandboxInit(launched.box.pidfd.get());

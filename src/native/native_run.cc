@@ -12,8 +12,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <optional>
 
+#include "image/sandbox_image.h"
 #include "native/host_root.h"
+#include "native/image_root.h"
 #include "native/launch.h"
 #include "native/run_name.h"
 #include "policy/sandbox_env.h"
@@ -36,13 +39,22 @@ double MillisSince(Clock::time_point start) {
 
 }  // namespace
 
-ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& argv,
+ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string>& argv,
                      OutputCapture& output, const std::string& state_root) {
   auto start = Clock::now();
   ::signal(SIGPIPE, SIG_IGN);
-  auto root = DescribeRoot(spec, state_root);
+  auto root = DescribeRoot(requested, state_root);
   if (!root.ok()) return ErrorResult(root.status());
   MountPlan mounts = BuildMountPlan(*root);
+  // An image's root, locked against `image rm` until the run is over; its Env and WorkingDir.
+  SandboxSpec spec = requested;
+  std::optional<ImageRoot> image;
+  if (root->image_root) {
+    auto prepared = PrepareImageRoot(state_root, spec.image);
+    if (!prepared.ok()) return ErrorResult(prepared.status());
+    image = std::move(*prepared);
+    image::ApplyImageConfig(image->record.config, &spec);
+  }
 
   auto host = DetectCgroupHost();
   if (!host.ok()) return ErrorResult(host.status());
@@ -62,6 +74,7 @@ ExecResult RunNative(const SandboxSpec& spec, const std::vector<std::string>& ar
 
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
   request.watch_fallocate = ws->quota.enforced() && ws->quota.limited();
+  if (image) request.image_root_fd = image->overlay.get();
   auto launched = LaunchSandbox(request);
   ExecResult result;
   if (!launched.ok()) {

@@ -154,8 +154,12 @@ std::string GeneratedHosts() {
 MountPlan BuildMountPlan(const MountPlanInput& in) {
   MountPlan plan;
   auto& ops = plan.ops;
-  AddRootEntries(in, ops);
-  if (!in.custom_rootfs) AddMinimalEtc(in, ops);
+  if (in.image_root) {
+    ops.push_back(Op(MountKind::kRootTree, "/"));
+  } else {
+    AddRootEntries(in, ops);
+    if (!in.custom_rootfs) AddMinimalEtc(in, ops);
+  }
   ops.push_back(Tmpfs("/tmp", in.tmp_bytes, 01777));
   AddDev(in, ops);
   AddProc(ops);

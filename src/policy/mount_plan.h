@@ -27,6 +27,7 @@ enum class MountKind {
   kBindSelfReadOnly,  // bind target onto itself, read-only, recursive (target need not be a mount)
   kMaskFile,          // hide a file by binding the sandbox's /dev/null over it
   kMaskDir,           // hide a directory under an empty read-only tmpfs
+  kRootTree,  // "/": an image's root, a read-only overlay the parent mounted, over the new root
 };
 
 struct MountOp {
@@ -50,6 +51,8 @@ struct MountPlanInput {
   // Host dir whose entries make up the root: "/" with the system allowlist, or --rootfs.
   std::string root_source;
   bool custom_rootfs = false;
+  // The root is an image's (native/image_root.h): one kRootTree op, no root entries, no /etc.
+  bool image_root = false;
   std::vector<RootEntry> root_entries;  // entries of root_source (already listed by the caller)
   std::vector<std::string> host_etc_entries;  // names present in the host's /etc (default root)
   uint64_t tmp_bytes = 0;

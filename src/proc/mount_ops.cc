@@ -81,6 +81,7 @@ bool ExecuteOp(const MountSyscalls& k, ChildPlan& plan, size_t i) {
     case MountKind::kBindReadOnly:
     case MountKind::kDevice:
     case MountKind::kWorkspace:
+    case MountKind::kRootTree:  // stacked on the root tmpfs: later targets resolve into it
       return AttachTree(k, plan.box.source_trees[i], target, plan.box.source_is_dir[i] != 0);
     case MountKind::kTmpfs:
       return MakeMountPoint(k, target, true) &&
@@ -123,7 +124,8 @@ const MountSyscalls& KernelMountSyscalls() { return kKernel; }
 bool ExecuteMountPlan(ChildPlan& plan) {
   const MountSyscalls& k = plan.box.mount_syscalls ? *plan.box.mount_syscalls : kKernel;
   for (size_t i = 0; i < plan.box.mounts->ops.size(); ++i) {
-    if (!ExecuteOp(k, plan, i)) return Fail(plan, ChildStep::kMount, plan.box.mounts->ops[i].target);
+    if (!ExecuteOp(k, plan, i))
+      return Fail(plan, ChildStep::kMount, plan.box.mounts->ops[i].target);
     if (plan.box.source_trees[i] >= 0) k.close(plan.box.source_trees[i]);
   }
   return true;

@@ -17,7 +17,10 @@ constexpr RunFlag kRunFlags[] = {
      "workspace"},
     {{"rootfs", 0, "DIR", "dir used read-only as the sandbox's root"}, "rootfs"},
     {{"backend", 0, "native|docker", "how the sandbox is made"}, "backend"},
-    {{"image", 0, "IMAGE", "image for the docker backend"}, "image"},
+    {{"image", 0, "IMAGE", "OCI image for the root (native: from agentbox's image store)"},
+     "image"},
+    {{"pull", 0, "", "native: first pull --image from its registry when the image store lacks it"},
+     ""},
     {{"runtime", 0, "NAME", "OCI runtime for the docker backend (e.g. runsc)"}, "runtime"},
     {{"policy", 0, "FILE", "JSON policy file; flags override it"}, ""},
     {{"timeout", 0, "SECONDS", "wall-clock limit, fractions allowed; exceeded: exit 124"},
@@ -70,6 +73,8 @@ Status ApplyFlag(const ParsedFlag& flag, RunInvocation* inv, bool* stop) {
     inv->flags.pass_stdin = true;
   } else if (name == "json") {
     inv->json = true;
+  } else if (name == "pull") {
+    inv->pull = true;
   } else if (name == "help") {
     inv->help = true;
     *stop = true;

@@ -18,8 +18,9 @@ struct RunInvocation {
   SpecOverlay flags;                       // what the flags set, already validated
   std::optional<std::string> policy_path;  // --policy FILE
   bool json = false;                       // --json
-  bool help = false;                       // -h/--help: print RunUsage(), run nothing
-  std::vector<std::string> argv;           // COMMAND [ARG...]; non-empty unless help
+  bool pull = false;  // --pull: the image store lacks --image? pull it first (never implied)
+  bool help = false;  // -h/--help: print RunUsage(), run nothing
+  std::vector<std::string> argv;  // COMMAND [ARG...]; non-empty unless help
 };
 
 // The flags of `run` (CONTRACT §1), in documented order. `create` reuses them.

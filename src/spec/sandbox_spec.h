@@ -50,7 +50,9 @@ inline std::optional<BackendKind> BackendFromName(std::string_view name) {
 // What the sandbox looks like. Never loosened implicitly: every field is strict by default.
 struct SandboxSpec {
   BackendKind backend = BackendKind::kNative;
-  std::string image = "agentbox-test:latest";  // docker backend only
+  // The root's image: docker's container image; native: an image of the store (image/), used
+  // only when `image_given` (else the host's system dirs or --rootfs).
+  std::string image = "agentbox-test:latest";
   std::string
       runtime;  // docker backend only: an OCI runtime dockerd knows (runsc); "" = its default
   std::optional<std::string> workspace;  // host dir at /workspace; unset = private temp dir
@@ -71,6 +73,10 @@ struct SandboxSpec {
   // Set by a flag, a policy file or an API body rather than left at the built-in default: a
   // limit someone asked for is refused where it cannot be enforced, the default reported.
   bool disk_limit_explicit = false;
+  // Set by a flag, a policy file or an API body: `image` was asked for (native uses an image
+  // only then), `cwd` was (an image's WorkingDir yields to it).
+  bool image_given = false;
+  bool cwd_given = false;
   // --allow-root-owned-workspace (the CLI only, never a policy key): a non-empty workspace
   // owned by root is used, its root-owned files then the command's to read and write.
   bool allow_root_owned_workspace = false;

@@ -10,7 +10,6 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
   for (const auto& [key, value] : spec.env) env[key] = value;
   nlohmann::json j = {
       {"backend", BackendName(spec.backend)},
-      {"image", spec.image},
       {"timeout", spec.limits.timeout_seconds},
       {"memory", spec.limits.memory_bytes},
       {"pids", spec.limits.pids},
@@ -30,6 +29,8 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
                                                       : nlohmann::json(spec.idle_timeout_seconds)}};
   if (spec.workspace) j["workspace"] = *spec.workspace;
   if (spec.rootfs) j["rootfs"] = *spec.rootfs;
+  // native uses an image only when one was asked for; docker always has one.
+  if (spec.image_given || spec.backend == BackendKind::kDocker) j["image"] = spec.image;
   if (!spec.runtime.empty()) j["runtime"] = spec.runtime;
   return j;
 }

@@ -248,7 +248,10 @@ Status AddEnvVar(std::string_view name, std::string_view value, SpecOverlay* ove
 
 void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.backend) spec->backend = *o.backend;
-  if (o.image) spec->image = *o.image;
+  if (o.image) {
+    spec->image = *o.image;
+    spec->image_given = true;
+  }
   if (o.runtime) spec->runtime = *o.runtime;
   if (o.workspace) spec->workspace = *o.workspace;
   if (o.rootfs) spec->rootfs = *o.rootfs;
@@ -261,7 +264,10 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
     spec->limits.disk_bytes = *o.disk_bytes;
     spec->disk_limit_explicit = true;
   }
-  if (o.cwd) spec->cwd = *o.cwd;
+  if (o.cwd) {
+    spec->cwd = *o.cwd;
+    spec->cwd_given = true;
+  }
   if (o.pass_stdin) spec->pass_stdin = *o.pass_stdin;
   if (o.tmp_bytes) spec->tmp_bytes = *o.tmp_bytes;
   if (o.shm_bytes) spec->shm_bytes = *o.shm_bytes;

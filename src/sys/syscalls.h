@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <linux/mount.h>
+#include <linux/openat2.h>
 #include <linux/sched.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -38,6 +39,23 @@ inline int PidfdSendSignal(int pidfd, int sig) {
 inline int DupTo(int from, int to) {
   if (from == to) return ::fcntl(to, F_SETFD, 0) == 0 ? to : -1;
   return ::dup2(from, to);
+}
+// openat2(2): path resolution the kernel keeps beneath dirfd (RESOLVE_BENEATH and friends).
+inline int Openat2(int dirfd, const char* path, int flags, uint64_t resolve) {
+  struct open_how how = {};
+  how.flags = static_cast<uint64_t>(flags);
+  how.resolve = resolve;
+  return static_cast<int>(::syscall(SYS_openat2, dirfd, path, &how, sizeof(how)));
+}
+// The new mount API's filesystem context calls (fsopen(2), fsconfig(2), fsmount(2)).
+inline int FsOpen(const char* fs, unsigned flags) {
+  return static_cast<int>(::syscall(SYS_fsopen, fs, flags));
+}
+inline int FsConfig(int fd, unsigned cmd, const char* key, const void* value, int aux) {
+  return static_cast<int>(::syscall(SYS_fsconfig, fd, cmd, key, value, aux));
+}
+inline int FsMount(int fd, unsigned flags, unsigned attrs) {
+  return static_cast<int>(::syscall(SYS_fsmount, fd, flags, attrs));
 }
 inline int CloseRange(unsigned first, unsigned last) {
   return static_cast<int>(::syscall(SYS_close_range, first, last, 0));

@@ -36,9 +36,12 @@ readonly AB_RUNTIME=${AGENTBOX_RUNTIME:-}
 # The options that pick the sandbox kind, for every create/run a case makes.
 AB_KIND=(--backend "$AB_BACKEND")
 [[ -n $AB_RUNTIME ]] && AB_KIND+=(--runtime "$AB_RUNTIME")
+# AGENTBOX_IMAGE_ARCHIVE (a docker save archive, tests/images/lane.sh): every case's state
+# dir loads it and every create/run uses it, as --image (the native backend's image lane).
+if [[ -n ${AGENTBOX_IMAGE_ARCHIVE:-} ]]; then AB_KIND+=(--image "${AGENTBOX_IMAGE_NAME:-agentbox-lane:latest}"); fi
 readonly AB_KIND
 # What the N/A lines and the summary call this target: "native", "docker", "docker (runsc)".
-readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}
+readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}${AGENTBOX_IMAGE_ARCHIVE:+ (--image)}
 # Seconds for one case and for one agentbox call, however they hang. A vocabulary sets its
 # defaults before sourcing this file; a case may raise H_CALL_TIMEOUT with `local`.
 H_CASE_TIMEOUT=${H_CASE_TIMEOUT:-40}
@@ -179,6 +182,9 @@ H_GLOBAL_SKIP=""
 harness_case_child() {
   trap harness_run_on_exit EXIT
   if declare -F harness_case_setup >/dev/null; then harness_case_setup; fi
+  if [[ -n ${AGENTBOX_IMAGE_ARCHIVE:-} ]]; then
+    "$AGENTBOX" image load "$AGENTBOX_IMAGE_ARCHIVE" >/dev/null || fail "image load of $AGENTBOX_IMAGE_ARCHIVE failed"
+  fi
   "case_$1"
 }
 
@@ -309,7 +315,13 @@ harness_main() {
   # up if this process is killed; earlier killed runs' leftovers are swept here first.
   guard_start "$(basename "$(dirname "$script")")-$AB_BACKEND${AB_RUNTIME:+-$AB_RUNTIME}" || exit 1
   guard_cgroup "$AGENTBOX_CGROUP_PARENT"
-  trap 'harness_remove_cgroup_parent; guard_end' EXIT
+  # A suite's own fixtures (tests/images: its registries), made once for every case, and
+  # undone at the end however the run ends.
+  trap 'declare -F harness_suite_teardown >/dev/null && harness_suite_teardown
+        harness_remove_cgroup_parent; guard_end' EXIT
+  if [[ -z $H_GLOBAL_SKIP ]] && declare -F harness_suite_setup >/dev/null; then
+    harness_suite_setup || H_GLOBAL_SKIP="the suite's fixtures could not be made (see above)"
+  fi
   for name in $(harness_case_names "$script"); do
     [[ $name =~ $filter ]] || continue
     harness_run_case "$name" "$script"

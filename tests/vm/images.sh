@@ -23,7 +23,8 @@ VM_KERNEL_PKG=${VM_KERNEL_PKG:-linux-image-amd64}
 # modules (kmod). Their dependencies come along.
 VM_PACKAGES=(bash dash coreutils util-linux mount procps python3 findutils grep sed mawk diffutils
   tar gzip kmod e2fsprogs btrfs-progs xfsprogs quota iproute2 busybox-static libseccomp2 libstdc++6
-  curl hostname bsdutils libc-bin)
+  curl hostname bsdutils libc-bin
+  libcurl4 docker-registry python3-bcrypt python3-cryptography python3-cffi-backend)
 # Modules loaded at boot by the guest init: the disk-quota work's filesystems and loop devices, and
 # what the sandboxes may use (overlay, veth).
 VM_BOOT_MODULES=(loop ext4 quota_v2 quota_tree btrfs xfs overlay veth virtio_rng)
@@ -186,7 +187,7 @@ vm_fill_root() {
 vm_runimage() {
   local dir=$VM_WORK/run b
   mkdir -p "$dir/bin" "$dir/src"
-  for b in "$AGENTBOX" "$VM_BUILD/agentbox-agent" "$ABPROBE"; do
+  for b in "$AGENTBOX" "$VM_BUILD/agentbox-agent" "$VM_BUILD/agentbox-pull" "$ABPROBE"; do
     [[ -x $b ]] || vm_die "no $b (build first: make build)"
     # Without debug info (agentbox carries ~80 MB of it): the run image is made per run.
     strip --strip-debug -o "$dir/bin/$(basename "$b")" "$b" || cp "$b" "$dir/bin/"

@@ -51,13 +51,17 @@ VM_CPU=${VM_CPU:-max}
 # replaced); leak with 3 cycles per case (create/exec/cp/rm and run, with a check that no
 # cgroup, process or mount is left: the lifecycle conformance also covers); of security the
 # cases about cgroups and the process tree (limits_, cleanup_, ns_, fs_cgroupfs) and the
-# kernel's ABI gates (seccomp_i386, seccomp_x32); then user namespaces off (same boot) and a
+# kernel's ABI gates (seccomp_i386, seccomp_x32); of images the overlay root on a 6.1 kernel (one
+# lowerdir string: no lowerdir+ before 6.8), whiteouts, a persistent sandbox and a token-auth
+# pull of a manifest list; then user namespaces off (same boot) and a
 # second, short boot without the memory controller. --all runs every case of the five suites
 # (conformance too; ~25 minutes).
 VM_LANE=(integration 'faults:^(exec_cli|agent_|crashed_|gc_)' leak
-  'security:^(limits_|cleanup_|ns_|fs_cgroupfs|seccomp_i386|seccomp_x32)' failclosed:userns)
+  'security:^(limits_|cleanup_|ns_|fs_cgroupfs|seccomp_i386|seccomp_x32)'
+  'images:^(load_docker_save_and_run|whiteouts_and_opaque_dirs|agent_is_pid1_in_image_sandbox|pull_token_auth_manifest_list)$'
+  failclosed:userns)
 VM_LANE_MEMORY=(failclosed:memory)
-VM_ALL=(integration security conformance faults leak failclosed:userns)
+VM_ALL=(integration security conformance faults leak images failclosed:userns)
 
 # shellcheck source=tests/vm/images.sh
 source "$VM_HERE/images.sh"

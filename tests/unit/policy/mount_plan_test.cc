@@ -133,3 +133,26 @@ TEST(MountPlanTest, CustomRootfsBindsItsEntriesButNotReservedOnes) {
 
 }  // namespace
 }  // namespace agentbox
+
+namespace agentbox {
+namespace {
+
+TEST(MountPlan, AnImageRootIsOneTreeUnderTheUsualMounts) {
+  MountPlanInput in;
+  in.image_root = true;
+  in.custom_rootfs = true;
+  in.tmp_bytes = 256 * kMiB;
+  in.shm_bytes = 64 * kMiB;
+  MountPlan plan = BuildMountPlan(in);
+  ASSERT_FALSE(plan.ops.empty());
+  EXPECT_EQ(plan.ops.front().kind, MountKind::kRootTree);
+  EXPECT_EQ(plan.ops.front().target, "/");
+  for (const MountOp& op : plan.ops) {
+    EXPECT_NE(op.kind, MountKind::kBindReadOnly) << op.target;  // nothing of the host's
+    EXPECT_NE(op.target, "/etc") << "an image brings its own /etc";
+  }
+  EXPECT_EQ(plan.ops.back().kind, MountKind::kReadOnly);
+}
+
+}  // namespace
+}  // namespace agentbox

@@ -205,3 +205,26 @@ TEST(RunUsageTest, MentionsEveryFlagAndTheDefaults) {
 
 }  // namespace
 }  // namespace agentbox
+
+namespace agentbox {
+namespace {
+
+TEST(ParseRunArgsTest, PullIsAFlagOnlyAndGivesTheImage) {
+  StatusOr<RunInvocation> inv =
+      ParseRunArgs({"--pull", "--image", "localhost:5000/x:1", "--", "true"});
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  EXPECT_TRUE(inv->pull);
+  auto spec = ResolveRunSpec(*inv);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_TRUE(spec->image_given);
+  EXPECT_EQ(spec->image, "localhost:5000/x:1");
+  StatusOr<RunInvocation> plain = ParseRunArgs({"--", "true"});
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->pull);
+  auto default_spec = ResolveRunSpec(*plain);
+  ASSERT_TRUE(default_spec.ok());
+  EXPECT_FALSE(default_spec->image_given);  // native then uses the host's system dirs
+}
+
+}  // namespace
+}  // namespace agentbox

@@ -1,0 +1,41 @@
+// Content digests of OCI blobs and layers: "sha256:<64 lowercase hex>".
+//
+// Pure apart from nettle's SHA-256. Every blob agentbox takes in (a manifest, a config, a
+// compressed layer, a layer's uncompressed tar stream) is hashed while it is read and compared
+// with the digest its parent named, so content that does not match what was asked for is never
+// stored under that name.
+#pragma once
+
+#include <nettle/sha2.h>
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace agentbox::image {
+
+// A streaming SHA-256.
+class Sha256 {
+ public:
+  Sha256() { sha256_init(&ctx_); }
+  void Update(const void* data, size_t size) {
+    sha256_update(&ctx_, size, static_cast<const uint8_t*>(data));
+  }
+  // "sha256:<hex>" of everything given so far (the hasher starts over afterwards).
+  std::string Digest();
+
+ private:
+  struct sha256_ctx ctx_;
+};
+
+std::string Sha256Of(std::string_view data);
+
+// kInvalidArgument unless `digest` is "sha256:" followed by 64 lowercase hex digits (the only
+// algorithm accepted: OCI's sha512 is rare, and an unknown one cannot be verified).
+Status CheckDigest(std::string_view digest);
+
+// The 64 hex digits of a checked digest (the name of its file or directory in the store).
+std::string DigestHex(std::string_view digest);
+
+}  // namespace agentbox::image
