@@ -33,12 +33,17 @@ readonly AB_BACKEND=${AGENTBOX_BACKEND:-native}
 # The docker backend's OCI runtime: AGENTBOX_RUNTIME (e.g. runsc, gVisor), dockerd's default if
 # empty.
 readonly AB_RUNTIME=${AGENTBOX_RUNTIME:-}
+# The image every create/run uses: AGENTBOX_IMAGE (e.g. agentbox-test-debian:latest), the
+# backend's default if empty.
+readonly AB_IMAGE=${AGENTBOX_IMAGE:-}
 # The options that pick the sandbox kind, for every create/run a case makes.
 AB_KIND=(--backend "$AB_BACKEND")
 [[ -n $AB_RUNTIME ]] && AB_KIND+=(--runtime "$AB_RUNTIME")
+[[ -n $AB_IMAGE ]] && AB_KIND+=(--image "$AB_IMAGE")
 readonly AB_KIND
-# What the N/A lines and the summary call this target: "native", "docker", "docker (runsc)".
-readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}
+# What the N/A lines and the summary call this target: "native", "docker", "docker (runsc)",
+# "docker [agentbox-test-debian:latest]".
+readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}${AB_IMAGE:+ [$AB_IMAGE]}
 # Seconds for one case and for one agentbox call, however they hang. A vocabulary sets its
 # defaults before sourcing this file; a case may raise H_CALL_TIMEOUT with `local`.
 H_CASE_TIMEOUT=${H_CASE_TIMEOUT:-40}
@@ -307,7 +312,7 @@ harness_main() {
   harness_check_host
   # The suite's run dir (every case's scratch and state dirs), watched by a reaper that cleans
   # up if this process is killed; earlier killed runs' leftovers are swept here first.
-  guard_start "$(basename "$(dirname "$script")")-$AB_BACKEND${AB_RUNTIME:+-$AB_RUNTIME}" || exit 1
+  guard_start "$(basename "$(dirname "$script")")-$AB_BACKEND${AB_RUNTIME:+-$AB_RUNTIME}${AB_IMAGE:+-${AB_IMAGE//[^A-Za-z0-9_.-]/_}}" || exit 1
   guard_cgroup "$AGENTBOX_CGROUP_PARENT"
   trap 'harness_remove_cgroup_parent; guard_end' EXIT
   for name in $(harness_case_names "$script"); do
