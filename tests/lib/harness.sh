@@ -312,7 +312,8 @@ harness_main() {
   harness_check_host
   # The suite's run dir (every case's scratch and state dirs), watched by a reaper that cleans
   # up if this process is killed; earlier killed runs' leftovers are swept here first.
-  guard_start "$(basename "$(dirname "$script")")-$AB_BACKEND${AB_RUNTIME:+-$AB_RUNTIME}${AB_IMAGE:+-${AB_IMAGE//[^A-Za-z0-9_.-]/_}}" || exit 1
+  # Short: a docker sandbox's agent socket lives beneath it, and a socket path has 107 bytes.
+  guard_start "$(basename "$(dirname "$script")")-$AB_BACKEND${AB_RUNTIME:+-$AB_RUNTIME}${AB_IMAGE:+-img}" || exit 1
   guard_cgroup "$AGENTBOX_CGROUP_PARENT"
   trap 'harness_remove_cgroup_parent; guard_end' EXIT
   for name in $(harness_case_names "$script"); do
