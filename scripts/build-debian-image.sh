@@ -4,7 +4,8 @@
 #
 # The image: bookworm's Essential set plus python3, python3-pip, python3-venv, git, coreutils,
 # procps, bash, gcc, libc6-dev and make (PACKAGES below), docs, man pages and translations left
-# out, a sandbox user 1000 and /workspace. What agents run, where the busybox image cannot
+# out, a sandbox user 1000 and /workspace, /run empty (a booted system's is a fresh tmpfs; the
+# security suite checks that nothing of the host's /run shows inside). What agents run, where the busybox image cannot
 # (python, pip, venv, GNU rm, a compiler).
 #
 # The cache: CACHE/KEY/, KEY a hash of this script (so of PACKAGES) and of the exact versions apt
@@ -75,6 +76,7 @@ build_rootfs() {
     --customize-hook='echo "sandbox:x:1000:1000:sandbox:/workspace:/bin/bash" >>"$1/etc/passwd"' \
     --customize-hook='echo "sandbox:x:1000:" >>"$1/etc/group"' \
     --customize-hook='mkdir -p "$1/workspace" && chmod 0755 "$1/workspace"' \
+    --customize-hook='rm -rf "$1"/run/* "$1"/var/cache/ldconfig/aux-cache' \
     --customize-hook='chroot "$1" dpkg-query -W -f="\${Package} \${Version}\n" >"$1/packages.txt"' \
     --customize-hook='mv "$1/packages.txt" "'"$work"'/packages.txt"' \
     "$SUITE" "$work/rootfs.tar" - <<<"$sources" >"$work/mmdebstrap.log" 2>&1 ||
