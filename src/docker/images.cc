@@ -12,6 +12,7 @@
 #include "docker/container_config.h"
 #include "docker/image_pull.h"
 #include "docker/tar_writer.h"
+#include "sys/send_all.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox::docker {
@@ -51,7 +52,8 @@ class TarStream {
     writer_ = std::thread([this, dir, fd = fds[1]] {
       UniqueFd write_end(fd);
       status_ = WriteTarOfDirectory(dir, [fd](const void* data, size_t size) {
-        return SendAll(fd, static_cast<const char*>(data), size);
+        return sys::SendAll(fd, static_cast<const char*>(data), size,
+                            "send the archive to the upload");
       });
     });  // write_end closes as the thread ends: the reader sees the end of the archive
     return OkStatus();
@@ -78,17 +80,6 @@ class TarStream {
   ~TarStream() { (void)Finish(); }
 
  private:
-  static Status SendAll(int fd, const char* data, size_t size) {
-    while (size > 0) {
-      ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return ErrnoStatus("send the archive to the upload");
-      data += n;
-      size -= static_cast<size_t>(n);
-    }
-    return OkStatus();
-  }
-
   UniqueFd read_end_;
   std::thread writer_;
   Status status_;
