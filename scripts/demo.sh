@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# A scripted "agent session" on the native backend: the classic agent accidents, each contained.
+# A scripted "agent session" on the native backend: the classic agent accidents, each contained;
+# then, when a Docker daemon answers, a few on the docker backend in the Debian test image.
 #
 # Usage: scripts/demo.sh [AGENTBOX_BINARY]      (default: build/agentbox; `make demo` builds it)
 #
@@ -220,6 +221,26 @@ agent --memory 64M -- python3 -c "data = b'x' * (1 << 30)"
 check "exit 137" is exit_code 137
 check "reason oom" is reason oom
 check "limits_hit includes memory" limits_include memory
+
+step 9 "The same agent on the docker backend, in a Debian image (python3, pip, venv, gcc)"
+if curl -fsS --max-time 3 --unix-socket /var/run/docker.sock http://docker/_ping >/dev/null 2>&1; then
+  # Made from Debian's packages with mmdebstrap, cached (the first time takes minutes).
+  host "scripts/build-debian-image.sh --docker"
+  if AGENTBOX=$AGENTBOX "$(dirname "$0")/build-debian-image.sh" --docker >/dev/null 2>"$DEMO_DIR/image.err"; then
+    D=(--backend docker --image agentbox-test-debian:latest)
+    agent "${D[@]}" -- python3 -c 'import sys, venv; print(sys.version.split()[0])'
+    check "python3 of the image ran" is exit_code 0
+    agent "${D[@]}" --timeout 20 -- python3 -m pip install --break-system-packages --no-cache-dir \
+      --retries 0 --timeout 3 requests
+    check "pip install into the image's python failed" isnt exit_code 0
+    agent "${D[@]}" -- rm -rf --no-preserve-root /usr/lib/python3
+    check "GNU rm -rf of the image's python refused: Read-only file system" stderr_has 'Read-only file system'
+  else
+    echo "    (the Debian image could not be made: $(tail -1 "$DEMO_DIR/image.err"); skipping)"
+  fi
+else
+  echo "    (no Docker daemon answers on /var/run/docker.sock: skipping; make test starts one)"
+fi
 
 echo
 if [ ${#FAILED[@]} -eq 0 ]; then

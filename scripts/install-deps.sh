@@ -5,6 +5,8 @@
 #   this host's packages, and the filesystem tools the guest carries (btrfs, xfs, quota).
 set -euo pipefail
 
+# libarchive-dev: every tar (linked static); libcurl4-openssl-dev: the header of libcurl, which
+# agentbox loads at run time (it brings libcurl4) for the Docker Engine API and registries.
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev
   libarchive-dev libcurl4-openssl-dev)
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
@@ -15,12 +17,15 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-
 # a container image) has neither mount(8) nor mkfs.ext4.
 # docker-registry (the CNCF distribution registry), python3-bcrypt (its htpasswd) and
 # python3-cryptography (the test token server's signatures): the images suite's registries.
+# mmdebstrap: the Debian test image (scripts/build-debian-image.sh); openssl: the certificates of
+# the Engine API's TLS case (tests/docker/images.sh).
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
   make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   mount e2fsprogs xfsprogs
-  docker-registry python3-bcrypt python3-cryptography)
+  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl)
 bench_pkgs=(hyperfine bubblewrap)
-docker_pkgs=(docker.io runsc socat)
+# docker-registry: the local registry the docker backend's pulls are tested against.
+docker_pkgs=(docker.io runsc socat docker-registry)
 # The guest root is made of host packages (tests/vm/images.sh VM_PACKAGES): those must be here.
 vm_pkgs=(qemu-system-x86 kmod busybox-static cpio e2fsprogs btrfs-progs xfsprogs quota binutils util-linux iproute2 curl
   mount)

@@ -16,7 +16,7 @@
 #include "docker/container_config.h"
 #include "docker/engine_client.h"
 #include "docker/host_ids.h"
-#include "docker/images.h"
+#include "docker/image_pull.h"
 #include "docker/runtimes.h"
 #include "policy/seccomp_docker_profile.h"
 #include "proc/cgroup.h"
@@ -73,7 +73,7 @@ class DockerBackend : public Backend {
           "--rootfs is for the native backend; the docker backend takes --image");
     }
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
-    AB_RETURN_IF_ERROR(docker::CheckImage(*client, record.spec.image));
+    AB_RETURN_IF_ERROR(docker::EnsureImage(*client, record.spec.image));
     AB_ASSIGN_OR_RETURN(docker::ContainerIds ids, Ids(*client));
     WorkspaceRequest ws_request = SandboxWorkspaceRequest(record, state_root_);
     ws_request.fixed_ids = SandboxHostIds{ids.host_uid, ids.host_gid};

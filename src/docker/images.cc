@@ -1,27 +1,24 @@
 #include "docker/images.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
-#include <nlohmann/json.hpp>
+#include <functional>
+#include <thread>
 
 #include "docker/container_config.h"
+#include "docker/image_pull.h"
 #include "docker/tar_writer.h"
-#include "sys/file_util.h"
+#include "sys/send_all.h"
+#include "sys/unique_fd.h"
 
 namespace agentbox::docker {
 namespace {
 
 constexpr int kImportTimeoutMs = 10 * 60 * 1000;
-
-// "repo:tag" -> {"repo", "tag"}; a ':' inside a registry host:port is not a tag separator.
-std::pair<std::string, std::string> SplitReference(const std::string& name) {
-  size_t colon = name.rfind(':');
-  size_t slash = name.rfind('/');
-  if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) {
-    return {name, "latest"};
-  }
-  return {name.substr(0, colon), name.substr(colon + 1)};
-}
 
 bool ValidReference(const std::string& name) {
   if (name.empty() || name.size() > 255) return false;
@@ -33,17 +30,77 @@ bool ValidReference(const std::string& name) {
   return name.front() != ':' && name.front() != '/' && name.back() != ':';
 }
 
-}  // namespace
-
-Status CheckImage(EngineClient& client, const std::string& image) {
-  AB_ASSIGN_OR_RETURN(HttpResponse r, client.Call("GET", "/images/" + UrlEncode(image) + "/json"));
-  if (r.status == 200) return OkStatus();
-  if (r.status == 404) {
-    return NotFound("image " + image + " not found on the docker daemon (make one with " +
-                    "`agentbox image import ROOTFS_DIR " + image + "`)");
+StatusOr<size_t> ReadSome(int fd, char* buf, size_t size) {
+  for (;;) {
+    ssize_t n = ::read(fd, buf, size);
+    if (n >= 0) return static_cast<size_t>(n);
+    if (errno != EINTR) return ErrnoStatus("read the image source");
   }
-  return Unavailable("docker: image " + image + ": " + ErrorMessage(r));
 }
+
+// A tar of a directory, made on a thread into one end of a socket pair while the upload reads
+// the other: memory stays bounded whatever the tree's size. A socket, not a pipe, so that a
+// writer whose reader went away gets EPIPE from send(MSG_NOSIGNAL), never a SIGPIPE.
+class TarStream {
+ public:
+  Status Start(const std::string& dir) {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+      return ErrnoStatus("socketpair");
+    }
+    read_end_.reset(fds[0]);
+    writer_ = std::thread([this, dir, fd = fds[1]] {
+      UniqueFd write_end(fd);
+      status_ = WriteTarOfDirectory(dir, [fd](const void* data, size_t size) {
+        return sys::SendAll(fd, static_cast<const char*>(data), size,
+                            "send the archive to the upload");
+      });
+    });  // write_end closes as the thread ends: the reader sees the end of the archive
+    return OkStatus();
+  }
+
+  // The next bytes of the archive; 0 at its end. The end of an archive the writer could not
+  // finish is its error, so the upload is aborted rather than ended: the daemon must never
+  // make an image of a truncated tar.
+  StatusOr<size_t> Read(char* buf, size_t size) {
+    AB_ASSIGN_OR_RETURN(size_t n, ReadSome(read_end_.get(), buf, size));
+    if (n > 0) return n;
+    if (writer_.joinable()) writer_.join();  // it closed its end: it is done
+    if (!status_.ok()) return status_;
+    return size_t{0};
+  }
+
+  // Stops reading (a writer still at it gets EPIPE) and returns the writer's status.
+  Status Finish() {
+    read_end_.reset();
+    if (writer_.joinable()) writer_.join();
+    return status_;
+  }
+
+  ~TarStream() { (void)Finish(); }
+
+ private:
+  UniqueFd read_end_;
+  std::thread writer_;
+  Status status_;
+};
+
+// POSTs the tar that `read` yields to /images/create as a new image `name`.
+StatusOr<HttpResponse> Upload(EngineClient& client,
+                              std::function<StatusOr<size_t>(char*, size_t)> read,
+                              const std::string& name) {
+  auto [repo, tag] = SplitReference(name);
+  httpclient::HttpRequest request;
+  request.method = "POST";
+  request.path = "/images/create?fromSrc=-&repo=" + UrlEncode(repo) + "&tag=" + UrlEncode(tag) +
+                 "&changes=" + UrlEncode(std::string("LABEL ") + kLabelManaged + "=1");
+  request.headers.push_back("Content-Type: application/x-tar");
+  request.body_reader = std::move(read);
+  request.timeout_ms = kImportTimeoutMs;
+  return client.Send(std::move(request));
+}
+
+}  // namespace
 
 Status ImportImage(EngineClient& client, const std::string& source, const std::string& name) {
   if (!ValidReference(name)) {
@@ -52,30 +109,28 @@ Status ImportImage(EngineClient& client, const std::string& source, const std::s
   }
   struct stat st;
   if (::stat(source.c_str(), &st) != 0) return ErrnoStatus("image source " + source);
-  std::string body;
+  StatusOr<HttpResponse> r = Internal("unreachable");
   if (S_ISDIR(st.st_mode)) {
-    AB_ASSIGN_OR_RETURN(body, TarFromDirectory(source));
+    TarStream tar;
+    AB_RETURN_IF_ERROR(tar.Start(source));
+    r = Upload(
+        client, [&tar](char* buf, size_t size) { return tar.Read(buf, size); }, name);
+    Status archived = tar.Finish();  // after a failed upload: EPIPE, which says nothing new
+    if (r.ok() && r->status == 200) AB_RETURN_IF_ERROR(archived);
   } else if (S_ISREG(st.st_mode)) {
-    AB_ASSIGN_OR_RETURN(body, ReadFile(source));
+    UniqueFd file(::open(source.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!file.valid()) return ErrnoStatus("image source " + source);
+    int fd = file.get();
+    r = Upload(
+        client, [fd](char* buf, size_t size) { return ReadSome(fd, buf, size); }, name);
   } else {
     return InvalidArgument("image source " + source + " is neither a directory nor a tar file");
   }
-  auto [repo, tag] = SplitReference(name);
-  std::string path = "/images/create?fromSrc=-&repo=" + UrlEncode(repo) + "&tag=" + UrlEncode(tag) +
-                     "&changes=" + UrlEncode(std::string("LABEL ") + kLabelManaged + "=1");
-  AB_ASSIGN_OR_RETURN(HttpResponse r, client.CallWithBody("POST", path, "application/x-tar", body,
-                                                          kImportTimeoutMs));
-  if (r.status != 200) return Unavailable("docker: import " + name + ": " + ErrorMessage(r));
+  if (!r.ok()) return r.status();
+  if (r->status != 200) return Unavailable("docker: import " + name + ": " + ErrorMessage(*r));
   // The answer is a stream of JSON progress objects; a failure is one with "error".
-  size_t start = 0;
-  while (start < r.body.size()) {
-    size_t end = r.body.find('\n', start);
-    if (end == std::string::npos) end = r.body.size();
-    auto j = nlohmann::json::parse(r.body.substr(start, end - start), nullptr, false);
-    if (j.is_object() && j.contains("error")) {
-      return Unavailable("docker: import " + name + ": " + j["error"].dump());
-    }
-    start = end + 1;
+  if (std::string error = FirstStreamError(r->body); !error.empty()) {
+    return Unavailable("docker: import " + name + ": " + error);
   }
   return OkStatus();
 }

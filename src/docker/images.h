@@ -1,4 +1,4 @@
-// Images for the docker backend: check one exists, import one from a rootfs without a registry.
+// `agentbox image import`: a docker image from a rootfs directory or a tar file, no registry.
 #pragma once
 
 #include <string>
@@ -8,11 +8,9 @@
 
 namespace agentbox::docker {
 
-// kNotFound with a line that says how to make the image when the daemon does not have it.
-Status CheckImage(EngineClient& client, const std::string& image);
-
-// `agentbox image import SOURCE NAME`: SOURCE is a rootfs directory (archived on the fly) or a
-// tar file (sent as is; the daemon also takes gzip/xz/bzip2). The image is labelled as ours.
+// SOURCE is a rootfs directory (archived on the fly by docker/tar_writer.h, streamed to the
+// daemon as it is made) or a tar file (streamed as is; the daemon also takes gzip/xz/bzip2).
+// The image is labelled as ours.
 Status ImportImage(EngineClient& client, const std::string& source, const std::string& name);
 
 }  // namespace agentbox::docker

@@ -1,14 +1,16 @@
 #include "docker/tar_writer.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstring>
 #include <map>
+#include <memory>
 #include <utility>
+#include <vector>
 
 #include "sys/file_util.h"
 #include "sys/unique_fd.h"
@@ -16,160 +18,147 @@
 namespace agentbox::docker {
 namespace {
 
-constexpr size_t kBlock = 512;
+constexpr size_t kChunk = 64 * 1024;
 
-struct Header {
-  char bytes[kBlock] = {};
+// An archive that was not closed cleanly is failed first: archive_write_free would otherwise
+// finish it, writing an end-of-archive to a sink that has already said no.
+struct ArchiveFree {
+  void operator()(struct archive* a) const {
+    archive_write_fail(a);
+    archive_write_free(a);
+  }
+};
+struct EntryFree {
+  void operator()(struct archive_entry* e) const { archive_entry_free(e); }
+};
+using EntryPtr = std::unique_ptr<struct archive_entry, EntryFree>;
+
+// libarchive's write callback: hands each block to the sink, keeping the sink's own error.
+struct SinkState {
+  const TarSink* sink;
+  Status error;
 };
 
-// width-1 octal digits, zero-padded, then NUL; values that do not fit (files of 8 GiB and
-// more) are out of scope for a rootfs and are clamped.
-void PutOctal(char* field, size_t width, uint64_t value) {
-  uint64_t max = (uint64_t{1} << (3 * (width - 1))) - 1;
-  value = std::min(value, max);
-  for (size_t i = width - 1; i-- > 0;) {
-    field[i] = static_cast<char>('0' + (value & 7));
-    value >>= 3;
-  }
-  field[width - 1] = '\0';
-}
-
-void PutString(char* field, size_t width, const std::string& value) {
-  std::memcpy(field, value.data(), std::min(width, value.size()));
-}
-
-void Checksum(Header& h) {
-  std::memset(h.bytes + 148, ' ', 8);
-  unsigned sum = 0;
-  for (unsigned char c : h.bytes) sum += c;
-  std::snprintf(h.bytes + 148, 8, "%06o", sum);
-  h.bytes[155] = ' ';
-}
-
-void Pad(std::string& out) { out.append((kBlock - out.size() % kBlock) % kBlock, '\0'); }
-
-// One pax record: "<len> key=value\n" where <len> counts the whole record, itself included.
-std::string PaxRecord(const std::string& key, const std::string& value) {
-  size_t body = key.size() + value.size() + 3;  // ' ', '=', '\n'
-  size_t len = body + std::to_string(body).size();
-  if (std::to_string(len).size() != std::to_string(body).size()) ++len;
-  return std::to_string(len) + " " + key + "=" + value + "\n";
+la_ssize_t WriteToSink(struct archive* a, void* user, const void* data, size_t size) {
+  auto* state = static_cast<SinkState*>(user);
+  state->error = (*state->sink)(data, size);
+  if (state->error.ok()) return static_cast<la_ssize_t>(size);
+  archive_set_error(a, EIO, "%s", state->error.message().c_str());
+  return -1;
 }
 
 class Archiver {
  public:
-  explicit Archiver(std::string& out) : out_(out) {}
+  Archiver(struct archive* a, SinkState& sink) : a_(a), sink_(sink) {}
 
   Status AddTree(int dir_fd, const std::string& prefix, dev_t dev) {
     AB_ASSIGN_OR_RETURN(std::vector<std::string> names,
                         ListDir("/proc/self/fd/" + std::to_string(dir_fd)));
     std::sort(names.begin(), names.end());  // deterministic archives
     for (const std::string& name : names) {
-      std::string path = prefix + name;
-      struct stat st;
-      if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        return ErrnoStatus("stat " + path);
-      }
-      if (S_ISDIR(st.st_mode)) {
-        AddHeader(path + "/", st, '5', 0, "");
-        if (st.st_dev != dev) continue;  // a mount point: its contents are not ours
-        UniqueFd sub(
-            ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (!sub.valid()) return ErrnoStatus("open " + path);
-        AB_RETURN_IF_ERROR(AddTree(sub.get(), path + "/", dev));
-      } else if (S_ISLNK(st.st_mode)) {
-        std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
-        ssize_t n = ::readlinkat(dir_fd, name.c_str(), target.data(), target.size());
-        if (n < 0) return ErrnoStatus("readlink " + path);
-        target.resize(static_cast<size_t>(n));
-        AddHeader(path, st, '2', 0, target);
-      } else if (S_ISREG(st.st_mode)) {
-        auto key = std::make_pair(st.st_dev, st.st_ino);
-        if (st.st_nlink > 1) {
-          if (auto it = links_.find(key); it != links_.end()) {
-            AddHeader(path, st, '1', 0, it->second);
-            continue;
-          }
-          links_[key] = path;
-        }
-        AB_RETURN_IF_ERROR(AddFile(dir_fd, name, path, st));
-      }
-      // sockets, fifos, devices: skipped (see the header).
+      AB_RETURN_IF_ERROR(AddOne(dir_fd, name, prefix + name, dev));
     }
     return OkStatus();
   }
 
  private:
-  void AddHeader(const std::string& path, const struct stat& st, char type, uint64_t size,
-                 const std::string& link) {
-    std::string pax;
-    if (path.size() > 100) pax += PaxRecord("path", path);
-    if (link.size() > 100) pax += PaxRecord("linkpath", link);
-    if (!pax.empty()) {
-      AppendHeader("PaxHeader", 0644, 0, 0, pax.size(), 0, 'x', "");
-      out_.append(pax);
-      Pad(out_);
+  Status AddOne(int dir_fd, const std::string& name, const std::string& path, dev_t dev) {
+    struct stat st;
+    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      return ErrnoStatus("stat " + path);
     }
-    AppendHeader(path.substr(0, 100), st.st_mode & 07777, st.st_uid, st.st_gid, size,
-                 static_cast<uint64_t>(std::max<time_t>(st.st_mtime, 0)), type,
-                 link.substr(0, 100));
+    if (S_ISDIR(st.st_mode)) {
+      AB_RETURN_IF_ERROR(WriteHeader(path, st, ""));
+      if (st.st_dev != dev) return OkStatus();  // a mount point: its contents are not ours
+      UniqueFd sub(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+      if (!sub.valid()) return ErrnoStatus("open " + path);
+      return AddTree(sub.get(), path + "/", dev);
+    }
+    if (S_ISLNK(st.st_mode)) {
+      std::string target(static_cast<size_t>(st.st_size) + 1, '\0');
+      ssize_t n = ::readlinkat(dir_fd, name.c_str(), target.data(), target.size());
+      if (n < 0) return ErrnoStatus("readlink " + path);
+      target.resize(static_cast<size_t>(n));
+      return WriteHeader(path, st, "", target);
+    }
+    if (!S_ISREG(st.st_mode)) return OkStatus();  // sockets, fifos, devices: see the header
+    if (st.st_nlink > 1) {
+      auto [it, first] = links_.try_emplace(std::make_pair(st.st_dev, st.st_ino), path);
+      if (!first) return WriteHeader(path, st, it->second);
+    }
+    return AddFile(dir_fd, name, path, st);
   }
 
-  // One ustar header block; names longer than 100 bytes went into a pax header before it.
-  void AppendHeader(const std::string& name, uint64_t mode, uint64_t uid, uint64_t gid,
-                    uint64_t size, uint64_t mtime, char type, const std::string& link) {
-    Header h;
-    PutString(h.bytes, 100, name);
-    PutOctal(h.bytes + 100, 8, mode);
-    PutOctal(h.bytes + 108, 8, uid);
-    PutOctal(h.bytes + 116, 8, gid);
-    PutOctal(h.bytes + 124, 12, size);
-    PutOctal(h.bytes + 136, 12, mtime);
-    h.bytes[156] = type;
-    PutString(h.bytes + 157, 100, link);
-    std::memcpy(h.bytes + 257,
-                "ustar\0"
-                "00",
-                8);
-    Checksum(h);
-    out_.append(h.bytes, kBlock);
+  // One entry's header; a hard link (`hardlink` set) or a symlink (`symlink` set) has no data.
+  Status WriteHeader(const std::string& path, const struct stat& st, const std::string& hardlink,
+                     const std::string& symlink = "") {
+    EntryPtr entry(archive_entry_new());
+    if (!entry) return Internal("tar: out of memory");
+    archive_entry_copy_stat(entry.get(), &st);
+    archive_entry_copy_pathname(entry.get(), path.c_str());
+    if (!hardlink.empty()) {
+      archive_entry_copy_hardlink(entry.get(), hardlink.c_str());
+      archive_entry_set_size(entry.get(), 0);
+    }
+    if (!symlink.empty()) archive_entry_copy_symlink(entry.get(), symlink.c_str());
+    if (archive_write_header(a_, entry.get()) != ARCHIVE_OK) return Failed("header of " + path);
+    return OkStatus();
   }
 
   Status AddFile(int dir_fd, const std::string& name, const std::string& path,
                  const struct stat& st) {
     UniqueFd fd(::openat(dir_fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
     if (!fd.valid()) return ErrnoStatus("open " + path);
-    AddHeader(path, st, '0', static_cast<uint64_t>(st.st_size), "");
-    size_t start = out_.size();
-    out_.resize(start + static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (done < static_cast<size_t>(st.st_size)) {
-      ssize_t n =
-          ::read(fd.get(), out_.data() + start + done, static_cast<size_t>(st.st_size) - done);
+    AB_RETURN_IF_ERROR(WriteHeader(path, st, ""));
+    std::vector<char> buf(kChunk);
+    auto left = static_cast<size_t>(st.st_size);
+    while (left > 0) {
+      ssize_t n = ::read(fd.get(), buf.data(), std::min(left, buf.size()));
+      if (n < 0 && errno == EINTR) continue;
       if (n < 0) return ErrnoStatus("read " + path);
       if (n == 0) return Internal("file " + path + " shrank while being archived");
-      done += static_cast<size_t>(n);
+      if (archive_write_data(a_, buf.data(), static_cast<size_t>(n)) != n) {
+        return Failed("data of " + path);
+      }
+      left -= static_cast<size_t>(n);
     }
-    Pad(out_);
     return OkStatus();
   }
 
-  std::string& out_;
+  // The sink's own error when it caused the failure, else libarchive's message.
+  Status Failed(const std::string& what) {
+    if (!sink_.error.ok()) return sink_.error;
+    const char* why = archive_error_string(a_);
+    return Internal("tar: " + what + ": " + (why ? why : "libarchive failed"));
+  }
+
+  struct archive* a_;
+  SinkState& sink_;
   std::map<std::pair<dev_t, ino_t>, std::string> links_;
 };
 
 }  // namespace
 
-StatusOr<std::string> TarFromDirectory(const std::string& dir) {
+Status WriteTarOfDirectory(const std::string& dir, const TarSink& sink) {
   UniqueFd root(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return ErrnoStatus("rootfs " + dir);
   struct stat st;
   if (::fstat(root.get(), &st) != 0) return ErrnoStatus("stat " + dir);
-  std::string out;
-  Archiver archiver(out);
+  SinkState state{&sink, OkStatus()};  // outlives the archive, whose callback it is
+  std::unique_ptr<struct archive, ArchiveFree> a(archive_write_new());
+  if (!a) return Internal("tar: out of memory");
+  // pax "restricted": plain ustar headers, a pax extension only for what ustar cannot hold.
+  if (archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
+      archive_write_open2(a.get(), &state, nullptr, &WriteToSink, nullptr, nullptr) != ARCHIVE_OK) {
+    return Internal(std::string("tar: ") + archive_error_string(a.get()));
+  }
+  Archiver archiver(a.get(), state);
   AB_RETURN_IF_ERROR(archiver.AddTree(root.get(), "", st.st_dev));
-  out.append(2 * kBlock, '\0');  // end of archive
-  return out;
+  if (archive_write_close(a.get()) != ARCHIVE_OK) {
+    if (!state.error.ok()) return state.error;
+    return Internal(std::string("tar: end of archive: ") + archive_error_string(a.get()));
+  }
+  return OkStatus();
 }
 
 }  // namespace agentbox::docker

@@ -8,19 +8,13 @@
 
 #include "base/json_limits.h"
 #include "sys/fd_passing.h"
+#include "sys/send_all.h"
 
 namespace agentbox {
 namespace {
 
 Status WriteAll(int fd, const char* data, size_t size) {
-  while (size > 0) {
-    ssize_t n = ::send(fd, data, size, MSG_NOSIGNAL);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return ErrnoStatus("agent connection write");
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return OkStatus();
+  return sys::SendAll(fd, data, size, "agent connection write");
 }
 
 Status SendWithFd(int fd, const char* data, size_t size, int pass_fd) {

@@ -71,7 +71,7 @@ case_smallest_open_files_limit_works() {
   expect_rc 0 "an exec with open_files 32"
   expect_out 32
   printf '{"open_files": 31}\n' >"$policy"
-  ab create --backend "$AB_BACKEND" --policy "$policy"
+  ab create "${AB_KIND[@]}" --policy "$policy"
   expect_one_line_error "open_files below 32"
 }
 
@@ -579,7 +579,7 @@ case_ttl_ends_the_sandbox() {
   fi
   new_box --name brief
   expect_rc 0 "the name of an expired sandbox is free again"
-  ab create --ttl 0.5 --backend "$AB_BACKEND"
+  ab create --ttl 0.5 "${AB_KIND[@]}"
   expect_one_line_error "a ttl under a second"
 }
 
@@ -612,7 +612,7 @@ case_idle_timeout_ends_an_unused_sandbox() {
   local second=$BOX
   not_listed() { ! "$AGENTBOX" ls --json | grep -q "\"$1\""; }
   wait_until 60 not_listed "$second" || fail "ls still lists $second a minute after its 2 s idle timeout"
-  ab create --idle-timeout 0 --backend "$AB_BACKEND"
+  ab create --idle-timeout 0 "${AB_KIND[@]}"
   expect_one_line_error "an idle timeout of 0"
 }
 

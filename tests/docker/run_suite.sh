@@ -3,7 +3,9 @@
 #
 # Needs a Docker daemon (scripts/dockerd-ci.sh start; `make test` does it) and makes the default
 # test image agentbox-test:latest from a busybox-static rootfs with `agentbox image import` when
-# the daemon lacks it. Without a daemon the suite is skipped with the reason (exit 77, ctest's
+# the daemon lacks it. AGENTBOX_TEST_IMAGE=debian runs the suite on the Debian test image
+# instead (agentbox-test-debian:latest, made or taken from its cache by
+# scripts/build-debian-image.sh, passed to every create/run as --image). Without a daemon the suite is skipped with the reason (exit 77, ctest's
 # SKIP_RETURN_CODE); under CI=true that is a failure, since CI starts dockerd.
 set -uo pipefail
 suite=${1:?usage: run_suite.sh SUITE}
@@ -25,6 +27,15 @@ if ! curl -fsS --unix-socket "$sock" "http://docker/images/$image/json" >/dev/nu
   trap 'rm -rf "$rootfs"' EXIT
   "$src/scripts/build-test-rootfs.sh" "$rootfs/root" && "$AGENTBOX" image import "$rootfs/root" "$image" ||
     { echo "0 passed, 1 failed (could not make the test image $image)"; exit 1; }
+fi
+
+# The images suite pushes the Debian image to its registry: it needs it too.
+if [[ ${AGENTBOX_TEST_IMAGE:-} == debian || $suite == images ]]; then
+  start=$SECONDS
+  "$src/scripts/build-debian-image.sh" --docker >/dev/null ||
+    { echo "0 passed, 1 failed (could not make the Debian test image)"; exit 1; }
+  echo "run_suite: the Debian test image is ready ($((SECONDS - start)) s)"
+  [[ $suite == images ]] || export AGENTBOX_IMAGE=agentbox-test-debian:latest
 fi
 
 # AGENTBOX_RUNTIME=runsc: the same under gVisor, when dockerd has it registered.

@@ -33,15 +33,25 @@ readonly AB_BACKEND=${AGENTBOX_BACKEND:-native}
 # The docker backend's OCI runtime: AGENTBOX_RUNTIME (e.g. runsc, gVisor), dockerd's default if
 # empty.
 readonly AB_RUNTIME=${AGENTBOX_RUNTIME:-}
+# The image every create/run uses: AGENTBOX_IMAGE (e.g. agentbox-test-debian:latest), the
+# backend's default if empty.
+readonly AB_IMAGE=${AGENTBOX_IMAGE:-}
 # The options that pick the sandbox kind, for every create/run a case makes.
 AB_KIND=(--backend "$AB_BACKEND")
 [[ -n $AB_RUNTIME ]] && AB_KIND+=(--runtime "$AB_RUNTIME")
-# AGENTBOX_IMAGE_ARCHIVE (a docker save archive, tests/images/lane.sh): every case's state
-# dir loads it and every create/run uses it, as --image (the native backend's image lane).
-if [[ -n ${AGENTBOX_IMAGE_ARCHIVE:-} ]]; then AB_KIND+=(--image "${AGENTBOX_IMAGE_NAME:-agentbox-lane:latest}"); fi
+# AGENTBOX_IMAGE_ARCHIVE (a docker save archive, tests/images/lane.sh): every case's state dir
+# loads it, and every create/run uses it by its name (the native backend's image lane).
+if [[ -n ${AGENTBOX_IMAGE_ARCHIVE:-} && -z $AB_IMAGE ]]; then
+  AB_KIND+=(--image "${AGENTBOX_IMAGE_NAME:-agentbox-lane:latest}")
+  readonly AB_IMAGE_LABEL=${AGENTBOX_IMAGE_NAME:-agentbox-lane:latest}
+else
+  [[ -n $AB_IMAGE ]] && AB_KIND+=(--image "$AB_IMAGE")
+  readonly AB_IMAGE_LABEL=$AB_IMAGE
+fi
 readonly AB_KIND
-# What the N/A lines and the summary call this target: "native", "docker", "docker (runsc)".
-readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}${AGENTBOX_IMAGE_ARCHIVE:+ (--image)}
+# What the N/A lines and the summary call this target: "native", "docker", "docker (runsc)",
+# "docker [agentbox-test-debian:latest]", "native [agentbox-lane:latest]".
+readonly AB_TARGET=$AB_BACKEND${AB_RUNTIME:+ ($AB_RUNTIME)}${AB_IMAGE_LABEL:+ [$AB_IMAGE_LABEL]}
 # Seconds for one case and for one agentbox call, however they hang. A vocabulary sets its
 # defaults before sourcing this file; a case may raise H_CALL_TIMEOUT with `local`.
 H_CASE_TIMEOUT=${H_CASE_TIMEOUT:-40}
@@ -313,7 +323,8 @@ harness_main() {
   harness_check_host
   # The suite's run dir (every case's scratch and state dirs), watched by a reaper that cleans
   # up if this process is killed; earlier killed runs' leftovers are swept here first.
-  guard_start "$(basename "$(dirname "$script")")-$AB_BACKEND${AB_RUNTIME:+-$AB_RUNTIME}" || exit 1
+  # Short: a docker sandbox's agent socket lives beneath it, and a socket path has 107 bytes.
+  guard_start "$(basename "$(dirname "$script")")-$AB_BACKEND${AB_RUNTIME:+-$AB_RUNTIME}${AB_IMAGE_LABEL:+-img}" || exit 1
   guard_cgroup "$AGENTBOX_CGROUP_PARENT"
   # A suite's own fixtures (tests/images: its registries), made once for every case, and
   # undone at the end however the run ends.
