@@ -120,6 +120,7 @@ ExecResult Supervised(int conn_fd, int client_fd, const ExecRequest& req, ExecLa
   limits.kill_all = [&launcher, &box] { launcher.KillAll(box); };
   limits.cancel_fd = client_fd;
   limits.finish_on_report = true;
+  limits.output_is_terminal = req.tty;
   SupervisionOutcome outcome = Supervise(box, output, limits);
   launcher.Finish(outcome);
   return ResultOfSupervision(outcome, nullptr, output);
