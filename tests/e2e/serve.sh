@@ -406,7 +406,7 @@ check "SIGTERM over TCP: exit 0" '[ $? = 0 ]'
 check "SIGTERM ends MCP sessions: their sandboxes removed and forgotten" '! grep -q "$MC2" "$AGENTBOX_STATE_DIR/tenants.json" && ! "$AGENTBOX" ls | grep -q "$MC2"'
 
 # ---- an operator's timeout ceiling binds a detached process that names no timeout ------------
-echo '{"limits": {"timeout": {"default": "1s", "max": "1s"}}}' > "$WORK/ceiling.json"
+echo '{"limits": {"timeout": {"default": "1s", "max": "1s"}}, "body_timeout": 1}' > "$WORK/ceiling.json"
 start_server --config "$WORK/ceiling.json"
 R=$(U -d '{}' http://x/v1/sandboxes)
 CID=$(echo "$R" | jq_ 'd["id"]')
@@ -415,6 +415,10 @@ CP=$(echo "$R" | jq_ 'd["id"]')
 R=$(U -X POST "http://x/v1/sandboxes/$CID/processes/$CP/wait?timeout=15")
 check "detach without a timeout gets the operator's ceiling (1 s here), never none" '[ "$(echo "$R" | jq_ "(d[\"state\"], d[\"result\"][\"reason\"], d[\"result\"][\"duration_ms\"] < 10000)")" = "('"'"'exited'"'"', '"'"'timeout'"'"', True)" ] && gone "sleep 38.5"' "$R"
 check "detach: a timeout over this ceiling 400" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"true\"],\"detach\":true,\"timeout\":2}" http://x/v1/sandboxes/$CID/exec)" = 400 ]'
+R=$(ws /v1/sandboxes/$CID/exec/tty)
+check "tty: no first message within body_timeout (1 s here): error, close 1008" 'wsok "r[\"texts\"][-1][\"code\"] == \"invalid_argument\" and \"body_timeout\" in r[\"texts\"][-1][\"error\"] and r[\"close\"] == 1008"' "$R"
+R=$(ws /v1/sandboxes/$CID/exec/tty 'text:{"argv":["true"],"timeout":5}')
+check "tty: a timeout over the operator's ceiling: error naming it, close 1008" 'wsok "r[\"texts\"][-1][\"code\"] == \"invalid_argument\" and \"ceiling\" in r[\"texts\"][-1][\"error\"] and r[\"close\"] == 1008"' "$R"
 check "ceiling server: its sandbox removed" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$CID?force=true")" = 200 ]'
 stop_server
 

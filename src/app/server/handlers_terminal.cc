@@ -1,10 +1,11 @@
 // GET /v1/sandboxes/{id}/exec/tty: one command on a terminal of its own, over a WebSocket
-// (docs/api.md, "The terminal"). Everything that can be refused before the upgrade is refused
-// with a plain HTTP status (the handshake, the sandbox, the tenant's exec slot); what comes
-// later (the first message, the exec's own limits) with an error message and a close.
+// (docs/api.md, "GET /v1/sandboxes/{id}/exec/tty"). Everything that can be refused before the
+// upgrade is refused with a plain HTTP status (the handshake, the sandbox, the tenant's exec slot);
+// what comes later (the first message, the exec's own limits) with an error message and a close.
 #include <poll.h>
 
 #include <chrono>
+#include <functional>
 
 #include "app/server/exec_common.h"
 #include "app/server/ws_terminal.h"

@@ -106,17 +106,21 @@ StatusOr<std::string> WsTerminal::ReadFirst(Clock::time_point deadline, int abor
       return std::move(m.payload);
     }
     if (closed_) return Unavailable("terminal: the client left before its first message");
-    const int wait = unread_.empty() ? MillisecondsUntil(deadline) : 0;
-    if (wait == 0 && unread_.empty()) {
-      return InvalidArgument("terminal: no first message (the exec body) in time");
+    if (unread_.empty()) {  // else Fill takes what the event loop read
+      const int wait = MillisecondsUntil(deadline);
+      if (wait == 0) {
+        return InvalidArgument(
+            "terminal: no first message (the exec body) within the server's body_timeout");
+      }
+      struct pollfd fds[2] = {{conn_.fd(), POLLIN, 0}, {abort_fd, POLLIN, 0}};
+      const int n = ::poll(fds, abort_fd >= 0 ? 2 : 1, wait);
+      if (n < 0 && errno != EINTR) return Unavailable("terminal: poll failed");
+      if (abort_fd >= 0 && (fds[1].revents & POLLIN)) {
+        return Unavailable("the server is shutting down");
+      }
+      if (n <= 0) continue;
     }
-    struct pollfd fds[2] = {{conn_.fd(), POLLIN, 0}, {abort_fd, POLLIN, 0}};
-    const int n = unread_.empty() ? ::poll(fds, abort_fd >= 0 ? 2 : 1, wait) : 1;
-    if (n < 0 && errno != EINTR) return Unavailable("terminal: poll failed");
-    if (abort_fd >= 0 && (fds[1].revents & POLLIN)) {
-      return Unavailable("the server is shutting down");
-    }
-    if (n > 0 && !Fill()) closed_ = true;
+    if (!Fill()) closed_ = true;
   }
 }
 
