@@ -4,6 +4,8 @@
 # tests/conformance/run.sh and by tests/docker/runsc.sh (the same under gVisor, whose PTY master
 # never hangs up: an exec that waited for that hangup never ended there).
 
+# The commands' scripts are single-quoted on purpose: they expand in the sandbox, not here.
+# shellcheck disable=SC2016
 TERMINAL_CASES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 case_terminal_exec_tty_size_and_ctrl_c() {
