@@ -120,6 +120,7 @@ ExecResult Supervised(int conn_fd, int client_fd, const ExecRequest& req, ExecLa
   limits.kill_all = [&launcher, &box] { launcher.KillAll(box); };
   limits.cancel_fd = client_fd;
   limits.finish_on_report = true;
+  limits.output_is_terminal = req.tty;
   SupervisionOutcome outcome = Supervise(box, output, limits);
   launcher.Finish(outcome);
   return ResultOfSupervision(outcome, nullptr, output);
@@ -186,7 +187,7 @@ Status HandleTerminalExec(int conn_fd, const ExecRequest& req, const ExecSetup& 
   AB_ASSIGN_OR_RETURN(auto terminal, Terminal::Open({req.rows, req.cols}));
   AB_ASSIGN_OR_RETURN(StartedExec exec, StartExec(req, -1, setup, terminal->slave()));
   auto output = terminal->TakeOutput();
-  auto client = output.ok() ? terminal->ServeInput(conn_fd) : StatusOr<int>(output.status());
+  auto client = output.ok() ? terminal->ServeInput(conn_fd, exec.box.pid) : StatusOr<int>(output.status());
   if (!client.ok()) {
     exec.launcher->KillAll(exec.box);
     exec.launcher->Reap(exec.box);

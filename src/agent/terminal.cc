@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -18,16 +19,6 @@
 namespace agentbox {
 namespace {
 
-// The slave by its master (TIOCGPTPEER, Linux 4.13): no path lookup, so no other devpts can be
-// swapped in; by its name where the kernel lacks it (gVisor).
-UniqueFd OpenSlave(int master) {
-  int fd = ::ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
-  if (fd >= 0) return UniqueFd(fd);
-  char name[PATH_MAX];
-  if (::ptsname_r(master, name, sizeof(name)) != 0) return UniqueFd();
-  return UniqueFd(::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC));
-}
-
 void SetWindowSize(int master, WindowSize size) {
   struct winsize ws = {};
   ws.ws_row = size.rows;
@@ -42,7 +33,7 @@ StatusOr<std::unique_ptr<Terminal>> Terminal::Open(WindowSize size) {
   UniqueFd master(::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC));
   if (!master) return ErrnoStatus("terminal: open /dev/ptmx");
   if (::unlockpt(master.get()) != 0) return ErrnoStatus("terminal: unlockpt");
-  UniqueFd slave = OpenSlave(master.get());
+  UniqueFd slave = OpenPtySlave(master.get());
   if (!slave) return ErrnoStatus("terminal: open the slave");
   // As grantpt would: the sandbox user's, not writable by others. As the namespace's root the
   // native agent may; a container's agent is that user already.
@@ -51,7 +42,9 @@ StatusOr<std::unique_ptr<Terminal>> Terminal::Open(WindowSize size) {
   SetWindowSize(master.get(), size);
   // Never blocks: a command that reads no input must not stall the input thread's shutdown.
   if (::fcntl(master.get(), F_SETFL, O_NONBLOCK) != 0) return ErrnoStatus("terminal: fcntl");
-  return std::unique_ptr<Terminal>(new Terminal(std::move(master), std::move(slave)));
+  std::unique_ptr<Terminal> terminal(new Terminal(std::move(master), std::move(slave)));
+  terminal->kernel_ = ProbeTerminalSignals();
+  return terminal;
 }
 
 Terminal::~Terminal() {
@@ -69,7 +62,8 @@ StatusOr<UniqueFd> Terminal::TakeOutput() {
   return out;
 }
 
-StatusOr<int> Terminal::ServeInput(int conn_fd) {
+StatusOr<int> Terminal::ServeInput(int conn_fd, pid_t init) {
+  init_ = init;
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
     return ErrnoStatus("terminal: socketpair");
@@ -93,7 +87,7 @@ void Terminal::InputLoop(int conn_fd, [[maybe_unused]] UniqueFd hangup) {
     if (frame->type == FrameType::kResize) {
       auto size = WindowSizeFromWire(frame->payload);
       if (!size.ok()) return;
-      SetWindowSize(master_.get(), *size);
+      Resize(*size);
     } else if (frame->type == FrameType::kData && frame->payload.empty()) {
       // The end of the client's input, as a terminal says it: its EOF character (Ctrl-D).
       struct termios t = {};
@@ -101,10 +95,47 @@ void Terminal::InputLoop(int conn_fd, [[maybe_unused]] UniqueFd hangup) {
         WriteInput(conn_fd, std::string_view(reinterpret_cast<const char*>(&t.c_cc[VEOF]), 1));
       }
     } else if (frame->type == FrameType::kData) {
-      WriteInput(conn_fd, frame->payload);
+      TypeKeys(conn_fd, frame->payload);
     } else {
       return;
     }
+  }
+}
+
+void Terminal::TypeKeys(int conn_fd, std::string_view keys) {
+  struct termios mode = {};
+  if (kernel_.on_keys || ::tcgetattr(master_.get(), &mode) != 0) return WriteInput(conn_fd, keys);
+  size_t from = 0;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    const int signal = SignalOfKey(mode, static_cast<unsigned char>(keys[i]));
+    if (signal == 0) continue;
+    WriteInput(conn_fd, keys.substr(from, i - from));
+    SignalForeground(signal);
+    from = i + 1;
+  }
+  WriteInput(conn_fd, keys.substr(from));
+}
+
+void Terminal::Resize(WindowSize size) {
+  struct winsize before = {};
+  const bool known = ::ioctl(master_.get(), TIOCGWINSZ, &before) == 0;
+  SetWindowSize(master_.get(), size);
+  // As Linux: only a size that changed is signalled.
+  if (!kernel_.on_resize && known && (before.ws_row != size.rows || before.ws_col != size.cols)) {
+    SignalForeground(SIGWINCH);
+  }
+}
+
+// The terminal's foreground process group, as the kernel would signal it (the agent may: it is
+// the command's user in a container). gVisor's master cannot name that group (TIOCGPGRP fails):
+// then the init forwards it to the command's own group (proc/command_steps.cc), which is the
+// foreground one unless a job-control shell made another.
+void Terminal::SignalForeground(int signal) {
+  const pid_t group = ::tcgetpgrp(master_.get());
+  if (group > 0) {
+    (void)::kill(-group, signal);
+  } else if (init_ > 0) {
+    (void)::kill(init_, signal);
   }
 }
 

@@ -245,6 +245,8 @@ const char* ReasonPhrase(int status) {
   switch (status) {
     case 100:
       return "Continue";
+    case 101:
+      return "Switching Protocols";
     case 200:
       return "OK";
     case 201:
@@ -273,6 +275,8 @@ const char* ReasonPhrase(int status) {
       return "Content Too Large";
     case 415:
       return "Unsupported Media Type";
+    case 426:
+      return "Upgrade Required";
     case 429:
       return "Too Many Requests";
     case 431:

@@ -31,6 +31,8 @@ struct HttpRequest {
   bool http11 = true;            // HTTP/1.1 (false: HTTP/1.0)
   bool keep_alive = true;        // HTTP/1.1 default unless "Connection: close"
   bool expect_continue = false;  // "Expect: 100-continue"
+  // The body; on a request that upgrades the connection (a WebSocket), the bytes read past its
+  // head: the new protocol's first.
   std::string body;
 
   // The header's value, or "" when absent. `name` must be lower case.

@@ -60,6 +60,22 @@ json ExecRequestSchema() {
               {"description", "with detach: keep its stdin open for .../stdin"}}}}}};
 }
 
+// The terminal WebSocket's first message: an exec body without what a terminal replaces.
+json TerminalStartSchema() {
+  json schema = ExecRequestSchema();
+  for (const char* key : {"stdin", "stream", "detach", "interactive"}) {
+    schema["properties"].erase(key);
+  }
+  json size = {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}};
+  schema["properties"]["rows"] = size;
+  schema["properties"]["rows"]["description"] = "the window's rows; default 24";
+  schema["properties"]["cols"] = size;
+  schema["properties"]["cols"]["description"] = "the window's columns; default 80";
+  schema["description"] =
+      "the first (text) message of GET .../exec/tty: the command and its terminal's size";
+  return schema;
+}
+
 json ExecResultSchema() {
   json str = {{"type", "string"}};
   json num = {{"type", "number"}};
@@ -182,6 +198,20 @@ json Schemas() {
             {"description",
              "a name (\"TERM\", \"SIGINT\") or a number; default TERM; STOP is "
              "refused"}}}}}}},
+      {"TerminalStart", TerminalStartSchema()},
+      {"TerminalMessage",
+       {{"type", "object"},
+        {"description",
+         "a text message of the terminal WebSocket. Client: resize (rows, cols) or eof. Server, "
+         "last: result (the exec result, output not repeated) or error (error, code)"},
+        {"required", {"type"}},
+        {"properties",
+         {{"type", {{"type", "string"}, {"enum", {"resize", "eof", "result", "error"}}}},
+          {"rows", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
+          {"cols", {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}}},
+          {"result", Ref("ExecResult")},
+          {"error", str},
+          {"code", str}}}}},
       {"ProcessLogEvent",
        {{"type", "object"},
         {"description",
@@ -246,6 +276,17 @@ json Responses(const Route& route) {
   }
   if (route.id == RouteId::kReadFile) {
     ok["content"]["application/json"]["schema"] = Ref("DirListing");
+  }
+  if (route.id == RouteId::kExecTty) {
+    ok["description"] =
+        "Switching Protocols: a WebSocket (RFC 6455). The client's first message (text) is a "
+        "TerminalStart; then binary messages are keys and text messages TerminalMessage resize "
+        "or eof. The server sends what the terminal shows as binary messages, then a "
+        "TerminalMessage result (or error) and closes with 1000 (1008: a bad message, 1013: "
+        "cannot run now, 1011: failed). Ping/pong answered; a client that leaves kills the "
+        "command's process tree.";
+    ok["x-websocket-messages"] = {{"first", Ref("TerminalStart")},
+                                  {"text", Ref("TerminalMessage")}};
   }
   json responses = {{std::to_string(route.success), ok}};
   if (route.id == RouteId::kExec) {

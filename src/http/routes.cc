@@ -36,6 +36,10 @@ constexpr Route kRoutes[] = {
     {RouteId::kExec, "POST", "/v1/sandboxes/{id}/exec", "exec",
      "Run one command; JSON result, or an NDJSON / SSE stream of output and result", true,
      BodyKind::kJson, "", 200, kJson, "ExecRequest", "ExecResult", "400,401,404,413,429,503"},
+    {RouteId::kExecTty, "GET", "/v1/sandboxes/{id}/exec/tty", "execTty",
+     "Run one command on a terminal (a PTY) over a WebSocket: keys, resizes and output as "
+     "messages, the exec result last",
+     true, BodyKind::kNone, "", 101, "", "", "", "400,401,404,426,429,503"},
     {RouteId::kListProcesses, "GET", "/v1/sandboxes/{id}/processes", "listProcesses",
      "The sandbox's background processes (started with \"detach\"), oldest first", true,
      BodyKind::kNone, "", 200, kJson, "", "ProcessList", "401,404,503"},

@@ -30,6 +30,7 @@ enum class RouteId {
   kDeleteSandbox,
   kVerifySandbox,
   kExec,
+  kExecTty,
   kListProcesses,
   kGetProcess,
   kProcessLogs,

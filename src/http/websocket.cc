@@ -104,6 +104,12 @@ Status CheckUpgrade(const std::function<std::string(std::string_view)>& header) 
   return OkStatus();
 }
 
+int UpgradeRefusalStatus(const std::function<std::string(std::string_view)>& header) {
+  if (!ListHasToken(header("upgrade"), "websocket")) return 426;
+  if (header("sec-websocket-version") != "13") return 426;
+  return 400;
+}
+
 std::string UpgradeResponse(std::string_view client_key) {
   return "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
          "Sec-WebSocket-Accept: " +

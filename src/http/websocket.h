@@ -26,6 +26,7 @@ inline constexpr uint16_t kCloseInvalidPayload = 1007;  // text that is not UTF-
 inline constexpr uint16_t kClosePolicyViolation = 1008;
 inline constexpr uint16_t kCloseTooBig = 1009;  // a message past max_message_bytes
 inline constexpr uint16_t kCloseInternalError = 1011;
+inline constexpr uint16_t kCloseTryAgainLater = 1013;  // busy or unavailable now (IANA registry)
 
 // RFC 6455 §4.2.2: base64(SHA-1(key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11")).
 std::string AcceptKey(std::string_view client_key);
@@ -37,6 +38,11 @@ std::string AcceptKey(std::string_view client_key);
 // (On a wrong version §4.4 wants 426 with `Sec-WebSocket-Version: 13`; that is the handler's
 // answer to give, the message names the version.)
 Status CheckUpgrade(const std::function<std::string(std::string_view)>& header);
+
+// The HTTP status for a request CheckUpgrade refused: 426 Upgrade Required when it asks for no
+// WebSocket or for another version (the answer then carries `Upgrade: websocket` and
+// `Sec-WebSocket-Version: 13`, §4.4, RFC 9110 §15.5.22), 400 when its upgrade is malformed.
+int UpgradeRefusalStatus(const std::function<std::string(std::string_view)>& header);
 
 // The 101 answer's bytes, ending in the blank line. No subprotocol and no extension is agreed,
 // so the client must not set RSV bits (the parser refuses them).

@@ -73,6 +73,7 @@ class Loop {
       if (n < 0 && errno != EINTR) break;
       if (n <= 0) continue;
       HandleReady();
+      if (limits_.output_is_terminal && TreeGone()) DrainTerminal();
       if (init_exited_ && !drain_until)
         drain_until = std::chrono::steady_clock::now() + kDrainGrace;
     }
@@ -97,6 +98,15 @@ class Loop {
       watch_.OnReady(pfds_[kWatch].revents);
       pfds_[kWatch].fd = watch_.fd();  // the channel gives way to the listener, then to none
     }
+  }
+
+  // The init reported (by then it killed and reaped the tree), exited, or its status pipe,
+  // which it alone holds, is closed: nothing of the tree can write any more.
+  bool TreeGone() const { return outcome_.command_status || init_exited_ || pfds_[kStatus].fd < 0; }
+
+  // What the terminal's master still holds, then its end (see output_is_terminal).
+  void DrainTerminal() {
+    while (pfds_[kStdout].fd >= 0) Pump(kStdout);
   }
 
   // Without a pidfd (gVisor has no pidfd_open) the init's exit shows only as its report, or the
@@ -136,8 +146,9 @@ class Loop {
                        std::string_view(buf, static_cast<size_t>(n)));
         continue;
       }
-      if (n < 0 && (errno == EAGAIN || errno == EINTR)) return;
-      pfds_[slot].fd = -1;  // EOF or error: the stream is done
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && errno == EAGAIN && !(limits_.output_is_terminal && TreeGone())) return;
+      pfds_[slot].fd = -1;  // EOF or error (or a drained terminal): the stream is done
       return;
     }
   }

@@ -42,6 +42,11 @@ struct SupervisionLimits {
   // supervision; the init's own exit, which tears down its namespaces, is left to the caller
   // (it must still reap the init). Otherwise the supervision also waits for that exit.
   bool finish_on_report = false;
+  // stdout is a terminal's master (a tty exec): its end is the tree's end, not an EOF. Once the
+  // init reported, exited or was killed, no writer is left, and the master is read until it
+  // has nothing more (EAGAIN). Linux also hangs the master up then (EIO), but gVisor's never
+  // does (google/gvisor#9333): waiting for that EOF there never ended the exec.
+  bool output_is_terminal = false;
 };
 
 struct SupervisionOutcome {

@@ -722,26 +722,6 @@ case_background_stdin_written_later() {
   expect_one_line_error "send to a process started without -i"
 }
 
-case_terminal_exec_tty_size_and_ctrl_c() {
-  new_box
-  ab exec -t "$BOX" -- sh -c 'tty; echo "$TERM"; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo all-ttys'
-  expect_rc 0
-  [[ $AB_OUT == /dev/pts/*xterm*all-ttys* ]] || fail "-t gave no terminal: $AB_OUT"
-  AB_STDIN=<(printf 'echo typed\nexit 3\n') ab exec -it "$BOX" -- sh
-  expect_rc 3 "the shell's own exit status"
-  [[ $AB_OUT == *typed* ]] || fail "piped keys never reached the shell: $AB_OUT"
-  ab exec -dt "$BOX" -- sh
-  expect_one_line_error "-t with -d"
-  local out
-  # Ctrl-C typed on the terminal reaches the command's foreground group as SIGINT; a resize
-  # reaches it as SIGWINCH with the new size.
-  out=$(timeout 60 python3 "$(dirname "${BASH_SOURCE[0]}")/pty_client.py" "$AGENTBOX" "$BOX" \
-    'trap "stty size; echo resized" WINCH; trap "echo got-int; exit 7" INT; echo ready; while :; do sleep 0.1; done') ||
-    fail "the terminal client failed: $out"
-  [[ $out == *"33 101"*resized* ]] || fail "the resize never reached the command: $out"
-  [[ $out == *got-int*"status 7" ]] || fail "Ctrl-C did not reach the command, or its status was lost: $out"
-}
-
 case_background_errors_and_timeout() {
   new_box
   ab exec -d "$BOX" -- no-such-command-here
@@ -804,5 +784,12 @@ case_background_process_dies_with_rm() {
   ab ps "$BOX"
   expect_one_line_error "ps of the removed sandbox"
 }
+
+# The terminal (exec -t on the CLI, .../exec/tty over the API): its own file, which the gVisor
+# lane (tests/docker/runsc.sh) runs too. harness_main finds its case_ functions through
+# H_CASE_FILES.
+H_CASE_FILES=("$HERE/terminal_cases.sh")
+# shellcheck source=tests/conformance/terminal_cases.sh
+source "$HERE/terminal_cases.sh"
 
 harness_main "$0" "$@"

@@ -6,7 +6,8 @@
 # openat2; and the refusal, at create, of a --workspace not owned by the container's host ids
 # 2100001000:2100001000 (docker/host_ids.h; runsc cannot
 # use the idmapped mount another owner needs). Run by tests/docker/run_suite.sh runsc; the
-# security suite runs under runsc too (run_suite.sh security with AGENTBOX_RUNTIME=runsc).
+# security suite runs under runsc too (run_suite.sh security with AGENTBOX_RUNTIME=runsc). The
+# terminal's cases (tests/conformance/terminal_cases.sh) run here too.
 
 export AGENTBOX_BACKEND=docker
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -183,5 +184,12 @@ case_runsc_workspace_owner() {
   [[ $(stat -c %u:%g "$ws/f") == 2100001000:2100001000 && $(stat -c %u:%g "$ws/d") == 2100001000:2100001000 ]] ||
     fail "files made inside belong to $(stat -c %u:%g "$ws/f") on the host"
 }
+
+# The terminal's cases of the conformance suite, here under gVisor: the CLI's `exec -t` and
+# the API's WebSocket (gVisor's PTY master never hangs up, which once left every terminal exec
+# hanging until the client gave up).
+H_CASE_FILES=("$HERE/../conformance/terminal_cases.sh")
+# shellcheck source=tests/conformance/terminal_cases.sh
+source "$HERE/../conformance/terminal_cases.sh"
 
 harness_main "$0" "$@"

@@ -126,6 +126,44 @@ curl -s "${J[@]}" --unix-socket "$SOCK" --max-time 1 -d '{"argv":["sleep","31.5"
 curl -s "${J[@]}" --unix-socket "$SOCK" --max-time 1 -N -d '{"argv":["sleep","32.5"],"stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec >/dev/null
 check "disconnect kills the command (JSON)" 'gone "sleep 31.5"'
 check "disconnect kills the command (stream)" 'gone "sleep 32.5"'
+# The terminal over a WebSocket (GET .../exec/tty), driven by tests/e2e/ws_client.py (Python's
+# standard library only). wsok EXPR: the Python EXPR holds of the client's JSON line $R.
+WSC=$(dirname "$0")/ws_client.py
+ws() { timeout 60 python3 "$WSC" "unix:$SOCK" "$@"; }
+wsok() { python3 -c 'import json,sys; r=json.loads(sys.argv[1]); sys.exit(0 if eval(sys.argv[2]) else 1)' "$R" "$1"; }
+T=/v1/sandboxes/$ID/exec/tty
+R=$(ws $T 'text:{"argv":["sh","-c","tty; echo \"$TERM\"; stty size; exit 3"],"rows":33,"cols":101}')
+E="r['status'] == 101 and '/dev/pts/' in r['output'] and 'xterm' in r['output'] and '33 101' in r['output'] and r['texts'][-1]['result']['exit_code'] == 3 and r['close'] == 1000"
+check "tty: 101, a PTY of the size asked, TERM, the exit status in the result, close 1000" 'wsok "$E"' "$R"
+R=$(ws $T 'early:{"argv":["sh","-c","trap \"stty size; echo resized\" WINCH; trap \"echo got-int; exit 7\" INT; echo ready; while :; do sleep 0.1; done"]}' \
+  'wait:ready' 'ping:p1' 'text:{"type":"resize","rows":40,"cols":120}' 'wait:resized' 'keys:\x03')
+E="r['pongs'] == ['p1'] and '40 120' in r['output'] and 'got-int' in r['output'] and r['texts'][-1]['result']['exit_code'] == 7"
+check "tty: frames sent before the 101, a pong, a resize as SIGWINCH, Ctrl-C reaching the command" 'wsok "$E"' "$R"
+R=$(ws $T 'fragments:{"argv":["cat"]}' 'keys:abc\r' 'wait:abc' 'text:{"type":"eof"}')
+E="r['pongs'] == ['mid'] and r['texts'][-1]['result']['reason'] == 'exited' and r['texts'][-1]['result']['exit_code'] == 0"
+check "tty: a fragmented first message (a ping between), eof ends cat's input" 'wsok "$E"' "$R"
+R=$(ws $T 'text:{"argv":["sleep","30.25"],"timeout":0.5}')
+E="r['texts'][-1]['result']['reason'] == 'timeout' and r['texts'][-1]['result']['exit_code'] == 124 and r['close'] == 1000"
+check "tty: timeout" 'wsok "$E" && gone "sleep 30.25"' "$R"
+for first in 'text:{"argv":["sh"],"bogus":1}' 'text:{"argv":["sh"],"stdin":"x"}' 'text:{nope' 'keys:binary'; do
+  R=$(ws $T "$first")
+  E="[(t['type'], t['code']) for t in r['texts']] == [('error', 'invalid_argument')] and r['close'] == 1008"
+  check "tty: first message $first: error message (invalid_argument), close 1008" 'wsok "$E"' "$R"
+done
+R=$(ws $T 'text:{"argv":["sh","-c","echo ready; sleep 39.75"]}' 'wait:ready' 'text:{"type":"resize","rows":0,"cols":80}')
+E="r['texts'][-1]['code'] == 'invalid_argument' and r['close'] == 1008"
+check "tty: a bad message mid-command: error, close 1008, the command killed" 'wsok "$E" && gone "sleep 39.75"' "$R"
+R=$(ws $T 'text:{"argv":["sh","-c","echo ready; sleep 39.6"]}' 'wait:ready' 'raw:8105414243444546')
+check "tty: an unmasked frame: close 1002, the command killed" 'wsok "r[\"close\"] == 1002" && gone "sleep 39.6"' "$R"
+ws $T 'text:{"argv":["sh","-c","echo ready; sleep 39.5"]}' 'wait:ready' gone >/dev/null
+check "tty: a client that vanishes gets its command's tree killed" 'gone "sleep 39.5"'
+ws $T 'text:{"argv":["sh","-c","echo ready; sleep 39.25"]}' 'wait:ready' close >/dev/null
+check "tty: a client's close kills its command too" 'gone "sleep 39.25"'
+R=$(ws /v1/sandboxes/nosuch/exec/tty 'text:{}')
+check "tty: unknown sandbox 404 before the upgrade" 'wsok "r[\"status\"] == 404 and json.loads(r[\"body\"])[\"code\"] == \"not_found\""' "$R"
+R=$(WS_HEADERS="Origin: http://evil.example" ws $T 'text:{}')
+check "tty: a foreign Origin 403 without tokens" 'wsok "r[\"status\"] == 403"' "$R"
+check "tty: a plain GET is 426 with Upgrade: websocket" '[ "$(code --unix-socket "$SOCK" -D "$WORK/tty_head" http://x$T)" = 426 ] && grep -qi "^upgrade: websocket" "$WORK/tty_head" && grep -qi "^sec-websocket-version: 13" "$WORK/tty_head"'
 M=$(U http://x/metrics)
 check "metrics" 'echo "$M" | grep -q "^agentbox_sandboxes_live [1-9]" && echo "$M" | grep -q "^agentbox_execs_total{reason=\"exited\"}" && echo "$M" | grep -q "^agentbox_exec_duration_seconds_bucket{le=\"+Inf\"}"' "$M"
 check "openapi" 'U http://x/v1/openapi.json | jq_ "d[\"openapi\"]" | grep -q "^3"'
@@ -200,6 +238,7 @@ check "access log: an exec names its sandbox, status and reason" 'log_has "r[\"p
 check "access log: an MCP call names its method, tool and sandbox" 'log_has "r[\"path\"] == \"/mcp\" and r.get(\"rpc\") == \"tools/call\" and r.get(\"tool\") == \"bash\" and len(r.get(\"sandbox\", \"\")) > 0"' "$(grep mcp "$WORK/access.log" | tail -2)"
 check "access log: healthz, answered at the door, has its line too" 'log_has "r[\"path\"] == \"/healthz\" and r[\"status\"] == 200"'
 check "access log: no output, no arguments, no session id" '! grep -q "access-log-output-8fe1\|mcp-argument-3c7d\|$SID" "$WORK/access.log"'
+check "access log: a terminal's line has 101, its sandbox and exit code" 'log_has "r[\"path\"] == \"$T\" and r[\"status\"] == 101 and r[\"sandbox\"] == \"$ID\" and r.get(\"exit_code\") == 3"' "$(grep exec/tty "$WORK/access.log" | head -2)"
 # Background processes: exec "detach", then /processes (list, get, logs, wait, kill, stdin).
 P=http://x/v1/sandboxes/$ID/processes
 pj() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print($2)" "$1"; }  # JSON TEXT EXPR
@@ -304,6 +343,10 @@ check "429 over max_sandboxes" '[ "$(code "${A[@]}" -d "{}" $B/v1/sandboxes)" = 
 check "403 host path from a tenant" '[ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" -d "{\"workspace\":\"/root\"}" $B/v1/sandboxes)" = 403 ]'
 check "tenant b: 404 on a's sandbox" '[ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" $B/v1/sandboxes/$TA)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 404 ]'
 check "tenant b: 404 on a's processes" '[ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" $B/v1/sandboxes/$TA/processes)" = 404 ] && [ "$(code -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" -X POST $B/v1/sandboxes/$TA/processes/p1/kill)" = 404 ]'
+# TW STEP...: the terminal of tenant a's sandbox over TCP (WS_HEADERS: the token, if any).
+TW() { timeout 30 python3 "$WSC" "tcp:127.0.0.1:$PORT" "/v1/sandboxes/$TA/exec/tty" "$@"; }
+check "tty over TCP: 401 without a token or with a wrong one, 404 for another tenant" '[ "$(TW "text:{}" | jq_ "d[\"status\"]")" = 401 ] && [ "$(WS_HEADERS="Authorization: Bearer nope" TW "text:{}" | jq_ "d[\"status\"]")" = 401 ] && [ "$(WS_HEADERS="Authorization: Bearer tok-b-7f3c9e1b2d4a" TW "text:{}" | jq_ "d[\"status\"]")" = 404 ]'
+check "tty over TCP with the token" '[ "$(WS_HEADERS="${A[1]}" TW "text:{\"argv\":[\"echo\",\"tcp-tty\"]}" | jq_ "(d[\"status\"], d[\"output\"], d[\"texts\"][-1][\"result\"][\"exit_code\"])")" = "(101, '"'"'tcp-tty\\r\\n'"'"', 0)" ]'
 check "tenant b: a's sandbox not listed, CLI's not either" '! curl -s -H "Authorization: Bearer tok-b-7f3c9e1b2d4a" $B/v1/sandboxes | grep -q "$TA\|$ID"'
 check "tenant a: exec over TCP" '[ "$(curl -s "${J[@]}" "${A[@]}" -d "{\"argv\":[\"echo\",\"tcp\"]}" $B/v1/sandboxes/$TA/exec | jq_ "d[\"stdout\"]")" = tcp ]'
 curl -s "${J[@]}" "${A[@]}" -d '{"argv":["sleep","3.25"]}' $B/v1/sandboxes/$TA/exec >/dev/null &
@@ -311,6 +354,7 @@ SLOW=$!
 running "sleep 3.25"
 check "429 over max_concurrent_execs" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"]}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
 check "429 over max_concurrent_execs: a detached exec too" '[ "$(code "${A[@]}" -d "{\"argv\":[\"true\"],\"detach\":true}" $B/v1/sandboxes/$TA/exec)" = 429 ]'
+check "429 over max_concurrent_execs: a terminal too, before the upgrade" '[ "$(WS_HEADERS="${A[1]}" TW "text:{}" | jq_ "d[\"status\"]")" = 429 ]'
 wait $SLOW
 check "access log: the tenant is named, a refused caller is null, no token is written" 'grep -q "\"tenant\":\"a\",\"method\":\"POST\",\"path\":\"/v1/sandboxes/$TA/exec\"" "$WORK/access_tcp.log" && grep -q "\"tenant\":null,\"method\":\"GET\",\"path\":\"/v1/sandboxes\",\"status\":401" "$WORK/access_tcp.log" && ! grep -q "tok-" "$WORK/access_tcp.log"' "$(head -5 "$WORK/access_tcp.log")"
 check "tenant map persisted" 'grep -q "\"$TA\": \"a\"" "$AGENTBOX_STATE_DIR/tenants.json"'
@@ -362,7 +406,7 @@ check "SIGTERM over TCP: exit 0" '[ $? = 0 ]'
 check "SIGTERM ends MCP sessions: their sandboxes removed and forgotten" '! grep -q "$MC2" "$AGENTBOX_STATE_DIR/tenants.json" && ! "$AGENTBOX" ls | grep -q "$MC2"'
 
 # ---- an operator's timeout ceiling binds a detached process that names no timeout ------------
-echo '{"limits": {"timeout": {"default": "1s", "max": "1s"}}}' > "$WORK/ceiling.json"
+echo '{"limits": {"timeout": {"default": "1s", "max": "1s"}}, "body_timeout": 1}' > "$WORK/ceiling.json"
 start_server --config "$WORK/ceiling.json"
 R=$(U -d '{}' http://x/v1/sandboxes)
 CID=$(echo "$R" | jq_ 'd["id"]')
@@ -371,6 +415,10 @@ CP=$(echo "$R" | jq_ 'd["id"]')
 R=$(U -X POST "http://x/v1/sandboxes/$CID/processes/$CP/wait?timeout=15")
 check "detach without a timeout gets the operator's ceiling (1 s here), never none" '[ "$(echo "$R" | jq_ "(d[\"state\"], d[\"result\"][\"reason\"], d[\"result\"][\"duration_ms\"] < 10000)")" = "('"'"'exited'"'"', '"'"'timeout'"'"', True)" ] && gone "sleep 38.5"' "$R"
 check "detach: a timeout over this ceiling 400" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"true\"],\"detach\":true,\"timeout\":2}" http://x/v1/sandboxes/$CID/exec)" = 400 ]'
+R=$(ws /v1/sandboxes/$CID/exec/tty)
+check "tty: no first message within body_timeout (1 s here): error, close 1008" 'wsok "r[\"texts\"][-1][\"code\"] == \"invalid_argument\" and \"body_timeout\" in r[\"texts\"][-1][\"error\"] and r[\"close\"] == 1008"' "$R"
+R=$(ws /v1/sandboxes/$CID/exec/tty 'text:{"argv":["true"],"timeout":5}')
+check "tty: a timeout over the operator's ceiling: error naming it, close 1008" 'wsok "r[\"texts\"][-1][\"code\"] == \"invalid_argument\" and \"ceiling\" in r[\"texts\"][-1][\"error\"] and r[\"close\"] == 1008"' "$R"
 check "ceiling server: its sandbox removed" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$CID?force=true")" = 200 ]'
 stop_server
 

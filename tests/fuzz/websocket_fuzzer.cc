@@ -3,9 +3,11 @@
 // messages, the same verdict and the same close code whether the bytes arrive whole or split
 // (the first byte picks the split size), no message is past the limit, a text message is UTF-8,
 // a control frame is at most 125 bytes; a frame EncodeClientFrame makes of the input parses back
-// to it; EncodeClose always fits a control frame.
+// to it; EncodeClose always fits a control frame. Each data message is then read as the
+// terminal reads it (http/terminal_messages.h): a window size taken is always within bounds.
 #include "base/utf8.h"
 #include "fuzz_util.h"
+#include "http/terminal_messages.h"
 #include "http/websocket.h"
 
 using namespace agentbox;
@@ -31,8 +33,28 @@ Outcome Parse(std::string_view input, size_t step) {
   return o;
 }
 
+bool InBounds(WindowSize size) {
+  return size.rows >= 1 && size.rows <= kMaxWindowDimension && size.cols >= 1 &&
+         size.cols <= kMaxWindowDimension;
+}
+
+void CheckAsTerminal(const Message& m) {
+  if (m.opcode == Opcode::kText) {
+    auto start = ParseTerminalStart(m.payload);
+    if (start.ok()) FUZZ_CHECK(InBounds(start->size), "a first message's size out of bounds");
+  }
+  auto event = ParseTerminalMessage(m);
+  if (event.ok() && event->kind == TerminalEvent::Kind::kResize) {
+    FUZZ_CHECK(InBounds(event->size), "a resize out of bounds");
+  }
+  if (event.ok() && m.opcode == Opcode::kBinary) {
+    FUZZ_CHECK(event->bytes == m.payload, "keys changed");
+  }
+}
+
 void CheckMessages(const std::vector<Message>& messages) {
   for (const Message& m : messages) {
+    CheckAsTerminal(m);
     if (m.opcode == Opcode::kText) FUZZ_CHECK(IsValidUtf8(m.payload), "text not UTF-8");
     if (static_cast<uint8_t>(m.opcode) >= 8) {
       FUZZ_CHECK(m.payload.size() <= 125, "control frame over 125 bytes");

@@ -201,6 +201,8 @@ void ClientConnection::Dispatch() {
   phase_ = Phase::kHandler;
   Disarm();
   chunked_.reset();
+  // A WebSocket's frames may follow its head at once: they are its handler's to read.
+  if (admitted_.match.route->id == RouteId::kExecTty) request_.body = std::exchange(in_, {});
   const bool long_pool = RunsLong(request_, *admitted_.match.route);
   auto self = shared_from_this();
   const bool queued = loop_.Submit(long_pool, [self] {

@@ -47,6 +47,8 @@ Handler HandlerFor(RouteId id) {
       return HandleVerifySandbox;
     case RouteId::kExec:
       return HandleExec;
+    case RouteId::kExecTty:
+      return HandleExecTty;
     case RouteId::kListProcesses:
       return HandleListProcesses;
     case RouteId::kGetProcess:
@@ -109,6 +111,7 @@ std::variant<Admitted, Rejection> AdmitRequest(const ServerContext& ctx, const H
 bool RunsLong(const HttpRequest& req, const Route& route) {
   switch (route.id) {
     case RouteId::kExec:
+    case RouteId::kExecTty:
     case RouteId::kVerifySandbox:
     case RouteId::kProcessLogs:  // with follow, for as long as the process runs
     case RouteId::kWaitProcess:

@@ -2,27 +2,14 @@
 #include <chrono>
 #include <functional>
 
-#include "app/server/server_context.h"
+#include "app/server/exec_common.h"
 #include "app/server/shared_stream.h"
-#include "http/api_bodies.h"
 #include "proto/exec_output.h"
 #include "proto/process_wire.h"
 #include "sys/memfd.h"
 
 namespace agentbox {
 namespace {
-
-// Releases the tenant's exec slot however the handler leaves.
-struct ExecSlot {
-  TenantRegistry& tenants;
-  const Caller& caller;
-  ~ExecSlot() { tenants.EndExec(caller); }
-};
-
-struct RunOutcome {
-  StatusOr<ExecResult> result;
-  double seconds;
-};
 
 // How long a stream may stay silent before it gets a keep-alive (as /mcp's streams).
 constexpr int kKeepAliveMs = 15000;
@@ -53,19 +40,6 @@ RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& rec
   }
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   return {std::move(result), took.count()};
-}
-
-// The metrics, and the access log's line: how the command ended, never what it printed.
-void RecordOutcome(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
-                   const RunOutcome& run) {
-  const char* reason = run.result.ok() ? ExitReasonName(run.result->reason) : "error";
-  ctx.metrics.RecordExec(ex.caller.tenant, reason, run.seconds);
-  ex.audit["sandbox"] = record.id;
-  ex.audit["reason"] = reason;
-  if (run.result.ok()) ex.audit["exit_code"] = run.result->exit_code;
-  if (run.result.ok() && !run.result->limits_hit.empty()) {
-    ex.audit["limits_hit"] = run.result->limits_hit;
-  }
 }
 
 void ExecJson(ServerContext& ctx, Exchange& ex, const SandboxRecord& record, const ExecBody& body) {
@@ -118,34 +92,45 @@ void ExecDetached(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
 
 }  // namespace
 
+StatusOr<ExecBody> ExecBodyWithinLimits(const ServerContext& ctx, const nlohmann::json& json,
+                                        const SandboxRecord& record, std::string_view accept) {
+  const TenantLimits& limits = ctx.config.limits;
+  ExecRequest defaults = SandboxManager::DefaultExecRequest(record);
+  defaults.timeout_seconds = limits.ClampTimeout(defaults.timeout_seconds);
+  defaults.output_limit = limits.ClampOutputLimit(defaults.output_limit);
+  AB_ASSIGN_OR_RETURN(ExecBody body, ParseExecBody(json, defaults, accept));
+  if (json.contains("timeout"))
+    AB_RETURN_IF_ERROR(limits.CheckTimeout(body.request.timeout_seconds));
+  // A detached process that names no timeout gets the ceiling: it is never unbounded on a
+  // server whose operator bounds every command (the CLI's `exec -d` has none).
+  if (body.detach && !json.contains("timeout")) {
+    body.request.timeout_seconds = limits.DetachedTimeout();
+  }
+  if (json.contains("output_limit")) {
+    AB_RETURN_IF_ERROR(limits.CheckOutputLimit(body.request.output_limit));
+  }
+  return body;
+}
+
+void RecordOutcome(ServerContext& ctx, Exchange& ex, const SandboxRecord& record,
+                   const RunOutcome& run) {
+  const char* reason = run.result.ok() ? ExitReasonName(run.result->reason) : "error";
+  ctx.metrics.RecordExec(ex.caller.tenant, reason, run.seconds);
+  ex.audit["sandbox"] = record.id;
+  ex.audit["reason"] = reason;
+  if (run.result.ok()) ex.audit["exit_code"] = run.result->exit_code;
+  if (run.result.ok() && !run.result->limits_hit.empty()) {
+    ex.audit["limits_hit"] = run.result->limits_hit;
+  }
+}
+
 void HandleExec(ServerContext& ctx, Exchange& ex) {
   auto json = ParseJsonBody(ex.request);
   if (!json.ok()) return ex.ReplyError(json.status());
   auto found = FindVisible(ctx, ex.caller, ex.Param("id"));
   if (!found.ok()) return ex.ReplyError(found.status());
-  // The operator's ceilings: an exec asking for more is refused; a sandbox whose own defaults
-  // are larger (made by the CLI) is held to them, which bounds what this server buffers.
-  const TenantLimits& limits = ctx.config.limits;
-  ExecRequest defaults = SandboxManager::DefaultExecRequest(found->record);
-  defaults.timeout_seconds = limits.ClampTimeout(defaults.timeout_seconds);
-  defaults.output_limit = limits.ClampOutputLimit(defaults.output_limit);
-  auto body = ParseExecBody(*json, defaults, ex.request.Header("accept"));
+  auto body = ExecBodyWithinLimits(ctx, *json, found->record, ex.request.Header("accept"));
   if (!body.ok()) return ex.ReplyError(body.status());
-  if (json->contains("timeout")) {
-    if (Status st = limits.CheckTimeout(body->request.timeout_seconds); !st.ok()) {
-      return ex.ReplyError(st);
-    }
-  }
-  // A detached process that names no timeout gets the ceiling: it is never unbounded on a
-  // server whose operator bounds every command (the CLI's `exec -d` has none).
-  if (body->detach && !json->contains("timeout")) {
-    body->request.timeout_seconds = limits.DetachedTimeout();
-  }
-  if (json->contains("output_limit")) {
-    if (Status st = limits.CheckOutputLimit(body->request.output_limit); !st.ok()) {
-      return ex.ReplyError(st);
-    }
-  }
   if (found->state != SandboxState::kRunning) {
     return ex.ReplyError(Unavailable("sandbox " + found->record.id + " is dead"));
   }

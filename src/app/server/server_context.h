@@ -84,6 +84,7 @@ void HandleGetSandbox(ServerContext& ctx, Exchange& ex);         // handlers_san
 void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex);      // handlers_sandboxes.cc
 void HandleVerifySandbox(ServerContext& ctx, Exchange& ex);      // handlers_sandboxes.cc
 void HandleExec(ServerContext& ctx, Exchange& ex);               // handlers_exec.cc
+void HandleExecTty(ServerContext& ctx, Exchange& ex);            // handlers_terminal.cc
 void HandleListProcesses(ServerContext& ctx, Exchange& ex);      // handlers_processes.cc
 void HandleGetProcess(ServerContext& ctx, Exchange& ex);         // handlers_processes.cc
 void HandleProcessLogs(ServerContext& ctx, Exchange& ex);        // handlers_processes.cc

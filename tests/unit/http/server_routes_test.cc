@@ -51,6 +51,20 @@ TEST(ServerRoutesTest, ProcessRoutes) {
   EXPECT_EQ(allow, "POST");
 }
 
+TEST(ServerRoutesTest, TerminalRouteIsAGetBesideExec) {
+  auto m = MatchRoute("GET", "/v1/sandboxes/s1/exec/tty");
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->route->id, RouteId::kExecTty);
+  EXPECT_EQ(m->params.at("id"), "s1");
+  EXPECT_EQ(m->route->body, BodyKind::kNone);
+  EXPECT_EQ(m->route->success, 101);
+  std::string allow;
+  EXPECT_EQ(MatchRoute("POST", "/v1/sandboxes/s1/exec/tty", &allow).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(allow, "GET");
+  EXPECT_EQ(MatchRoute("POST", "/v1/sandboxes/s1/exec")->route->id, RouteId::kExec);
+}
+
 TEST(ServerRoutesTest, BodyLimits) {
   // What one POST .../stdin may carry is what may wait for the process: 1 MiB.
   EXPECT_EQ(MaxBodyBytes(*MatchRoute("POST", "/v1/sandboxes/x/processes/p1/stdin")->route),

@@ -116,6 +116,21 @@ TEST(WebSocketHandshakeTest, RefusesEachMissingOrWrongHeader) {
   }
 }
 
+TEST(WebSocketHandshakeTest, RefusalStatus426ForNoOrAnotherWebSocket) {
+  auto h = GoodHeaders();
+  h.erase("upgrade");
+  EXPECT_EQ(UpgradeRefusalStatus(Headers(h)), 426);  // a plain GET
+  h = GoodHeaders();
+  h["sec-websocket-version"] = "8";
+  EXPECT_EQ(UpgradeRefusalStatus(Headers(h)), 426);
+  h = GoodHeaders();
+  h["sec-websocket-key"] = "short";
+  EXPECT_EQ(UpgradeRefusalStatus(Headers(h)), 400);
+  h = GoodHeaders();
+  h.erase("connection");
+  EXPECT_EQ(UpgradeRefusalStatus(Headers(h)), 400);
+}
+
 TEST(WsFrameParserTest, MaskedTextFrameOfRfcExample) {
   // §5.7: a single-frame masked text message "Hello".
   const std::string frame = "\x81\x85\x37\xfa\x21\x3d\x7f\x9f\x4d\x51\x58";
