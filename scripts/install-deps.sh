@@ -5,7 +5,8 @@
 #   this host's packages, and the filesystem tools the guest carries (btrfs, xfs, quota).
 set -euo pipefail
 
-build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev)
+build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev
+  libc-ares-dev)
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
 # make, git, python3-{venv,pip,setuptools,wheel,pytest}: the everyday workloads the integration
 # suite runs inside a sandbox (tests/integration/cases/everyday_tools.sh; npm comes below).
