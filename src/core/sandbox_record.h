@@ -35,6 +35,12 @@ struct SandboxRecord {
   // resolved at create; empty in records written before agentbox kept it.
   std::map<std::string, std::string> cgroup_location;
 
+  // Both, with allow_hosts: the egress proxy (egress/proxy.h), a host process of its own that
+  // ends with the sandbox's PID 1 and is killed by Destroy.
+  pid_t egress_pid = 0;
+  uint64_t egress_start_time = 0;
+  std::string egress_socket;  // its control socket, <state_dir>/egress.sock
+
   // docker: the container.
   std::string container_id;
 

@@ -1,7 +1,9 @@
 #include "proto/exec_result.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
@@ -178,6 +180,65 @@ std::string NetworkDenialLines(const NetworkReport& network) {
              std::to_string(c.port) + " denied by policy (allow_hosts)";
     if (!c.reason.empty() && c.reason != kNotOnTheList) lines += ": " + c.reason;
     lines += "\n";
+  }
+  return lines;
+}
+
+namespace {
+
+// Hosts named by the name-lookup failures of common clients, in order, without repeats.
+std::vector<std::string> HostsOfLookupFailures(std::string_view text) {
+  static const char* const kBefore[] = {"Could not resolve host: ",
+                                        "unable to resolve host address '",
+                                        "unable to resolve host address \xe2\x80\x98",
+                                        "bad address '",
+                                        "getaddrinfo EAI_AGAIN ",
+                                        "getaddrinfo ENOTFOUND ",
+                                        "Could not resolve hostname "};
+  std::vector<std::string> hosts;
+  for (const char* before : kBefore) {
+    for (size_t at = text.find(before); at != std::string_view::npos && hosts.size() < 8;
+         at = text.find(before, at + 1)) {
+      size_t start = at + std::strlen(before), end = start;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) ||
+                                   text[end] == '.' || text[end] == '-' || text[end] == '_')) {
+        ++end;
+      }
+      std::string host(text.substr(start, end - start));
+      if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
+        hosts.push_back(host);
+      }
+    }
+  }
+  return hosts;
+}
+
+bool ShowsNoNetwork(std::string_view text) {
+  for (const char* sign : {"Temporary failure in name resolution", "Name or service not known",
+                           "No address associated with hostname", "Network is unreachable",
+                           "EAI_AGAIN", "ENETUNREACH"}) {
+    if (text.find(sign) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string NetworkNotes(const ExecResult& result) {
+  if (result.network.egress || result.reason == ExitReason::kError) {
+    return NetworkDenialLines(result.network);
+  }
+  std::string_view text = result.stderr_data;
+  if (text.size() > 64 * 1024) text = text.substr(text.size() - 64 * 1024);
+  std::string lines;
+  for (const std::string& host : HostsOfLookupFailures(text)) {
+    lines += "agentbox: network: connect to " + host +
+             " denied by policy (allow_hosts: none, the sandbox has no network)\n";
+  }
+  if (lines.empty() && ShowsNoNetwork(text)) {
+    lines =
+        "agentbox: network: the sandbox has no network (no allow_hosts): a connection the "
+        "command tried was denied by policy\n";
   }
   return lines;
 }

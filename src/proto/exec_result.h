@@ -82,6 +82,12 @@ struct ExecResult {
 // HOST:PORT denied by policy (allow_hosts)", with the reason after a colon when it is not
 // simply that the host is not on the list. Empty when nothing was denied.
 std::string NetworkDenialLines(const NetworkReport& network);
+// NetworkDenialLines, or for a command that had no egress at all and whose output shows a
+// failed name lookup or an unreachable network (curl's "Could not resolve host: X", wget's,
+// git's, npm's EAI_AGAIN, glibc's "Temporary failure in name resolution"...): the same line for
+// each host named there, or one line saying the sandbox has no network. Read from the last
+// 64 KiB of stderr; a heuristic for what the proxy cannot see, since nothing was sent to it.
+std::string NetworkNotes(const ExecResult& result);
 nlohmann::ordered_json NetworkJson(const NetworkReport& network);
 StatusOr<NetworkReport> NetworkFromJson(const nlohmann::json& json);
 

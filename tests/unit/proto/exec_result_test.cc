@@ -154,4 +154,25 @@ TEST(ExecResultJsonTest, SplicedOutputsMatchTheJsonLibraryByteForByte) {
 }
 
 }  // namespace
+namespace {
+
+TEST(ExecResultJsonTest, NoNetworkNotesNameTheHostAClientCouldNotResolve) {
+  ExecResult r;
+  r.stderr_data =
+      "curl: (6) Could not resolve host: pypi.org\nfatal: unable to access: "
+      "Could not resolve host: github.com\ncurl: (6) Could not resolve host: pypi.org\n";
+  EXPECT_EQ(NetworkNotes(r),
+            "agentbox: network: connect to pypi.org denied by policy (allow_hosts: none, the "
+            "sandbox has no network)\nagentbox: network: connect to github.com denied by policy "
+            "(allow_hosts: none, the sandbox has no network)\n");
+  r.stderr_data = "socket.gaierror: [Errno -3] Temporary failure in name resolution\n";
+  EXPECT_NE(NetworkNotes(r).find("the sandbox has no network"), std::string::npos);
+  r.stderr_data = "all fine\n";
+  EXPECT_EQ(NetworkNotes(r), "");
+  r.network.egress = true;  // with a proxy, only what it saw
+  r.stderr_data = "Could not resolve host: x.test\n";
+  EXPECT_EQ(NetworkNotes(r), "");
+}
+
+}  // namespace
 }  // namespace agentbox
