@@ -54,7 +54,7 @@ void ExecEntry::AcceptClients() {
     if (!client.valid()) return;
     if (connections.size() >= proxy->limits().connections_per_exec) {
       // Refused at once, not queued: a flood gets answers, not a stall.
-      Record(Target{"(over the limit)", false, 0}, false,
+      Record(Target{"", false, 0}, false,
              "over egress_connections (" + std::to_string(proxy->limits().connections_per_exec) +
                  " at once)");
       continue;

@@ -175,6 +175,10 @@ std::string NetworkDenialLines(const NetworkReport& network) {
   std::string lines;
   for (const NetworkConnection& c : network.connections) {
     if (c.allowed) continue;
+    if (c.port == 0) {  // refused before its request was read (egress_connections)
+      lines += "agentbox: network: a connection was refused: " + c.reason + "\n";
+      continue;
+    }
     const bool v6 = c.host.find(':') != std::string::npos;
     lines += "agentbox: network: connect to " + (v6 ? "[" + c.host + "]" : c.host) + ":" +
              std::to_string(c.port) + " denied by policy (allow_hosts)";
