@@ -1,5 +1,6 @@
 #include "egress/proxy.h"
 
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -78,7 +79,12 @@ void ExecEntry::ReadControl() {
   const std::string_view text(message, static_cast<size_t>(got));
   if (text == "open" && fd.valid() && !listener.valid() && IsListeningTcp(fd.get())) {
     listener = std::move(fd);
-    if (!proxy->loop().Add(listener.get(), EPOLLIN, this).ok()) End(false);
+    // Accepted until EAGAIN: it must not block, whatever the sender made it.
+    const int flags = ::fcntl(listener.get(), F_GETFL);
+    if (flags < 0 || ::fcntl(listener.get(), F_SETFL, flags | O_NONBLOCK) != 0 ||
+        !proxy->loop().Add(listener.get(), EPOLLIN, this).ok()) {
+      End(false);
+    }
     return;
   }
   End(text == "finish");

@@ -46,6 +46,8 @@ class Proxy : public EventHandler {
   ~Proxy() override;
 
   Status Run(UniqueFd control, bool control_listens, int watch_fd);
+  // Names answered before /etc/hosts and DNS (Resolver::SetOverride); call before Run.
+  void SetHostsOverride(std::string_view hosts_text) { resolver_.SetOverride(hosts_text); }
 
   // For connections and execs (egress/proxy_connection.cc, proxy.cc).
   EventLoop& loop() { return loop_; }

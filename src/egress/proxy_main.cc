@@ -10,9 +10,11 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "egress/proxy.h"
 #include "spec/units.h"
+#include "sys/file_util.h"
 
 namespace agentbox::egress {
 namespace {
@@ -50,6 +52,15 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
   return o;
 }
 
+Status ReadHostsOverride(std::string* text) {
+  const char* path = std::getenv(kEgressHostsFileEnv);
+  if (path == nullptr || *path == '\0') return OkStatus();
+  StatusOr<std::string> content = ReadFileAtMost(path, 1 << 20);
+  if (!content.ok()) return content.status();
+  *text = std::move(*content);
+  return OkStatus();
+}
+
 // Root is needed for nothing the proxy does: it resolves, connects and relays.
 Status DropPrivileges(const ProxyLimits& limits) {
   // Four fds a connection (client, upstream, and their epoll slots' worth of slack) for every
@@ -85,9 +96,12 @@ int EgressProxyMain(const std::vector<std::string>& args) {
     return 2;
   }
   auto rules = EgressRules::FromPatterns(options->allow);
-  Status st = rules.ok() ? DropPrivileges(options->limits) : rules.status();
+  std::string hosts;
+  Status st = rules.ok() ? ReadHostsOverride(&hosts) : rules.status();
+  if (st.ok()) st = DropPrivileges(options->limits);
   if (st.ok()) {
     Proxy proxy(std::move(*rules), options->limits);
+    proxy.SetHostsOverride(hosts);
     st = proxy.Run(UniqueFd(3), options->listening, options->watch_fd);
   }
   if (!st.ok()) {

@@ -3,7 +3,9 @@
 #include <netinet/in.h>
 #include <sys/epoll.h>
 
+#include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace agentbox::egress {
 namespace {
@@ -101,7 +103,35 @@ void Resolver::RunDeferred() {
   for (auto& run : ready) run();
 }
 
+void Resolver::SetOverride(std::string_view text) {
+  while (!text.empty()) {
+    const size_t eol = text.find('\n');
+    std::string_view line = text.substr(0, eol);
+    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
+    line = line.substr(0, line.find('#'));
+    std::optional<IpAddress> address;
+    for (size_t at = 0; at < line.size();) {
+      const size_t start = line.find_first_not_of(" \t\r", at);
+      if (start == std::string_view::npos) break;
+      const size_t end = std::min(line.find_first_of(" \t\r", start), line.size());
+      const std::string_view word = line.substr(start, end - start);
+      if (!address) {
+        address = ParseIpAddress(word);
+        if (!address) break;
+      } else if (auto name = NormalizeHostName(word)) {
+        override_[*name].push_back(*address);
+      }
+      at = end;
+    }
+  }
+}
+
 void Resolver::Resolve(const std::string& name, Done done) {
+  if (auto it = override_.find(name); it != override_.end()) {
+    std::vector<IpAddress> addresses = it->second;
+    deferred_.push_back([done = std::move(done), addresses]() { done(addresses); });
+    return;
+  }
   struct ares_addrinfo_hints hints = {};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;

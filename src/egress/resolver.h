@@ -1,6 +1,7 @@
 // Resolver: names to addresses for the egress proxy, asynchronously on its event loop (c-ares):
-// /etc/hosts (or $CARES_HOSTS) first, then the nameservers of /etc/resolv.conf. The sandbox has
-// no resolver of its own; the proxy resolves every name it is asked for, then checks each address.
+// /etc/hosts first, then the nameservers of /etc/resolv.conf. The sandbox has no resolver of its
+// own; the proxy resolves every name it is asked for, then checks each address. A hosts file
+// given as an override (the tests' names, egress/proxy_main.h) is read before all of them.
 #pragma once
 
 #include <ares.h>
@@ -9,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "base/status.h"
@@ -24,6 +26,8 @@ class Resolver : public EventHandler {
   explicit Resolver(EventLoop* loop) : loop_(loop) {}
   ~Resolver() override;
   Status Init();
+  // Lines "ADDRESS NAME..." (a hosts file's text) answered before anything else.
+  void SetOverride(std::string_view hosts_text);
   // `done` runs later, from the loop (never from inside Resolve), exactly once, unless the
   // Resolver is destroyed first.
   void Resolve(const std::string& name, Done done);
@@ -42,6 +46,7 @@ class Resolver : public EventHandler {
   EventLoop* loop_;
   ares_channel channel_ = nullptr;
   std::map<int, uint32_t> sockets_;  // the channel's sockets and the events each waits for
+  std::map<std::string, std::vector<IpAddress>> override_;
   bool in_resolve_ = false;
   std::vector<std::function<void()>> deferred_;
 };

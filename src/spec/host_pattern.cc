@@ -208,8 +208,11 @@ std::optional<std::string> NormalizeHostName(std::string_view text) {
   size_t label = 0;
   for (char c : text) {
     if (c == '.') {
-      if (label == 0) return std::nullopt;
+      // A label is not empty and neither starts nor ends with '-' (RFC 1123).
+      if (label == 0 || name.back() == '-') return std::nullopt;
       label = 0;
+    } else if (c == '-' && label == 0) {
+      return std::nullopt;
     } else if (IsDigit(c) || IsLower(c) || IsUpper(c) || c == '-' || c == '_') {
       if (++label > 63) return std::nullopt;
     } else {
@@ -221,7 +224,10 @@ std::optional<std::string> NormalizeHostName(std::string_view text) {
   // inet_aton-style parsers read such names as addresses.
   const std::string last =
       name.substr(name.rfind('.') == std::string::npos ? 0 : name.rfind('.') + 1);
-  if (label == 0 || last.find_first_not_of("0123456789") == std::string::npos) return std::nullopt;
+  if (label == 0 || name.back() == '-' ||
+      last.find_first_not_of("0123456789") == std::string::npos) {
+    return std::nullopt;
+  }
   return name;
 }
 

@@ -2,7 +2,7 @@
 # Egress by allowlist (allow_hosts, --allow-host): the only way out is agentbox's proxy, and it
 # opens exactly what the list names. Every server here is the test's own, on the host's
 # loopback (tests/lib/egress_servers.py); names resolve through a hosts file the test controls
-# (CARES_HOSTS, read by the proxy's resolver): index.test, other.test and rebind.test are
+# (AGENTBOX_EGRESS_HOSTS_FILE, read by the proxy before /etc/hosts and DNS): index.test, other.test and rebind.test are
 # 127.0.0.1, meta.test is 169.254.169.254. Loopback is refused unless a pattern names the address
 # exactly, so the allowed cases name both the host and 127.0.0.1:PORT.
 # shellcheck disable=SC2016,SC2034
@@ -18,7 +18,7 @@ egress_setup() {
   wait_until 30 test -s "$CASE_DIR/srv.ready" || fail "the egress test servers did not start"
   read -r HTTP_PORT HTTPS_PORT HOLD_PORT <"$CASE_DIR/srv.ready"
   printf '127.0.0.1 index.test other.test rebind.test\n169.254.169.254 meta.test\n' >"$CASE_DIR/hosts"
-  export CARES_HOSTS=$CASE_DIR/hosts
+  export AGENTBOX_EGRESS_HOSTS_FILE=$CASE_DIR/hosts
   install -m 0644 -o "${AB_WS_OWNER%:*}" -g "${AB_WS_OWNER#*:}" "$CASE_DIR/srv/cert.pem" "$WS/cert.pem"
   ALLOW=(--allow-host "index.test:$HTTP_PORT" --allow-host "127.0.0.1:$HTTP_PORT"
     --allow-host "index.test:$HTTPS_PORT" --allow-host "127.0.0.1:$HTTPS_PORT")
@@ -182,7 +182,8 @@ case_egress_pip_install_from_local_index() {
   needs_in_box pip
   egress_setup
   box "${ALLOW[@]}" -- "$PY" -m pip install --no-cache-dir --disable-pip-version-check \
-    --index-url "http://index.test:$HTTP_PORT/simple/" --target /workspace/site abdemo
+    --index-url "http://index.test:$HTTP_PORT/simple/" --trusted-host "index.test:$HTTP_PORT" \
+    --target /workspace/site abdemo
   expect_rc 0 "pip install through the proxy"
   [[ -f $WS/site/abdemo/__init__.py ]] || fail "the package is not in the workspace"
 }
@@ -217,4 +218,24 @@ case_egress_refused_under_gvisor() {
   box --allow-host pypi.org -- true
   expect_rc 125
   expect_err_has "gVisor"
+}
+
+# Another sandbox's loopback is its own: a server there is not what 127.0.0.1:PORT through the
+# proxy reaches (that is the host's loopback, where nothing listens on that port).
+case_egress_another_sandbox_unreachable() {
+  needs_in_box python3
+  egress_setup
+  local port
+  port=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  new_box
+  ab exec -d "$BOX" -- "$PY" -c "
+import socket
+s = socket.socket(); s.bind(('127.0.0.1', $port)); s.listen(4)
+open('/workspace/listening', 'w').close()
+while True:
+    c, _ = s.accept(); c.sendall(b'other sandbox\n'); c.close()"
+  wait_until 20 test -e "$WS/listening" || fail "the other sandbox's server did not start"
+  box --allow-host "127.0.0.1:$port" -- /workspace/abprobe proxy-request "CONNECT 127.0.0.1:$port HTTP/1.1"
+  expect_out_lacks "other sandbox"
+  expect_out_has "502"
 }

@@ -23,7 +23,7 @@ TEST(ProxyRequestTest, ConnectNamesItsTarget) {
   EXPECT_EQ(r.target.host, "pypi.org");
   EXPECT_EQ(r.target.port, 443);
   EXPECT_FALSE(r.target.is_address);
-  EXPECT_EQ(r.consumed, 52u);
+  EXPECT_EQ(r.consumed, 53u);
   ProxyRequest v6 = Http("CONNECT [2001:db8::1]:8443 HTTP/1.1\r\n\r\n");
   EXPECT_TRUE(v6.target.is_address);
   EXPECT_EQ(v6.target.host, "2001:db8::1");

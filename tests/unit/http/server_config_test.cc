@@ -198,7 +198,7 @@ TEST(ServerConfigTest, AllowHostsIsBoundedByTheOperatorsList) {
             std::string::npos);
   ServerConfig config;
   ASSERT_TRUE(ParseServerConfig(R"({"allow_hosts": ["pypi.org:443", "*.example.com"],
-                                    "limits": {"egress_connections": {"max": 16}}})",
+                                    "limits": {"egress_connections": {"default": 8, "max": 16}}})",
                                 "c.json", &config)
                   .ok());
   json ok = {{"allow_hosts", {"pypi.org:443", "a.example.com", "*.b.example.com:8443"}}};
