@@ -2,6 +2,7 @@
 #include <arpa/inet.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -263,6 +264,11 @@ void Connection::OnConnected() {
 
 void Connection::StartRelay() {
   state_ = State::kRelay;
+  // Bytes are passed on as they come: Nagle's delay on top of the peers' own would add a
+  // round of delayed ACKs (tens of ms) to every small exchange.
+  const int one = 1;
+  ::setsockopt(client_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  ::setsockopt(upstream_.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   to_upstream_.data.resize(kRelayBufferBytes);
   to_client_.data.resize(kRelayBufferBytes);
   // Bytes the client sent with its request (a body, a hello): they go first.

@@ -92,6 +92,8 @@ class Connection : public EventHandler {
   size_t entry_ = SIZE_MAX;
   bool inspect_hello_ = false;
   RelayBuffer to_upstream_, to_client_;
+  // The epoll events each side is registered for while relaying (UINT32_MAX: not yet set).
+  uint32_t client_interest_ = UINT32_MAX, upstream_interest_ = UINT32_MAX;
 };
 
 }  // namespace agentbox::egress
