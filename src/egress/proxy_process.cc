@@ -2,13 +2,11 @@
 
 #include <arpa/inet.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -19,6 +17,7 @@
 
 #include "egress/proxy_main.h"
 #include "sys/fd_passing.h"
+#include "sys/loopback.h"
 #include "sys/process_identity.h"
 
 extern char** environ;
@@ -28,20 +27,10 @@ namespace {
 
 constexpr int kReportTimeoutMs = 5000;
 
-Status BringUpLoopback() {
-  UniqueFd fd(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return ErrnoStatus("socket");
-  struct ifreq ifr = {};
-  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-  ifr.ifr_flags = IFF_UP | IFF_RUNNING;
-  if (::ioctl(fd.get(), SIOCSIFFLAGS, &ifr) != 0) return ErrnoStatus("bring up lo");
-  return OkStatus();
-}
-
 // On the calling thread, which must be one of its own: it stays in the namespace.
 StatusOr<UniqueFd> ListenHere(int netns_fd, uint16_t port) {
   if (::setns(netns_fd, CLONE_NEWNET) != 0) return ErrnoStatus("enter the sandbox's network");
-  AB_RETURN_IF_ERROR(BringUpLoopback());
+  if (!sys::BringUpLoopback()) return ErrnoStatus("bring up the sandbox's lo");
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return ErrnoStatus("socket");
   struct sockaddr_in addr = {};
