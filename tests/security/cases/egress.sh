@@ -239,3 +239,10 @@ while True:
   expect_out_lacks "other sandbox"
   expect_out_has "502"
 }
+
+# No allowlist, no JSON: a failed name lookup in the command's stderr gets agentbox's line too.
+case_egress_no_allowlist_lookup_failure_is_said() {
+  box -- /bin/sh -c 'echo "curl: (6) Could not resolve host: pypi.org" >&2; exit 6'
+  expect_rc 6
+  expect_err_has "agentbox: network: connect to pypi.org denied by policy (allow_hosts: none"
+}
