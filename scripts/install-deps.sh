@@ -6,9 +6,10 @@
 set -euo pipefail
 
 # libarchive-dev: every tar (linked static); libcurl4-openssl-dev: the header of libcurl, which
-# agentbox loads at run time (it brings libcurl4) for the Docker Engine API and registries.
+# agentbox loads at run time (it brings libcurl4) for the Docker Engine API and registries;
+# libc-ares-dev: the egress proxy's name resolution (linked static).
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev
-  libarchive-dev libcurl4-openssl-dev)
+  libarchive-dev libcurl4-openssl-dev libc-ares-dev)
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
 # make, git, python3-{venv,pip,setuptools,wheel,pytest}: the everyday workloads the integration
 # suite runs inside a sandbox (tests/integration/cases/everyday_tools.sh; npm comes below).

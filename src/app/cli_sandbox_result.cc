@@ -35,6 +35,8 @@ int ReportResult(const ExecResult& result, bool json) {
     return ExitStatusOf(result);
   }
   if (!json) {
+    // "denied by policy", not the command's own "Temporary failure in name resolution".
+    WriteStderr(NetworkNotes(result));
     if (std::string what = WhatHappened(result); !what.empty()) PrintError(what);
   }
   return ExitStatusOf(result);

@@ -2,6 +2,7 @@
 #include <string_view>
 
 #include "app/cli.h"
+#include "egress/proxy_main.h"
 
 namespace agentbox {
 namespace {
@@ -70,6 +71,8 @@ int Dispatch(const Args& args) {
     return 0;
   }
   if (name == "--version") return VersionSubcommand({});
+  // Not a user's command: the egress proxy agentbox starts for a sandbox (egress/proxy_main.h).
+  if (name == egress::kEgressProxyCommand) return egress::EgressProxyMain(args);
   if (name == "help") {
     const Subcommand* sub = Find(args[1]);
     if (sub == nullptr) return FailWith(InvalidArgument("unknown command \"" + args[1] + "\""));

@@ -38,6 +38,15 @@ struct ResourceSnapshot {
   bool disk_at_limit = false;
 };
 
+// One exec's egress (allow_hosts): a proxy listener of its own on the sandbox's loopback, and
+// what went through it, taken once the exec is over.
+class ExecEgress {
+ public:
+  virtual ~ExecEgress() = default;
+  virtual uint16_t port() const = 0;
+  virtual NetworkReport Finish() = 0;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -60,6 +69,11 @@ class Backend {
   virtual std::optional<ExecResult> ExplainDeath(const SandboxRecord& record) {
     (void)record;
     return std::nullopt;
+  }
+  // For a sandbox with allow_hosts: the exec's listener, served by the sandbox's egress proxy.
+  virtual StatusOr<std::unique_ptr<ExecEgress>> OpenExecEgress(const SandboxRecord& record) {
+    (void)record;
+    return Unavailable("this backend has no egress proxy");
   }
   // Removes what crashed runs and sandboxes left behind (cgroups, containers, private temp
   // workspaces) that belong to none of live_ids. Returns what it removed, one line each.

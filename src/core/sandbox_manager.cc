@@ -12,6 +12,7 @@
 #include "core/agent_exec.h"
 #include "core/sandbox_activity.h"
 #include "core/warm_pool.h"
+#include "policy/sandbox_env.h"
 #include "proto/agent_protocol.h"
 #include "spec/spec_json.h"
 #include "spec/units.h"
@@ -194,9 +195,21 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   if (!backend->IsAlive(record)) {
     return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
   }
+  // With allow_hosts: a proxy listener of this exec's own, named to the command by the proxy
+  // variables (a command's own -e of them wins), its report taken when the exec is over.
+  std::unique_ptr<ExecEgress> egress;
+  ExecRequest with_proxy;
+  const ExecRequest* sent = &request;
+  if (!record.spec.allow_hosts.empty()) {
+    AB_ASSIGN_OR_RETURN(egress, backend->OpenExecEgress(record));
+    with_proxy = request;
+    with_proxy.env = EgressProxyEnvironment(egress->port());
+    with_proxy.env.insert(with_proxy.env.end(), request.env.begin(), request.env.end());
+    sent = &with_proxy;
+  }
   auto before = backend->Snapshot(record);
   const auto started = std::chrono::steady_clock::now();
-  auto executed = AgentExec(record.agent_socket, request, output, stdin_fd, cancellation, terminal);
+  auto executed = AgentExec(record.agent_socket, *sent, output, stdin_fd, cancellation, terminal);
   if (!executed.ok()) {
     bool cancelled = cancellation != nullptr && cancellation->cancelled();
     if (executed.status().code() == StatusCode::kUnavailable && !cancelled) {
@@ -216,6 +229,7 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
     return executed.status();
   }
   ExecResult result = std::move(executed).value();
+  if (egress) result.network = egress->Finish();
   auto after = backend->Snapshot(record);
   if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
   result.disk_limit = DiskLimitReportOf(record.disk_quota);

@@ -68,6 +68,8 @@ std::string SandboxManager::PoolDir(const std::string& key) const {
 
 std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
                                                        const std::string& name, Status* error) {
+  // A warm sandbox has no egress proxy: one with allow_hosts is made fresh.
+  if (!spec.allow_hosts.empty()) return std::nullopt;
   std::string key = PoolKey(spec);
   std::string dir = PoolDir(key);
   if (!PathExists(dir)) return std::nullopt;

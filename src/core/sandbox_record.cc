@@ -67,6 +67,9 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"cgroup_location", r.cgroup_location},
             {"image_id", r.image_id},
             {"container_id", r.container_id},
+            {"egress_pid", r.egress_pid},
+            {"egress_start_time", r.egress_start_time},
+            {"egress_socket", r.egress_socket},
             {"pool_key", r.pool_key}};
   return j.dump(2) + "\n";
 }
@@ -96,6 +99,9 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     }
     r.image_id = j.value("image_id", "");
     r.container_id = j.value("container_id", "");
+    r.egress_pid = j.value("egress_pid", 0);
+    r.egress_start_time = j.value("egress_start_time", uint64_t{0});
+    r.egress_socket = j.value("egress_socket", "");
     r.pool_key = j.value("pool_key", "");
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());

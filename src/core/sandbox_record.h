@@ -38,6 +38,11 @@ struct SandboxRecord {
   // native --image: the image (its id, the config's digest) the root is made of; `image rm`
   // refuses it while the sandbox runs.
   std::string image_id;
+  // Both, with allow_hosts: the egress proxy (egress/proxy.h), a host process of its own that
+  // ends with the sandbox's PID 1 and is killed by Destroy.
+  pid_t egress_pid = 0;
+  uint64_t egress_start_time = 0;
+  std::string egress_socket;  // its control socket, <state_dir>/egress.sock
 
   // docker: the container.
   std::string container_id;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <thread>
 
+#include "backend_common/sandbox_egress.h"
 #include "backend_common/sandbox_resources.h"
 #include "core/agent_binary.h"
 #include "core/agent_client.h"
@@ -74,6 +75,17 @@ class DockerBackend : public Backend {
     }
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
     AB_RETURN_IF_ERROR(docker::EnsureImage(*client, record.spec.image));
+    if (!record.spec.allow_hosts.empty()) {
+      // gVisor's network stack is its own, not a kernel namespace the proxy's listener can be
+      // made in; egress there would need a relay inside the sandbox.
+      AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
+      if (gvisor) {
+        return InvalidArgument(
+            "allow_hosts is not available under gVisor (--runtime runsc) yet: its network "
+            "stack is not a kernel namespace agentbox's egress proxy can listen in; use the "
+            "default runtime or the native backend for egress");
+      }
+    }
     AB_ASSIGN_OR_RETURN(docker::ContainerIds ids, Ids(*client));
     WorkspaceRequest ws_request = SandboxWorkspaceRequest(record, state_root_);
     ws_request.fixed_ids = SandboxHostIds{ids.host_uid, ids.host_gid};
@@ -132,7 +144,12 @@ class DockerBackend : public Backend {
     if (::chown(run_dir.c_str(), 0, 0) != 0 || ::chmod(run_dir.c_str(), 0755) != 0) {
       return ErrnoStatus("seal " + run_dir);
     }
+    if (!record.spec.allow_hosts.empty()) AB_RETURN_IF_ERROR(StartSandboxEgress(record));
     return OkStatus();
+  }
+
+  StatusOr<std::unique_ptr<ExecEgress>> OpenExecEgress(const SandboxRecord& record) override {
+    return OpenSandboxEgress(record);
   }
 
   bool IsAlive(const SandboxRecord& record) override {
@@ -140,6 +157,7 @@ class DockerBackend : public Backend {
   }
 
   Status Destroy(const SandboxRecord& record) override {
+    StopSandboxEgress(record);
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
     std::string name = docker::ContainerName(record.id);
     AB_ASSIGN_OR_RETURN(HttpResponse r,

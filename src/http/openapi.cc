@@ -29,6 +29,9 @@ json CreateSandboxSchema() {
       case FieldKind::kString:
         p = {{"type", "string"}};
         break;
+      case FieldKind::kHostList:
+        p = {{"type", "array"}, {"items", {{"type", "string"}}}};
+        break;
       default:
         p = {{"oneOf", json::array({{{"type", "number"}}, {{"type", "string"}}})}};
     }

@@ -25,6 +25,8 @@ double SpecValue(const SandboxSpec& spec, std::string_view key) {
   if (key == "disk_limit") return static_cast<double>(spec.limits.disk_bytes);
   if (key == "output_limit") return static_cast<double>(spec.limits.output_bytes);
   if (key == "timeout") return spec.limits.timeout_seconds;
+  if (key == "egress_connections") return static_cast<double>(spec.limits.egress_connections);
+  if (key == "egress_bytes") return static_cast<double>(spec.limits.egress_bytes);
   if (key == "ttl" || key == "idle_timeout") {
     const double seconds = key == "ttl" ? spec.ttl_seconds : spec.idle_timeout_seconds;
     return seconds == 0 ? std::numeric_limits<double>::infinity() : seconds;
@@ -120,6 +122,8 @@ Status ApplyKey(const std::string& key, const json& value, ServerConfig* config)
     config->allow_host_paths = value.get<bool>();
   } else if (key == "limits") {
     return config->limits.Configure(value, "\"limits\"");
+  } else if (key == "allow_hosts") {
+    return config->limits.ConfigureAllowHosts(value, "\"allow_hosts\"");
   } else if (key == "max_connections") {
     return SetCount(value, "max_connections", 1, kMaxConnections, &config->max_connections);
   } else if (key == "max_connections_per_peer") {
@@ -144,7 +148,7 @@ Status ApplyKey(const std::string& key, const json& value, ServerConfig* config)
     return SetSeconds(value, "mcp_session_idle_timeout", &config->mcp_session_idle_timeout_seconds);
   } else {
     return InvalidArgument("unknown key \"" + key +
-                           "\" (known: workspace_root, allow_host_paths, limits, "
+                           "\" (known: workspace_root, allow_host_paths, allow_hosts, limits, "
                            "max_connections, max_connections_per_peer, workers, head_timeout, "
                            "body_timeout, idle_timeout, mcp_session_idle_timeout, "
                            "mcp_bash_output_chars, access_log)");
@@ -174,6 +178,8 @@ TenantLimits TenantLimits::BuiltIn(uint64_t open_files_hard_limit) {
       // More than the hard limit cannot be given: setrlimit would fail at create.
       {"open_files", FieldKind::kCount, std::min(1024.0, open_files),
        std::min(65536.0, open_files)},
+      {"egress_connections", FieldKind::kCount, 64, 256},
+      {"egress_bytes", FieldKind::kSize, 1.0 * kGiB, 16.0 * kGiB},
   };
   std::copy(std::begin(table), std::end(table), t.limits_);
   return t;
@@ -197,7 +203,8 @@ Status TenantLimits::Configure(const json& limits, const std::string& where) {
     if (it == std::end(limits_)) {
       return InvalidArgument(at +
                              ": not a limit (known: memory, pids, cpus, tmp_size, shm_size, "
-                             "disk_limit, output_limit, timeout, ttl, idle_timeout, open_files)");
+                             "disk_limit, output_limit, timeout, ttl, idle_timeout, open_files, "
+                             "egress_connections, egress_bytes)");
     }
     if (!entry.is_object()) return InvalidArgument(at + ": expected {\"default\": V, \"max\": V}");
     TenantLimit next = *it;
@@ -247,6 +254,33 @@ Status TenantLimits::ApplyToPolicy(json* policy) const {
   ApplyOverlay(overlay, &spec);
   for (const TenantLimit& limit : limits_) {
     AB_RETURN_IF_ERROR(CheckOne(limit, SpecValue(spec, limit.key)));
+  }
+  return CheckAllowHosts(spec);
+}
+
+Status TenantLimits::ConfigureAllowHosts(const json& patterns, const std::string& where) {
+  if (!patterns.is_array()) return InvalidArgument(where + ": expected a list of host patterns");
+  std::vector<HostPattern> parsed;
+  for (const json& entry : patterns) {
+    if (!entry.is_string()) return InvalidArgument(where + ": expected host pattern strings");
+    StatusOr<HostPattern> p = ParseHostPattern(entry.get<std::string>());
+    if (!p.ok()) return InvalidArgument(where + ": " + p.status().message());
+    parsed.push_back(*p);
+  }
+  allow_hosts_ = std::move(parsed);
+  return OkStatus();
+}
+
+Status TenantLimits::CheckAllowHosts(const SandboxSpec& spec) const {
+  for (const std::string& text : spec.allow_hosts) {
+    AB_ASSIGN_OR_RETURN(HostPattern asked, ParseHostPattern(text));
+    const bool within = std::any_of(allow_hosts_.begin(), allow_hosts_.end(),
+                                    [&](const HostPattern& p) { return PatternWithin(asked, p); });
+    if (!within) {
+      return InvalidArgument("\"allow_hosts\": \"" + text +
+                             "\" is not within this server's allow_hosts" +
+                             (allow_hosts_.empty() ? " (none: the operator opens no egress)" : ""));
+    }
   }
   return OkStatus();
 }

@@ -3,6 +3,7 @@
 //
 //   {"workspace_root": "/srv/agentbox/workspaces",
 //    "allow_host_paths": false,
+//    "allow_hosts": ["pypi.internal:443", "*.example.com"],
 //    "limits": {"memory": {"default": "512M", "max": "4G"}, "timeout": {"max": "1h"}},
 //    "max_connections": 16384, "max_connections_per_peer": 1024, "workers": 256,
 //    "head_timeout": 10, "body_timeout": 60, "idle_timeout": 60}
@@ -22,6 +23,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "spec/host_pattern.h"
 #include "spec/sandbox_spec.h"
 #include "spec/spec_overlay.h"
 
@@ -62,9 +64,16 @@ class TenantLimits {
   const TenantLimit& Get(std::string_view key) const;
   std::span<const TenantLimit> all() const { return limits_; }
 
+  // The config's "allow_hosts": the most a tenant's allow_hosts may open. Each pattern a tenant
+  // asks for must lie within one of these (spec/host_pattern.h PatternWithin); none by default,
+  // so no tenant's sandbox reaches the network unless the operator says where.
+  Status ConfigureAllowHosts(const nlohmann::json& patterns, const std::string& where);
+
  private:
   Status CheckOne(const TenantLimit& limit, double value) const;
-  TenantLimit limits_[11];
+  Status CheckAllowHosts(const SandboxSpec& spec) const;
+  TenantLimit limits_[13];
+  std::vector<HostPattern> allow_hosts_;
 };
 
 struct ServerConfig {

@@ -146,6 +146,12 @@ std::vector<std::string> LimitNotes(const ExecResult& result, const CommandLimit
                                 " reached: a write to /workspace was refused]"
                           : "[disk limit reached: a write to /workspace was refused]");
   }
+  // "denied by policy", so the model does not read a name-resolution failure as a flaky network.
+  const std::string denied = NetworkNotes(result);
+  for (size_t start = 0, end; start < denied.size(); start = end + 1) {
+    end = denied.find('\n', start);
+    notes.push_back(denied.substr(start, end - start));
+  }
   return notes;
 }
 

@@ -24,7 +24,14 @@ constexpr const char* kExecResultSchema = R"json({
     "stderr": {"type": "string"},
     "stdout_truncated": {"type": "boolean"},
     "stderr_truncated": {"type": "boolean"},
-    "limits_hit": {"type": "array", "items": {"type": "string"}}
+    "limits_hit": {"type": "array", "items": {"type": "string"}},
+    "network": {"type": "object", "properties": {
+      "egress": {"type": "boolean"},
+      "connections": {"type": "array", "items": {"type": "object", "properties": {
+        "host": {"type": "string"}, "port": {"type": "integer"}, "allowed": {"type": "boolean"},
+        "address": {"type": ["string", "null"]}, "bytes_sent": {"type": "integer"},
+        "bytes_received": {"type": "integer"}, "reason": {"type": "string"}}}},
+      "connections_dropped": {"type": "integer"}}}
   },
   "required": ["exit_code", "signal", "reason", "stdout", "stderr", "limits_hit"]
 })json";

@@ -60,7 +60,9 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, CommandStrings&
     box.agent_keep_fd = req.listen_fd;
     plan.die_with_parent = false;
   }
-  storage.env = BuildSandboxEnvironment(req.spec.env);
+  std::vector<std::pair<std::string, std::string>> env = req.extra_env;
+  env.insert(env.end(), req.spec.env.begin(), req.spec.env.end());
+  storage.env = BuildSandboxEnvironment(env);
   PointAtCommand(storage, command);
   command.seccomp = &DefaultSeccompProgram();
   command.rlimit_nofile = req.spec.open_files;
@@ -158,6 +160,7 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   launched.box.pidfd.reset(pidfd);
   Status st = WriteIdMaps(launched.init_pid, req.workspace);
   if (st.ok()) st = req.cgroup.AddProcess(launched.init_pid);
+  if (st.ok() && req.before_release) st = req.before_release(launched.init_pid);
   if (!st.ok()) {
     KillSandboxInit(pidfd);
     ::waitpid(launched.init_pid, nullptr, 0);

@@ -5,7 +5,9 @@
 // moves the child into the cgroup, then lets it run its setup (child_setup.cc).
 #pragma once
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
@@ -34,6 +36,12 @@ struct LaunchRequest {
   bool watch_fallocate = false;
   // The image's detached overlay (native/image_root.h) when the plan's root is an image's.
   int image_root_fd = -1;
+  // Added to the command's environment before the spec's own (`run`'s egress proxy variables).
+  std::vector<std::pair<std::string, std::string>> extra_env;
+  // Called with the child's host pid once its ids are mapped and it is in its cgroup, before it
+  // may run a step: what must exist before the command does (the egress listener). A failure
+  // kills the child and is LaunchSandbox's.
+  std::function<Status(pid_t)> before_release;
 };
 
 struct LaunchedSandbox {

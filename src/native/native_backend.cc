@@ -16,6 +16,7 @@
 #include <mutex>
 #include <optional>
 
+#include "backend_common/sandbox_egress.h"
 #include "backend_common/sandbox_resources.h"
 #include "core/agent_binary.h"
 #include "image/sandbox_image.h"
@@ -113,9 +114,20 @@ class NativeBackend : public Backend {
     }
     record.init_pid = launched.init_pid;
     record.init_start_time = ProcessStartTime(launched.init_pid);
+    if (!record.spec.allow_hosts.empty()) {
+      if (Status st = StartSandboxEgress(record); !st.ok()) {
+        KillSandboxInit(launched.box.pidfd.get());
+        (void)cgroup->KillAll();
+        return st;
+      }
+    }
     record.cgroup_location = cgroup->Location();
     cgroup->Keep();
     return OkStatus();
+  }
+
+  StatusOr<std::unique_ptr<ExecEgress>> OpenExecEgress(const SandboxRecord& record) override {
+    return OpenSandboxEgress(record);
   }
 
   bool IsAlive(const SandboxRecord& record) override {
@@ -123,6 +135,7 @@ class NativeBackend : public Backend {
   }
 
   Status Destroy(const SandboxRecord& record) override {
+    StopSandboxEgress(record);
     Status st = DestroyBox(record);
     if (st.ok()) ReleaseSandboxWorkspace(record, state_root_);
     return st;

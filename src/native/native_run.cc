@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <cstring>
 #include <optional>
 
+#include "egress/proxy_process.h"
 #include "image/sandbox_image.h"
 #include "native/host_root.h"
 #include "native/image_root.h"
@@ -36,6 +38,61 @@ using Clock = std::chrono::steady_clock;
 double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
+
+// `run` with allow_hosts: a proxy of its own, reached through a listener on the sandbox's
+// loopback that exists before the command does. The proxy ends when this process hangs up.
+class RunEgress {
+ public:
+  Status Start(const SandboxSpec& spec, LaunchRequest& request) {
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+      return ErrnoStatus("socketpair for the egress proxy");
+    }
+    UniqueFd ours(pair[0]), theirs(pair[1]);
+    AB_ASSIGN_OR_RETURN(proxy_pid_, egress::StartEgressProxy(spec, theirs.get(), false, -1, ""));
+    control_ = std::move(ours);
+    request.extra_env = EgressProxyEnvironment(egress::kRunProxyPort);
+    request.before_release = [this](pid_t child) { return OpenListener(child); };
+    return OkStatus();
+  }
+
+  NetworkReport Finish() {
+    NetworkReport report = channel_ ? channel_->Finish() : NetworkReport{true, {}, 0};
+    Stop();
+    return report;
+  }
+
+  ~RunEgress() { Stop(); }
+
+  // Its report is in (or never will be): it ends on the hang-up, or now (our child, so its pid
+  // is still ours until we reap it).
+  void Stop() {
+    control_.reset();
+    channel_.reset();
+    if (proxy_pid_ > 0) {
+      ::kill(proxy_pid_, SIGKILL);
+      ::waitpid(proxy_pid_, nullptr, 0);
+      proxy_pid_ = -1;
+    }
+  }
+
+ private:
+  Status OpenListener(pid_t child) {
+    const std::string ns = "/proc/" + std::to_string(child) + "/ns/net";
+    UniqueFd netns(::open(ns.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!netns.valid()) return ErrnoStatus("open the sandbox's network namespace");
+    AB_ASSIGN_OR_RETURN(UniqueFd listener,
+                        egress::ListenInNamespace(netns.get(), egress::kRunProxyPort));
+    AB_ASSIGN_OR_RETURN(auto channel,
+                        egress::ExecChannel::Open(std::move(control_), std::move(listener)));
+    channel_ = std::move(channel);
+    return OkStatus();
+  }
+
+  pid_t proxy_pid_ = -1;
+  UniqueFd control_;
+  std::optional<egress::ExecChannel> channel_;
+};
 
 }  // namespace
 
@@ -75,7 +132,10 @@ ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
   request.watch_fallocate = ws->quota.enforced() && ws->quota.limited();
   if (image) request.image_root_fd = image->overlay.get();
-  auto launched = LaunchSandbox(request);
+  RunEgress egress;
+  Status egress_started = spec.allow_hosts.empty() ? OkStatus() : egress.Start(spec, request);
+  auto launched =
+      egress_started.ok() ? LaunchSandbox(request) : StatusOr<LaunchedSandbox>(egress_started);
   ExecResult result;
   if (!launched.ok()) {
     result = ErrorResult(launched.status());
@@ -91,6 +151,7 @@ ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string
     SupervisionOutcome outcome = Supervise(box, output, limits);
     auto stats = (*cgroup)->ReadStats();
     result = ResultOfSupervision(outcome, stats.ok() ? &*stats : nullptr, output);
+    if (!spec.allow_hosts.empty()) result.network = egress.Finish();
     auto disk = ReadWorkspaceQuota(ws->host_path, ws->quota);
     if (disk.ok() && disk->at_limit) result.AddLimitHit(kLimitDisk);
   }

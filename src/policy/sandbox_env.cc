@@ -24,4 +24,12 @@ std::vector<std::string> BuildSandboxEnvironment(
   return env;
 }
 
+std::vector<std::pair<std::string, std::string>> EgressProxyEnvironment(uint16_t port) {
+  const std::string http = "http://127.0.0.1:" + std::to_string(port);
+  const std::string socks = "socks5h://127.0.0.1:" + std::to_string(port);
+  const std::string local = "localhost,127.0.0.1,::1";
+  return {{"HTTP_PROXY", http},  {"HTTPS_PROXY", http}, {"ALL_PROXY", socks}, {"http_proxy", http},
+          {"https_proxy", http}, {"all_proxy", socks},  {"NO_PROXY", local},  {"no_proxy", local}};
+}
+
 }  // namespace agentbox

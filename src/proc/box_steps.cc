@@ -2,7 +2,6 @@
 // child_order.cc's.
 #include <fcntl.h>
 #include <grp.h>
-#include <net/if.h>
 #include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
@@ -17,6 +16,7 @@
 
 #include "proc/child_steps.h"
 #include "spec/sandbox_spec.h"
+#include "sys/loopback.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -63,16 +63,7 @@ bool SetSandboxHostname() {
   return ::sethostname(kSandboxHostname, std::strlen(kSandboxHostname)) == 0;
 }
 
-bool BringUpLoopback() {
-  int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) return false;
-  struct ifreq ifr = {};
-  std::strncpy(ifr.ifr_name, "lo", IFNAMSIZ - 1);
-  ifr.ifr_flags = IFF_UP | IFF_RUNNING;
-  bool ok = ::ioctl(fd, SIOCSIFFLAGS, &ifr) == 0;
-  ::close(fd);
-  return ok;
-}
+bool BringUpLoopback() { return sys::BringUpLoopback(); }
 
 bool ApplyRlimits(const CommandLaunch& command) {
   struct rlimit core = {0, 0};

@@ -6,7 +6,9 @@
 
 namespace agentbox {
 
-// Moves kept output and truncation flags from the capture into the result (JSON mode).
+// Moves kept output and truncation flags from the capture into the result (JSON mode). Without
+// json, stderr_data becomes the tail of what was forwarded (empty unless forwarding): never
+// shown again, read only for agentbox's own notes (NetworkNotes).
 void TakeOutput(const OutputCapture& capture, bool json, ExecResult* result);
 
 }  // namespace agentbox

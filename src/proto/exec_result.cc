@@ -1,7 +1,9 @@
 #include "proto/exec_result.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
@@ -126,6 +128,125 @@ std::string UnheldDiskLimitNote(const ExecResult& result) {
          "without this note)";
 }
 
+nlohmann::ordered_json NetworkJson(const NetworkReport& network) {
+  using nlohmann::ordered_json;
+  ordered_json connections = ordered_json::array();
+  for (const NetworkConnection& c : network.connections) {
+    ordered_json one;
+    one["host"] = SanitizeUtf8(c.host);
+    one["port"] = c.port;
+    one["allowed"] = c.allowed;
+    one["address"] = c.address.empty() ? ordered_json() : ordered_json(c.address);
+    one["bytes_sent"] = c.bytes_sent;
+    one["bytes_received"] = c.bytes_received;
+    if (!c.reason.empty()) one["reason"] = SanitizeUtf8(c.reason);
+    connections.push_back(std::move(one));
+  }
+  ordered_json j;
+  j["egress"] = network.egress;
+  j["connections"] = std::move(connections);
+  if (network.connections_dropped > 0) j["connections_dropped"] = network.connections_dropped;
+  return j;
+}
+
+StatusOr<NetworkReport> NetworkFromJson(const nlohmann::json& json) {
+  NetworkReport report;
+  try {
+    report.egress = json.at("egress").get<bool>();
+    for (const auto& one : json.at("connections")) {
+      NetworkConnection c;
+      c.host = one.at("host").get<std::string>();
+      c.port = one.at("port").get<uint16_t>();
+      c.allowed = one.at("allowed").get<bool>();
+      if (one.contains("address") && one["address"].is_string()) c.address = one["address"];
+      c.bytes_sent = one.at("bytes_sent").get<uint64_t>();
+      c.bytes_received = one.at("bytes_received").get<uint64_t>();
+      if (one.contains("reason")) c.reason = one["reason"].get<std::string>();
+      report.connections.push_back(std::move(c));
+    }
+    report.connections_dropped = json.value("connections_dropped", uint64_t{0});
+  } catch (const std::exception& e) {
+    return Internal(std::string("malformed network report: ") + e.what());
+  }
+  return report;
+}
+
+std::string NetworkDenialLines(const NetworkReport& network) {
+  std::string lines;
+  for (const NetworkConnection& c : network.connections) {
+    if (c.allowed) continue;
+    if (c.port == 0) {  // refused before its request was read (egress_connections)
+      lines += "agentbox: network: a connection was refused: " + c.reason + "\n";
+      continue;
+    }
+    const bool v6 = c.host.find(':') != std::string::npos;
+    lines += "agentbox: network: connect to " + (v6 ? "[" + c.host + "]" : c.host) + ":" +
+             std::to_string(c.port) + " denied by policy (allow_hosts)";
+    if (!c.reason.empty() && c.reason != kNotOnTheList) lines += ": " + c.reason;
+    lines += "\n";
+  }
+  return lines;
+}
+
+namespace {
+
+// Hosts named by the name-lookup failures of common clients, in order, without repeats.
+std::vector<std::string> HostsOfLookupFailures(std::string_view text) {
+  static const char* const kBefore[] = {"Could not resolve host: ",
+                                        "unable to resolve host address '",
+                                        "unable to resolve host address \xe2\x80\x98",
+                                        "bad address '",
+                                        "getaddrinfo EAI_AGAIN ",
+                                        "getaddrinfo ENOTFOUND ",
+                                        "Could not resolve hostname "};
+  std::vector<std::string> hosts;
+  for (const char* before : kBefore) {
+    for (size_t at = text.find(before); at != std::string_view::npos && hosts.size() < 8;
+         at = text.find(before, at + 1)) {
+      size_t start = at + std::strlen(before), end = start;
+      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) ||
+                                   text[end] == '.' || text[end] == '-' || text[end] == '_')) {
+        ++end;
+      }
+      std::string host(text.substr(start, end - start));
+      if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
+        hosts.push_back(host);
+      }
+    }
+  }
+  return hosts;
+}
+
+bool ShowsNoNetwork(std::string_view text) {
+  for (const char* sign : {"Temporary failure in name resolution", "Name or service not known",
+                           "No address associated with hostname", "Network is unreachable",
+                           "EAI_AGAIN", "ENETUNREACH"}) {
+    if (text.find(sign) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string NetworkNotes(const ExecResult& result) {
+  if (result.network.egress || result.reason == ExitReason::kError) {
+    return NetworkDenialLines(result.network);
+  }
+  std::string_view text = result.stderr_data;
+  if (text.size() > 64 * 1024) text = text.substr(text.size() - 64 * 1024);
+  std::string lines;
+  for (const std::string& host : HostsOfLookupFailures(text)) {
+    lines += "agentbox: network: connect to " + host +
+             " denied by policy (allow_hosts: none, the sandbox has no network)\n";
+  }
+  if (lines.empty() && ShowsNoNetwork(text)) {
+    lines =
+        "agentbox: network: the sandbox has no network (no allow_hosts): a connection the "
+        "command tried was denied by policy\n";
+  }
+  return lines;
+}
+
 ExecResult ErrorResult(const Status& status) {
   ExecResult result;
   result.exit_code = 125;
@@ -161,6 +282,8 @@ ExecResultJson::ExecResultJson(const ExecResult& result) {
     j["error_code"] = StatusCodeName(result.error_code);
   }
   if (result.disk_limit) j["disk_limit"] = DiskLimitObject(*result.disk_limit);
+  // Every command that ran says what it did on the network; one that never ran has its error.
+  if (result.reason != ExitReason::kError) j["network"] = NetworkJson(result.network);
   tail_ = j.dump();  // {"stdout_truncated":...}
   tail_[0] = ',';
   stdout_ = ValidUtf8(result.stdout_data, &stdout_storage_);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -31,6 +32,29 @@ struct DiskLimitReport {
 };
 DiskLimitReport DiskLimitReportOf(const WorkspaceQuota& quota);
 
+// One connection attempt through the egress proxy (allow_hosts), as the proxy saw it.
+struct NetworkConnection {
+  std::string host;  // what the client asked for: a name or an IP literal
+  uint16_t port = 0;
+  bool allowed = false;
+  std::string address;          // the address connected to (or refused), "" when none was reached
+  uint64_t bytes_sent = 0;      // from the command to the host
+  uint64_t bytes_received = 0;  // from the host to the command
+  // Why it was denied, or cut short once allowed ("egress_bytes"); "" for neither.
+  std::string reason;
+};
+
+// The `network` section of every result: whether the command had egress at all, and each
+// attempt through the proxy (at most kMaxNetworkConnections; the rest only counted).
+struct NetworkReport {
+  bool egress = false;  // allow_hosts was set: the proxy served this command
+  std::vector<NetworkConnection> connections;
+  uint64_t connections_dropped = 0;
+};
+inline constexpr size_t kMaxNetworkConnections = 256;
+// The reason of an attempt denied because no pattern names the host.
+inline constexpr const char* kNotOnTheList = "not in allow_hosts";
+
 struct ExecResult {
   int exit_code = 0;          // the command's code, 124 timeout, 125 error, 128+N signal N
   std::optional<int> signal;  // the signal that ended it, if any
@@ -48,10 +72,24 @@ struct ExecResult {
   bool stderr_truncated = false;
   std::vector<std::string> limits_hit;        // in the order first seen, no duplicates
   std::optional<DiskLimitReport> disk_limit;  // unset when no workspace was made (an error)
+  NetworkReport network;
 
   void AddLimitHit(const std::string& limit);
   bool HasLimitHit(const std::string& limit) const;
 };
+
+// The one stderr line per denied attempt (without --json): "agentbox: network: connect to
+// HOST:PORT denied by policy (allow_hosts)", with the reason after a colon when it is not
+// simply that the host is not on the list. Empty when nothing was denied.
+std::string NetworkDenialLines(const NetworkReport& network);
+// NetworkDenialLines, or for a command that had no egress at all and whose output shows a
+// failed name lookup or an unreachable network (curl's "Could not resolve host: X", wget's,
+// git's, npm's EAI_AGAIN, glibc's "Temporary failure in name resolution"...): the same line for
+// each host named there, or one line saying the sandbox has no network. Read from the last
+// 64 KiB of stderr; a heuristic for what the proxy cannot see, since nothing was sent to it.
+std::string NetworkNotes(const ExecResult& result);
+nlohmann::ordered_json NetworkJson(const NetworkReport& network);
+StatusOr<NetworkReport> NetworkFromJson(const nlohmann::json& json);
 
 // A result for "agentbox could not do it": exit 125, reason "error".
 ExecResult ErrorResult(const Status& status);

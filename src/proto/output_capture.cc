@@ -52,6 +52,12 @@ void OutputCapture::Append(OutputStream stream, std::string_view data) {
   // most limit_ bytes are ever attempted, so retrying a dead fd per chunk stays cheap.
   const int fd = stream == OutputStream::kStdout ? STDOUT_FILENO : STDERR_FILENO;
   (void)WriteFully(fd, data.substr(0, take));
+  if (stream == OutputStream::kStderr) {
+    stderr_tail_.append(data.substr(0, take));
+    if (stderr_tail_.size() > kForwardedTailBytes) {
+      stderr_tail_.erase(0, stderr_tail_.size() - kForwardedTailBytes);
+    }
+  }
 }
 
 }  // namespace agentbox

@@ -33,6 +33,10 @@ class OutputCapture {
   bool truncated(OutputStream s) const { return streams_[Index(s)].dropped > 0; }
   const std::string& kept(OutputStream s) const { return streams_[Index(s)].kept; }
   uint64_t dropped_bytes(OutputStream s) const { return streams_[Index(s)].dropped; }
+  // Forwarding: the last kForwardedTailBytes of stderr, which agentbox reads for its own notes
+  // (a failed name lookup without egress, proto/exec_result.h NetworkNotes).
+  const std::string& forwarded_stderr_tail() const { return stderr_tail_; }
+  static constexpr size_t kForwardedTailBytes = 8 * 1024;
 
  private:
   struct StreamState {
@@ -46,6 +50,7 @@ class OutputCapture {
   bool forward_;
   Sink sink_;
   StreamState streams_[2];
+  std::string stderr_tail_;
 };
 
 }  // namespace agentbox

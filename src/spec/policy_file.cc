@@ -53,6 +53,15 @@ Status SetEnvFromJson(const Json& value, SpecOverlay* overlay) {
   return OkStatus();
 }
 
+Status SetHostsFromJson(const Json& value, SpecOverlay* overlay) {
+  if (!value.is_array()) return TypeError("a list of host patterns like [\"pypi.org\"]", value);
+  for (const Json& entry : value) {
+    if (!entry.is_string()) return TypeError("a host pattern string", entry);
+    AB_RETURN_IF_ERROR(AddAllowHost(entry.get<std::string>(), overlay));
+  }
+  return OkStatus();
+}
+
 Status SetNumberFromJson(const SpecField& field, const Json& value, SpecOverlay* overlay) {
   uint64_t whole = 0;
   switch (field.kind) {
@@ -81,6 +90,8 @@ Status SetFromJson(const SpecField& field, const Json& value, SpecOverlay* overl
       return SetBoolField(field.key, value.get<bool>(), overlay);
     case FieldKind::kEnv:
       return SetEnvFromJson(value, overlay);
+    case FieldKind::kHostList:
+      return SetHostsFromJson(value, overlay);
     default:
       break;
   }

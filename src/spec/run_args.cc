@@ -36,6 +36,10 @@ constexpr RunFlag kRunFlags[] = {
     {{"allow-root-owned-workspace", 0, "",
       "use a non-empty --workspace owned by root: its files become the command's to change"},
      ""},
+    {{"allow-host", 0, "PATTERN",
+      "open egress to host, host:port, *.domain or IP[/prefix][:port] through agentbox's proxy "
+      "(repeatable)"},
+     "allow_hosts"},
     {{"env", 'e', "KEY=VALUE", "add to the environment (repeatable)"}, "env"},
     {{"cwd", 'w', "DIR", "working directory inside"}, "cwd"},
     {{"stdin", 'i', "", "pass agentbox's stdin to the command (default: /dev/null)"}, ""},
@@ -151,7 +155,8 @@ std::string RunUsage() {
   const Limits& l = d.limits;
   return "Usage: agentbox run [OPTIONS] [--] COMMAND [ARG...]\n"
          "\n"
-         "Runs COMMAND in a fresh sandbox: no network, read-only root, private /tmp, its own\n"
+         "Runs COMMAND in a fresh sandbox: no network (but the hosts of --allow-host, through\n"
+         "agentbox's proxy), read-only root, private /tmp, its own\n"
          "namespaces, no capabilities, a seccomp filter. Everything it started is killed and\n"
          "the sandbox removed when it ends.\n"
          "\n"

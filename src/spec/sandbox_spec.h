@@ -30,6 +30,10 @@ struct Limits {
   // Bytes the command (run) or the sandbox over its life (create) may add to /workspace,
   // enforced by a quota at the write; kNoDiskLimit (UINT64_MAX) for "none".
   uint64_t disk_bytes = 1 * kGiB;
+  // Egress through the proxy (allow_hosts): connections one exec may hold open at once, and
+  // bytes it may move through them, both ways together; past either it is refused or cut.
+  uint64_t egress_connections = 64;
+  uint64_t egress_bytes = 1 * kGiB;
 };
 
 // Which backend makes the sandbox (--backend). Flags, policy files, records and results spell
@@ -59,11 +63,14 @@ struct SandboxSpec {
   std::optional<std::string> rootfs;     // host dir used read-only as /; unset = host system dirs
   Limits limits;
   std::vector<std::pair<std::string, std::string>> env;  // added to the clean environment
-  std::string cwd = "/workspace";                        // working directory inside
-  bool pass_stdin = false;                               // false: stdin is /dev/null
-  uint64_t tmp_bytes = 256 * kMiB;                       // size cap of the private /tmp
-  uint64_t shm_bytes = 64 * kMiB;                        // size cap of the private /dev/shm
-  uint64_t open_files = 1024;                            // RLIMIT_NOFILE
+  // Hosts the command may reach through agentbox's egress proxy (spec/host_pattern.h), in
+  // canonical form; empty: no network at all (CONTRACT §2).
+  std::vector<std::string> allow_hosts;
+  std::string cwd = "/workspace";   // working directory inside
+  bool pass_stdin = false;          // false: stdin is /dev/null
+  uint64_t tmp_bytes = 256 * kMiB;  // size cap of the private /tmp
+  uint64_t shm_bytes = 64 * kMiB;   // size cap of the private /dev/shm
+  uint64_t open_files = 1024;       // RLIMIT_NOFILE
   // A persistent sandbox's lifetime: removed, as `rm -f` would, this long after `create`;
   // 0 = no lifetime limit. (`run` is bounded by its timeout and ignores it.)
   double ttl_seconds = 0;

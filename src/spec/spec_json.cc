@@ -26,7 +26,10 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
       {"open_files", spec.open_files},
       {"ttl", spec.ttl_seconds == 0 ? nlohmann::json("none") : nlohmann::json(spec.ttl_seconds)},
       {"idle_timeout", spec.idle_timeout_seconds == 0 ? nlohmann::json("none")
-                                                      : nlohmann::json(spec.idle_timeout_seconds)}};
+                                                      : nlohmann::json(spec.idle_timeout_seconds)},
+      {"allow_hosts", spec.allow_hosts},
+      {"egress_connections", spec.limits.egress_connections},
+      {"egress_bytes", spec.limits.egress_bytes}};
   if (spec.workspace) j["workspace"] = *spec.workspace;
   if (spec.rootfs) j["rootfs"] = *spec.rootfs;
   // native uses an image only when one was asked for; docker always has one.

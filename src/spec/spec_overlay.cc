@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "base/utf8.h"
+#include "spec/host_pattern.h"
 #include "spec/units.h"
 
 namespace agentbox {
@@ -32,6 +33,9 @@ constexpr SpecField kFields[] = {
     {"open_files", FieldKind::kCount},
     {"ttl", FieldKind::kDuration},
     {"idle_timeout", FieldKind::kDuration},
+    {"allow_hosts", FieldKind::kHostList},
+    {"egress_connections", FieldKind::kCount},
+    {"egress_bytes", FieldKind::kSize},
 };
 
 struct UintRange {
@@ -48,12 +52,15 @@ constexpr UintRange kSizeRanges[] = {
     {"disk_limit", &SpecOverlay::disk_bytes, 0, kNoMax},
     {"tmp_size", &SpecOverlay::tmp_bytes, 1 * kMiB, kNoMax},
     {"shm_size", &SpecOverlay::shm_bytes, 1 * kMiB, kNoMax},
+    {"egress_bytes", &SpecOverlay::egress_bytes, 0, kNoMax},
 };
 // open_files: a dynamically linked program needs a few fds beyond 0-2 just to start; the upper
 // bound is the kernel's default fs.nr_open.
 constexpr UintRange kCountRanges[] = {
     {"pids", &SpecOverlay::pids, 1, 1000000},
     {"open_files", &SpecOverlay::open_files, 32, 1048576},
+    // The proxy holds two fds and two 64 KiB buffers per connection (egress/proxy.h).
+    {"egress_connections", &SpecOverlay::egress_connections, 1, 1024},
 };
 
 const UintRange* FindRange(std::span<const UintRange> ranges, std::string_view key) {
@@ -114,6 +121,8 @@ Status SetFieldFromText(std::string_view key, std::string_view text, SpecOverlay
       return SetStringField(key, text, overlay);
     case FieldKind::kEnv:
       return SetEnvFromText(text, overlay);
+    case FieldKind::kHostList:
+      return AddAllowHost(text, overlay);
     case FieldKind::kBool:
       if (text == "true" || text == "false") return SetBoolField(key, text == "true", overlay);
       return InvalidArgument("expected true or false, got \"" + std::string(text) + "\"");
@@ -232,6 +241,17 @@ Status RequireUtf8Strings(const SpecOverlay& o) {
   return OkStatus();
 }
 
+Status AddAllowHost(std::string_view pattern, SpecOverlay* overlay) {
+  if (HasNul(pattern)) return InvalidArgument("must not contain a NUL byte");
+  AB_ASSIGN_OR_RETURN(HostPattern parsed, ParseHostPattern(pattern));
+  std::string canonical = FormatHostPattern(parsed);
+  for (const std::string& have : overlay->allow_hosts) {
+    if (have == canonical) return OkStatus();
+  }
+  overlay->allow_hosts.push_back(std::move(canonical));
+  return OkStatus();
+}
+
 Status AddEnvVar(std::string_view name, std::string_view value, SpecOverlay* overlay) {
   if (name.empty()) return InvalidArgument("environment variable name must not be empty");
   if (name.find('=') != std::string_view::npos || HasNul(name)) {
@@ -276,6 +296,13 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.idle_timeout_seconds) spec->idle_timeout_seconds = *o.idle_timeout_seconds;
   if (o.allow_root_owned_workspace)
     spec->allow_root_owned_workspace = *o.allow_root_owned_workspace;
+  if (o.egress_connections) spec->limits.egress_connections = *o.egress_connections;
+  if (o.egress_bytes) spec->limits.egress_bytes = *o.egress_bytes;
+  for (const std::string& pattern : o.allow_hosts) {
+    bool have = false;
+    for (const std::string& existing : spec->allow_hosts) have = have || existing == pattern;
+    if (!have) spec->allow_hosts.push_back(pattern);
+  }
   for (const auto& [name, value] : o.env) {
     bool replaced = false;
     for (auto& entry : spec->env) {

@@ -39,11 +39,16 @@ struct SpecOverlay {
   std::optional<double> ttl_seconds;               // 0: none
   std::optional<double> idle_timeout_seconds;      // 0: none
   std::optional<bool> allow_root_owned_workspace;  // a flag only: no policy key
+  // Patterns in canonical form, in order, without repeats; a later source adds to an earlier.
+  std::vector<std::string> allow_hosts;
+  std::optional<uint64_t> egress_connections;
+  std::optional<uint64_t> egress_bytes;
 };
 
 // How a key's value is written. The policy loader accepts a JSON number for the numeric kinds
 // and a string (in the flag syntax) for every kind but kBool and kEnv.
-enum class FieldKind { kString, kSize, kCount, kDuration, kDecimal, kBool, kEnv };
+// kHostList: a JSON array of host patterns; in the flag syntax, one pattern per use.
+enum class FieldKind { kString, kSize, kCount, kDuration, kDecimal, kBool, kEnv, kHostList };
 
 struct SpecField {
   std::string_view key;  // policy file key, e.g. "output_limit"
@@ -70,6 +75,8 @@ Status SetDurationField(std::string_view key, double seconds, SpecOverlay* overl
 Status SetDecimalField(std::string_view key, double value, SpecOverlay* overlay);
 Status SetStringField(std::string_view key, std::string_view value, SpecOverlay* overlay);
 Status SetBoolField(std::string_view key, bool value, SpecOverlay* overlay);
+// Adds one allow_hosts pattern (spec/host_pattern.h), canonicalized; a repeat is dropped.
+Status AddAllowHost(std::string_view pattern, SpecOverlay* overlay);
 // Adds one environment variable: name non-empty, no '=' and no NUL; value no NUL.
 Status AddEnvVar(std::string_view name, std::string_view value, SpecOverlay* overlay);
 

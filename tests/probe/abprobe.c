@@ -762,6 +762,40 @@ static int cmd_connect_tcp(int argc, char** argv) {
   return connect_bounded(fd, (struct sockaddr*)&addr, sizeof addr, "connect tcp");
 }
 
+// proxy-request LINE [HEADER...]: sends "LINE\r\nHEADER\r\n...\r\n" to the egress proxy named by
+// $HTTP_PROXY (http://127.0.0.1:PORT) and prints what it answers, up to 64 KiB or 10 s. For test
+// images with no HTTP client of their own (the docker lane's busybox).
+static int cmd_proxy_request(int argc, char** argv) {
+  if (argc < 3) return usage("proxy-request LINE [HEADER...]");
+  const char* proxy = getenv("HTTP_PROXY");
+  const char* colon = proxy ? strrchr(proxy, ':') : NULL;
+  if (colon == NULL) return setup_failed("HTTP_PROXY");
+  struct sockaddr_in addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons((uint16_t)atoi(colon + 1));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0 || connect(fd, (struct sockaddr*)&addr, sizeof addr) != 0) return fail("connect proxy");
+  char req[8192];
+  size_t n = 0;
+  for (int i = 2; i < argc && n < sizeof req - 8; i++)
+    n += (size_t)snprintf(req + n, sizeof req - n, "%s\r\n", argv[i]);
+  n += (size_t)snprintf(req + n, sizeof req - n, "\r\n");
+  if (write(fd, req, n) != (ssize_t)n) return fail("write");
+  static char buf[65536];
+  size_t got = 0;
+  struct pollfd p = {fd, POLLIN, 0};
+  while (got < sizeof buf - 1 && poll(&p, 1, 10000) == 1) {
+    ssize_t r = read(fd, buf + got, sizeof buf - 1 - got);
+    if (r <= 0) break;
+    got += (size_t)r;
+  }
+  buf[got] = 0;
+  fputs(buf, stdout);
+  return 0;
+}
+
 // tunsetiff: makes a TUN interface through /dev/net/tun, which needs CAP_NET_ADMIN. gVisor puts
 // its own /dev/net/tun in every box; this shows it gives nothing.
 static int cmd_tunsetiff(int argc, char** argv) {
@@ -896,7 +930,8 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"fallocate", cmd_fallocate}, {"files", cmd_files}, {"subvol-create", cmd_subvol_create}, {"fds", cmd_fds},
     {"caps", cmd_caps}, {"fork", cmd_fork}, {"alloc", cmd_alloc}, {"socket", cmd_socket},
     {"connect-unix", cmd_connect_unix}, {"connect-abstract", cmd_connect_abstract},
-    {"connect-tcp", cmd_connect_tcp}, {"agent-ping", cmd_agent_ping},
+    {"connect-tcp", cmd_connect_tcp}, {"proxy-request", cmd_proxy_request},
+    {"agent-ping", cmd_agent_ping},
     {"loopback", cmd_loopback}, {"tunsetiff", cmd_tunsetiff}, {"thread", cmd_thread},
     {"fallocate-thread", cmd_fallocate_thread},
 };

@@ -187,3 +187,31 @@ TEST(ServerConfigTest, McpSessionIdleTimeout) {
 
 }  // namespace
 }  // namespace agentbox
+
+namespace agentbox {
+namespace {
+
+TEST(ServerConfigTest, AllowHostsIsBoundedByTheOperatorsList) {
+  ServerConfig none;
+  json asks = {{"allow_hosts", {"pypi.org"}}};
+  EXPECT_NE(none.limits.ApplyToPolicy(&asks).message().find("the operator opens no egress"),
+            std::string::npos);
+  ServerConfig config;
+  ASSERT_TRUE(ParseServerConfig(R"({"allow_hosts": ["pypi.org:443", "*.example.com"],
+                                    "limits": {"egress_connections": {"default": 8, "max": 16}}})",
+                                "c.json", &config)
+                  .ok());
+  json ok = {{"allow_hosts", {"pypi.org:443", "a.example.com", "*.b.example.com:8443"}}};
+  EXPECT_TRUE(config.limits.ApplyToPolicy(&ok).ok());
+  for (const char* wider : {"pypi.org", "example.com", "*.com", "198.51.100.1"}) {
+    json over = {{"allow_hosts", {wider}}};
+    EXPECT_EQ(config.limits.ApplyToPolicy(&over).code(), StatusCode::kInvalidArgument) << wider;
+  }
+  json many = {{"egress_connections", 64}};
+  EXPECT_NE(config.limits.ApplyToPolicy(&many).message().find("ceiling of 16"), std::string::npos);
+  ServerConfig bad;
+  EXPECT_FALSE(ParseServerConfig(R"({"allow_hosts": ["*"]})", "c.json", &bad).ok());
+}
+
+}  // namespace
+}  // namespace agentbox

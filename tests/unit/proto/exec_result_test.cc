@@ -45,7 +45,30 @@ TEST(ExecResultJsonTest, ExactDefaultRendering) {
   EXPECT_EQ(ExecResultToJson(r),
             R"({"exit_code":0,"signal":null,"reason":"exited","duration_ms":3.142,"cpu_ms":0.8,)"
             R"("peak_memory_bytes":1234567,"stdout":"hi\n","stderr":"","stdout_truncated":false,)"
-            R"("stderr_truncated":false,"limits_hit":[]})");
+            R"("stderr_truncated":false,"limits_hit":[],)"
+            R"("network":{"egress":false,"connections":[]}})");
+}
+
+TEST(ExecResultJsonTest, NetworkSectionAndDenialLines) {
+  ExecResult r;
+  r.network.egress = true;
+  r.network.connections.push_back({"pypi.org", 443, true, "192.0.2.1", 100, 2000, ""});
+  r.network.connections.push_back({"evil.test", 443, false, "", 0, 0, kNotOnTheList});
+  r.network.connections.push_back(
+      {"rebind.test", 80, false, "", 0, 0, "resolves to loopback 127.0.0.1"});
+  nlohmann::json j = nlohmann::json::parse(ExecResultToJson(r));
+  EXPECT_EQ(j["network"]["egress"], true);
+  ASSERT_EQ(j["network"]["connections"].size(), 3u);
+  EXPECT_EQ(j["network"]["connections"][0]["bytes_received"], 2000);
+  EXPECT_EQ(j["network"]["connections"][1]["address"], nullptr);
+  EXPECT_EQ(NetworkDenialLines(r.network),
+            "agentbox: network: connect to evil.test:443 denied by policy (allow_hosts)\n"
+            "agentbox: network: connect to rebind.test:80 denied by policy (allow_hosts): "
+            "resolves to loopback 127.0.0.1\n");
+  auto back = NetworkFromJson(j["network"]);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->connections.size(), 3u);
+  EXPECT_EQ(back->connections[2].reason, "resolves to loopback 127.0.0.1");
 }
 
 TEST(ExecResultJsonTest, SignalTimeoutAndLimits) {
@@ -128,6 +151,27 @@ TEST(ExecResultJsonTest, SplicedOutputsMatchTheJsonLibraryByteForByte) {
   EXPECT_EQ(parsed["stdout"].get<std::string>(), SanitizeUtf8(r.stdout_data));
   EXPECT_EQ(parsed["stderr"].get<std::string>(), SanitizeUtf8(r.stderr_data));
   EXPECT_EQ(text, ExecResultToJson(r));
+}
+
+}  // namespace
+namespace {
+
+TEST(ExecResultJsonTest, NoNetworkNotesNameTheHostAClientCouldNotResolve) {
+  ExecResult r;
+  r.stderr_data =
+      "curl: (6) Could not resolve host: pypi.org\nfatal: unable to access: "
+      "Could not resolve host: github.com\ncurl: (6) Could not resolve host: pypi.org\n";
+  EXPECT_EQ(NetworkNotes(r),
+            "agentbox: network: connect to pypi.org denied by policy (allow_hosts: none, the "
+            "sandbox has no network)\nagentbox: network: connect to github.com denied by policy "
+            "(allow_hosts: none, the sandbox has no network)\n");
+  r.stderr_data = "socket.gaierror: [Errno -3] Temporary failure in name resolution\n";
+  EXPECT_NE(NetworkNotes(r).find("the sandbox has no network"), std::string::npos);
+  r.stderr_data = "all fine\n";
+  EXPECT_EQ(NetworkNotes(r), "");
+  r.network.egress = true;  // with a proxy, only what it saw
+  r.stderr_data = "Could not resolve host: x.test\n";
+  EXPECT_EQ(NetworkNotes(r), "");
 }
 
 }  // namespace

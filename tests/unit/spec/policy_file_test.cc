@@ -144,7 +144,7 @@ TEST(PolicyFileTest, UnknownAndDuplicateKeys) {
       ErrorOf(R"({"memroy": "1G"})"),
       "policy.json: unknown key \"memroy\" (known keys: backend, image, runtime, workspace, "
       "rootfs, timeout, memory, pids, cpus, output_limit, disk_limit, env, cwd, stdin, tmp_size, "
-      "shm_size, open_files, ttl, idle_timeout)");
+      "shm_size, open_files, ttl, idle_timeout, allow_hosts, egress_connections, egress_bytes)");
   EXPECT_EQ(ErrorOf(R"({"memory": "1G", "memory": "2G"})"),
             "policy.json: key \"memory\" appears twice");
   EXPECT_EQ(ErrorOf(R"({"env": {"A": "1", "A": "2"}})"), "policy.json: key \"A\" appears twice");
@@ -189,6 +189,35 @@ TEST(PolicyFileTest, HugeFileRejected) {
   StatusOr<SpecOverlay> o = LoadPolicyFile(big.path());
   ASSERT_FALSE(o.ok());
   EXPECT_EQ(o.status().message(), big.path() + ": policy file is larger than 1M");
+}
+
+}  // namespace
+}  // namespace agentbox
+
+namespace agentbox {
+namespace {
+
+TEST(PolicyFileTest, AllowHostsIsAListOfPatternsInCanonicalForm) {
+  auto o = ParsePolicyJson(
+      R"({"allow_hosts": ["PyPI.org", "*.example.com:443", "pypi.org", "198.51.100.0/24"],
+          "egress_connections": 16, "egress_bytes": "100M"})",
+      "policy.json");
+  ASSERT_TRUE(o.ok()) << o.status().message();
+  EXPECT_EQ(o->allow_hosts,
+            (std::vector<std::string>{"pypi.org", "*.example.com:443", "198.51.100.0/24"}));
+  SpecOverlay flags;
+  ASSERT_TRUE(SetFieldFromText("allow_hosts", "index.test:3141", &flags).ok());
+  SandboxSpec spec = MergeSpec(*o, flags);
+  EXPECT_EQ(spec.allow_hosts.size(), 4u);  // flags add to the file's list
+  EXPECT_EQ(spec.allow_hosts.back(), "index.test:3141");
+  EXPECT_EQ(spec.limits.egress_connections, 16u);
+  EXPECT_EQ(spec.limits.egress_bytes, 100 * kMiB);
+  EXPECT_NE(ErrorOf(R"({"allow_hosts": "pypi.org"})").find("a list of host patterns"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"allow_hosts": [1]})").find("host pattern string"), std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"allow_hosts": ["*"]})").find("key \"allow_hosts\""), std::string::npos);
+  EXPECT_NE(ErrorOf(R"({"egress_connections": 0})"), "OK");
+  EXPECT_EQ(SandboxSpec().allow_hosts.size(), 0u);  // the default: no network at all
 }
 
 }  // namespace

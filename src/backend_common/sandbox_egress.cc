@@ -1,0 +1,83 @@
+#include "backend_common/sandbox_egress.h"
+
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "egress/proxy_process.h"
+#include "sys/process_identity.h"
+#include "sys/syscalls.h"
+
+namespace agentbox {
+namespace {
+
+class ChannelEgress : public ExecEgress {
+ public:
+  explicit ChannelEgress(egress::ExecChannel channel) : channel_(std::move(channel)) {}
+  uint16_t port() const override { return channel_.port(); }
+  NetworkReport Finish() override { return channel_.Finish(); }
+
+ private:
+  egress::ExecChannel channel_;
+};
+
+StatusOr<UniqueFd> ListenControl(const std::string& path) {
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof(addr.sun_path)) {
+    return InvalidArgument("state directory path too long for a unix socket: " + path);
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
+  if (!fd.valid()) return ErrnoStatus("socket");
+  ::unlink(path.c_str());
+  // 0600 and root's, in the 0700 state directory: only the host side (root) connects. The
+  // proxy, once it has dropped to its own id, keeps the listening fd and needs no path.
+  if (::bind(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0 ||
+      ::chmod(path.c_str(), 0600) != 0 || ::listen(fd.get(), 64) != 0) {
+    return ErrnoStatus("listen on " + path);
+  }
+  return fd;
+}
+
+}  // namespace
+
+Status StartSandboxEgress(SandboxRecord& record) {
+  record.egress_socket = record.state_dir + "/egress.sock";
+  AB_ASSIGN_OR_RETURN(UniqueFd control, ListenControl(record.egress_socket));
+  UniqueFd watch(sys::PidfdOpen(record.init_pid));
+  if (!watch.valid() || !ProcessRunning(record.init_pid, record.init_start_time)) {
+    return Unavailable("the sandbox's PID 1 ended before its egress proxy started");
+  }
+  AB_ASSIGN_OR_RETURN(pid_t pid,
+                      egress::StartEgressProxy(record.spec, control.get(), true, watch.get(),
+                                               record.state_dir + "/egress.log"));
+  record.egress_pid = pid;
+  record.egress_start_time = ProcessStartTime(pid);
+  return OkStatus();
+}
+
+void StopSandboxEgress(const SandboxRecord& record) {
+  if (record.egress_pid <= 0) return;
+  UniqueFd pidfd(sys::PidfdOpen(record.egress_pid));
+  // Checked through the pidfd: the pid cannot be reused while it is held.
+  if (pidfd.valid() && ProcessRunning(record.egress_pid, record.egress_start_time)) {
+    sys::PidfdSendSignal(pidfd.get(), SIGKILL);
+  }
+}
+
+StatusOr<std::unique_ptr<ExecEgress>> OpenSandboxEgress(const SandboxRecord& record) {
+  if (record.egress_socket.empty()) {
+    return Unavailable("sandbox " + record.id + " has no egress proxy");
+  }
+  AB_ASSIGN_OR_RETURN(egress::ExecChannel channel,
+                      egress::ExecChannel::OpenForSandbox(record.egress_socket, record.init_pid,
+                                                          record.init_start_time));
+  return std::unique_ptr<ExecEgress>(new ChannelEgress(std::move(channel)));
+}
+
+}  // namespace agentbox

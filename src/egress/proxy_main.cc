@@ -1,0 +1,114 @@
+#include "egress/proxy_main.h"
+
+#include <grp.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "egress/proxy.h"
+#include "spec/units.h"
+#include "sys/file_util.h"
+
+namespace agentbox::egress {
+namespace {
+
+struct Options {
+  std::vector<std::string> allow;
+  ProxyLimits limits;
+  bool listening = false;
+  int watch_fd = -1;
+};
+
+StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
+  Options o;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--listening") {
+      o.listening = true;
+      continue;
+    }
+    if (i + 1 >= args.size()) return InvalidArgument(a + ": missing value");
+    const std::string& v = args[++i];
+    if (a == "--allow") {
+      o.allow.push_back(v);
+    } else if (a == "--connections") {
+      AB_ASSIGN_OR_RETURN(o.limits.connections_per_exec, ParseCount(v));
+    } else if (a == "--bytes") {
+      AB_ASSIGN_OR_RETURN(o.limits.bytes_per_exec, ParseCount(v));
+    } else if (a == "--watch-fd") {
+      AB_ASSIGN_OR_RETURN(uint64_t fd, ParseCount(v));
+      o.watch_fd = static_cast<int>(fd);
+    } else {
+      return InvalidArgument("unknown option " + a);
+    }
+  }
+  return o;
+}
+
+Status ReadHostsOverride(std::string* text) {
+  const char* path = std::getenv(kEgressHostsFileEnv);
+  if (path == nullptr || *path == '\0') return OkStatus();
+  StatusOr<std::string> content = ReadFileAtMost(path, 1 << 20);
+  if (!content.ok()) return content.status();
+  *text = std::move(*content);
+  return OkStatus();
+}
+
+// Root is needed for nothing the proxy does: it resolves, connects and relays.
+Status DropPrivileges(const ProxyLimits& limits) {
+  // Four fds a connection (client, upstream, and their epoll slots' worth of slack) for every
+  // exec's connections, bounded by kMaxExecs; the resolver and control need a few more.
+  const rlim_t fds =
+      static_cast<rlim_t>(std::min<uint64_t>(limits.connections_per_exec * 4 + 64, 65536));
+  struct rlimit nofile = {fds, fds};
+  if (::setrlimit(RLIMIT_NOFILE, &nofile) != 0) return ErrnoStatus("setrlimit NOFILE");
+  struct rlimit core = {0, 0};
+  ::setrlimit(RLIMIT_CORE, &core);
+  if (::geteuid() == 0) {
+    if (::setgroups(0, nullptr) != 0 ||
+        ::setresgid(kEgressProxyHostId, kEgressProxyHostId, kEgressProxyHostId) != 0 ||
+        ::setresuid(kEgressProxyHostId, kEgressProxyHostId, kEgressProxyHostId) != 0) {
+      return ErrnoStatus("drop to the proxy's own id");
+    }
+  }
+  struct __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2] = {};
+  if (::syscall(SYS_capset, &header, data) != 0) return ErrnoStatus("capset");
+  if (::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return ErrnoStatus("no_new_privs");
+  ::prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+  return OkStatus();
+}
+
+}  // namespace
+
+int EgressProxyMain(const std::vector<std::string>& args) {
+  ::signal(SIGPIPE, SIG_IGN);
+  auto options = ParseOptions(args);
+  if (!options.ok()) {
+    std::fprintf(stderr, "agentbox egress-proxy: %s\n", options.status().message().c_str());
+    return 2;
+  }
+  auto rules = EgressRules::FromPatterns(options->allow);
+  std::string hosts;
+  Status st = rules.ok() ? ReadHostsOverride(&hosts) : rules.status();
+  if (st.ok()) st = DropPrivileges(options->limits);
+  if (st.ok()) {
+    Proxy proxy(std::move(*rules), options->limits);
+    proxy.SetHostsOverride(hosts);
+    st = proxy.Run(UniqueFd(3), options->listening, options->watch_fd);
+  }
+  if (!st.ok()) {
+    std::fprintf(stderr, "agentbox egress-proxy: %s\n", st.message().c_str());
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace agentbox::egress
