@@ -229,7 +229,12 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
     return executed.status();
   }
   ExecResult result = std::move(executed).value();
-  if (egress) result.network = egress->Finish();
+  if (egress) {
+    // The proxy's attempts, then the lookups the agent's DNS catcher saw (already in result).
+    NetworkReport network = egress->Finish();
+    AddLookups(network, LookupNames(result.network), result.network.connections_dropped);
+    result.network = std::move(network);
+  }
   auto after = backend->Snapshot(record);
   if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
   result.disk_limit = DiskLimitReportOf(record.disk_quota);

@@ -75,16 +75,11 @@ class DockerBackend : public Backend {
     }
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
     AB_RETURN_IF_ERROR(docker::EnsureImage(*client, record.spec.image));
+    // gVisor's network stack is its own, not a kernel namespace the proxy's listener can be made
+    // in: there the agent runs the egress relay, through which the proxy serves the sandbox.
+    bool relay = false;
     if (!record.spec.allow_hosts.empty()) {
-      // gVisor's network stack is its own, not a kernel namespace the proxy's listener can be
-      // made in; egress there would need a relay inside the sandbox.
-      AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
-      if (gvisor) {
-        return InvalidArgument(
-            "allow_hosts is not available under gVisor (--runtime runsc) yet: its network "
-            "stack is not a kernel namespace agentbox's egress proxy can listen in; use the "
-            "default runtime or the native backend for egress");
-      }
+      AB_ASSIGN_OR_RETURN(relay, docker::RuntimeIsGvisor(*client, record.spec.runtime));
     }
     AB_ASSIGN_OR_RETURN(docker::ContainerIds ids, Ids(*client));
     WorkspaceRequest ws_request = SandboxWorkspaceRequest(record, state_root_);
@@ -125,6 +120,10 @@ class DockerBackend : public Backend {
     in.disk_watch = ws.quota.enforced() && ws.quota.limited();
     in.seccomp_profile_json = DockerSeccompProfileJson();
     in.user = ids.user;
+    in.egress_relay = relay;
+    in.resolv_conf_host_path = record.state_dir + "/resolv.conf";
+    AB_RETURN_IF_ERROR(WriteFile(in.resolv_conf_host_path, kSandboxResolvConf));
+    if (relay) record.egress_relay = run_dir + "/" + kEgressRelaySocketName;
     if (::access(in.agent_host_path.c_str(), X_OK) != 0) {
       return ErrnoStatus("the agent binary " + in.agent_host_path);
     }

@@ -28,6 +28,7 @@ constexpr const char* kExecResultSchema = R"json({
     "network": {"type": "object", "properties": {
       "egress": {"type": "boolean"},
       "connections": {"type": "array", "items": {"type": "object", "properties": {
+        "kind": {"type": "string", "enum": ["connect", "lookup"]},
         "host": {"type": "string"}, "port": {"type": "integer"}, "allowed": {"type": "boolean"},
         "address": {"type": ["string", "null"]}, "bytes_sent": {"type": "integer"},
         "bytes_received": {"type": "integer"}, "reason": {"type": "string"}}}},

@@ -62,7 +62,7 @@ void AddMinimalEtc(const MountPlanInput& in, std::vector<MountOp>& ops) {
   file("group", GeneratedGroup());
   file("hosts", GeneratedHosts());
   file("hostname", std::string(kSandboxHostname) + "\n");
-  file("resolv.conf", "");  // no network: no resolver
+  file("resolv.conf", kSandboxResolvConf);
   for (const std::string& name : DefaultEtcAllowlist()) {
     if (std::find(in.host_etc_entries.begin(), in.host_etc_entries.end(), name) ==
         in.host_etc_entries.end()) {

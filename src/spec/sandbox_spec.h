@@ -100,6 +100,10 @@ inline constexpr uint32_t kSandboxGid = 1000;
 inline constexpr uint32_t kSandboxHostRootId = 3'900'000'000u;
 inline constexpr uint32_t kSandboxHostUserId = 3'900'001'000u;
 inline constexpr const char* kSandboxHostname = "sandbox";
+// Every sandbox's /etc/resolv.conf: its only resolver is the DNS catcher on its own loopback
+// (proc/dns_catcher.h), which answers REFUSED and names the host in the result. Named, not left
+// to the C library's default: resolvers of their own (Go's, c-ares, busybox's) read it too.
+inline constexpr const char* kSandboxResolvConf = "nameserver 127.0.0.1\n";
 inline constexpr const char* kWorkspaceDir = "/workspace";
 
 }  // namespace agentbox

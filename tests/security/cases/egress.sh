@@ -11,7 +11,6 @@ EGRESS_SERVERS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../lib" && pwd)/egress_se
 
 # egress_setup: the servers, the hosts file, the cert in the workspace, ALLOW for index.test.
 egress_setup() {
-  if on_gvisor; then not_applicable "allow_hosts is refused under gVisor (case egress_refused_under_gvisor)"; fi
   command -v openssl >/dev/null || skip "openssl is needed to make the test's TLS certificate"
   mkdir -p "$CASE_DIR/srv"
   "$PY" "$EGRESS_SERVERS" "$CASE_DIR/srv" "$CASE_DIR/srv.ready" &
@@ -213,11 +212,43 @@ case_egress_persistent_sandbox_per_exec() {
   wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" || fail "the egress proxy outlived rm"
 }
 
-case_egress_refused_under_gvisor() {
-  on_gvisor || not_applicable "gVisor only"
-  box --allow-host pypi.org -- true
-  expect_rc 125
-  expect_err_has "gVisor"
+# A name looked up in the sandbox, without an allowlist: the sandbox's DNS catcher (127.0.0.1:53,
+# the resolver its resolv.conf names) answers REFUSED at once, and the result names the host.
+case_egress_lookup_without_allowlist_is_caught() {
+  boxj -- /workspace/abprobe dns-query pypi.org
+  expect_rc 0
+  json_assert "'rcode=5 server=127.0.0.1' in r['stdout']" "the lookup was not refused by the catcher"
+  json_assert "not r['network']['egress']"
+  json_assert "[c['host'] for c in r['network']['connections'] if c['kind'] == 'lookup'] == ['pypi.org']"
+  box -- /workspace/abprobe dns-query pypi.org
+  expect_err_has "agentbox: network: connect to pypi.org denied by policy (allow_hosts: none"
+}
+
+# With an allowlist, a lookup in the sandbox is still refused (only the proxy resolves), and the
+# line says where names go instead; in a persistent sandbox too (the agent's catcher).
+case_egress_lookup_with_allowlist_points_at_the_proxy() {
+  egress_setup
+  box "${ALLOW[@]}" -- /workspace/abprobe dns-query index.test
+  expect_rc 0
+  expect_err_has "connect to index.test denied by policy (allow_hosts): looked up in the sandbox"
+  new_box "${ALLOW[@]}"
+  ab exec --json "$BOX" -- /workspace/abprobe dns-query other.test
+  expect_rc 0
+  json_assert "[c['host'] for c in r['network']['connections'] if c['kind'] == 'lookup'] == ['other.test']" \
+    "the persistent sandbox's lookup is not in its exec's result"
+}
+
+# A background process (exec -d) goes through the sandbox's proxy too, under the same list; its
+# attempts are in no exec's report.
+case_egress_background_process_through_the_proxy() {
+  egress_setup
+  new_box "${ALLOW[@]}"
+  ab exec -d "$BOX" -- /bin/sh -c "/workspace/abprobe proxy-request 'GET http://index.test:$HTTP_PORT/hello.txt HTTP/1.1' > /workspace/allowed.out
+    /workspace/abprobe proxy-request 'GET http://other.test:$HTTP_PORT/ HTTP/1.1' > /workspace/denied.out"
+  expect_rc 0
+  ab wait "$BOX" p1
+  grep -q "hello through the proxy" "$WS/allowed.out" || fail "a background process could not use the proxy: $(cat "$WS/allowed.out")"
+  grep -q " 403 " "$WS/denied.out" || fail "a background process reached a host not on the list: $(cat "$WS/denied.out")"
 }
 
 # Another sandbox's loopback is its own: a server there is not what 127.0.0.1:PORT through the
