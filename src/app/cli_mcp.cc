@@ -3,6 +3,7 @@
 #include "app/cli.h"
 #include "app/mcp/mcp_stdio.h"
 #include "core/sandbox_manager.h"
+#include "spec/policy_file.h"
 #include "spec/units.h"
 
 namespace agentbox {
@@ -58,7 +59,8 @@ StatusOr<McpOptions> ParseMcpArgs(const Args& args, bool* help) {
 
 // A --sandbox that does not exist (or is not running) is said once, at start, before a client
 // believes it has a working server: every tool call would fail with the same reason.
-Status CheckNamedSandbox(const std::string& ref) {
+// And whether it has egress (allow_hosts), for the tools' openWorldHint.
+Status CheckNamedSandbox(const std::string& ref, bool* open_world) {
   AB_ASSIGN_OR_RETURN(SandboxManager manager, OpenSandboxManager());
   StatusOr<SandboxStatus> found = manager.Find(ref);
   if (!found.ok()) {
@@ -69,6 +71,7 @@ Status CheckNamedSandbox(const std::string& ref) {
                        ": the sandbox is not running (remove it with "
                        "`agentbox rm`)");
   }
+  *open_world = !found->record.spec.allow_hosts.empty();
   return OkStatus();
 }
 
@@ -83,7 +86,12 @@ int McpSubcommand(const Args& args) {
     return 0;
   }
   if (!options->sandbox.empty()) {
-    if (Status found = CheckNamedSandbox(options->sandbox); !found.ok()) return FailWith(found);
+    Status found = CheckNamedSandbox(options->sandbox, &options->open_world);
+    if (!found.ok()) return FailWith(found);
+  } else if (!options->policy_path.empty()) {
+    // Read again when the sandbox is made; an error is said then, with the sandbox's.
+    auto policy = LoadPolicyFile(options->policy_path);
+    options->open_world = policy.ok() && !policy->allow_hosts.empty();
   }
   // Sandboxes are made by a single-threaded helper: this binary, re-run as `agentbox create`.
   options->agentbox_binary = "/proc/self/exe";

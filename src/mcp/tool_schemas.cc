@@ -270,11 +270,20 @@ json BuildDefinitions() {
   return tools;
 }
 
+json OpenWorld(json tools) {
+  for (json& tool : tools) {
+    const std::string name = tool.value("name", "");
+    if (name == kBashTool || name == kExecTool) tool["annotations"]["openWorldHint"] = true;
+  }
+  return tools;
+}
+
 }  // namespace
 
-const json& ToolDefinitions() {
-  static const json* const kDefinitions = new json(BuildDefinitions());
-  return *kDefinitions;
+const json& ToolDefinitions(bool open_world) {
+  static const json* const kClosed = new json(BuildDefinitions());
+  static const json* const kOpen = new json(OpenWorld(*kClosed));
+  return open_world ? *kOpen : *kClosed;
 }
 
 bool IsProcessTool(std::string_view name) {
