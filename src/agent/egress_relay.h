@@ -13,7 +13,7 @@
 // so the proxy sees each client connection as a stream of its own and treats it exactly as one
 // it accepted (proto/relay_wire.h has the lines). The relay decides nothing: every check is the
 // proxy's. It talks only to host peers (agent/agent_socket.h IsHostPeer). Bounded: 256 listeners,
-// 16 parked per listener, 1024 relayed connections with two 16 KiB buffers each, 64 host
+// 16 parked per listener, 512 relayed connections with two 64 KiB buffers each, 64 host
 // connections awaiting their line; one thread. A listener, its parked and relayed connections
 // close with its owner, so with the exec. A command can kill the relay (same uid): PID 1 starts
 // another on the same socket, and the execs that were open lose their egress.
