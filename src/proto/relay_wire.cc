@@ -8,7 +8,8 @@ namespace {
 // A decimal number filling all of `text`, at most `max`.
 std::optional<uint64_t> Number(std::string_view text, uint64_t max) {
   uint64_t value = 0;
-  if (text.empty() || text.size() > 20 || text[0] == '+') return std::nullopt;
+  // Canonical only: no sign, no leading zero (each value has one spelling).
+  if (text.empty() || text.size() > 20 || (text[0] == '0' && text.size() > 1)) return std::nullopt;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value > max) return std::nullopt;
   return value;

@@ -17,7 +17,7 @@ TEST(RelayWireTest, Requests) {
   EXPECT_EQ(parsed->kind, RelayRequest::Kind::kPark);
   EXPECT_EQ(parsed->id, 42u);
   for (const char* bad : {"", "listen ", "park", "park ", "park -1", "park +1", "park 1x",
-                          "park 99999999999999999999999", "LISTEN"}) {
+                          "park 99999999999999999999999", "LISTEN", "park 05"}) {
     EXPECT_FALSE(ParseRelayRequest(bad).has_value()) << bad;
   }
 }
