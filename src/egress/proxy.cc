@@ -55,9 +55,9 @@ size_t ExecEntry::Record(const Target& target, bool allowed, const std::string& 
   // Nobody asks for a background entry's report: its denials go to the proxy's log (its
   // stderr), as many lines as the report keeps.
   if (background && !allowed) {
-    std::fprintf(stderr,
-                 "background process: connect to %s:%u denied by policy (allow_hosts)%s%s\n",
-                 c.host.c_str(), c.port, c.reason.empty() ? "" : ": ", c.reason.c_str());
+    NetworkReport one;
+    one.connections.push_back(c);
+    std::fprintf(stderr, "background process: %s", NetworkDenialLines(one).c_str());
   }
   report.connections.push_back(std::move(c));
   return report.connections.size() - 1;
