@@ -24,7 +24,7 @@ struct ProgressReader {
 
 Status PullError(const std::string& image, int status, const std::string& message) {
   std::string line =
-      "image " + image + " is not on the docker daemon and pulling it failed: " + message;
+      "image " + image + " not found on the docker daemon, and pulling it failed: " + message;
   // The daemon answers 404 for a repository or tag the registry does not have, and in the
   // stream "manifest unknown" / "not found" for one that went missing meanwhile.
   bool missing = status == 404 || message.find("manifest unknown") != std::string::npos ||
@@ -66,7 +66,7 @@ Status EnsureImage(EngineClient& client, const std::string& image, bool may_pull
   if (r.status != 404) return Unavailable("docker: image " + image + ": " + ErrorMessage(r));
   if (!may_pull) {
     return NotFound("image " + image +
-                    " is not on the docker daemon, and this create does not pull (serve never "
+                    " not found on the docker daemon, and this create does not pull (serve never "
                     "does): docker pull it first");
   }
   auto [repo, tag] = SplitReference(image);
@@ -80,8 +80,9 @@ Status EnsureImage(EngineClient& client, const std::string& image, bool may_pull
   pull.on_body = [&progress](std::string_view piece) { return progress.Take(piece); };
   auto pulled = client.Send(std::move(pull));
   if (!pulled.ok()) {
-    return Unavailable("image " + image + " is not on the docker daemon and pulling it failed: " +
-                       pulled.status().message());
+    return Unavailable(
+        "image " + image +
+        " not found on the docker daemon, and pulling it failed: " + pulled.status().message());
   }
   if (pulled->status != 200) return PullError(image, pulled->status, ErrorMessage(*pulled));
   (void)progress.Take("\n");  // the last line, if the stream did not end it
