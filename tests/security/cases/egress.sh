@@ -24,10 +24,10 @@ egress_setup() {
     --allow-host "index.test:$HTTPS_PORT" --allow-host "127.0.0.1:$HTTPS_PORT")
 }
 
-# in_box TOOL: whether the sandboxes' root has TOOL: the host's /usr has what the tests need; an
+# box_has TOOL: whether the sandboxes' root has TOOL: the host's /usr has what the tests need; an
 # image lane's image (tests/images/lane.sh) is asked (the Debian test image has python3 and pip,
 # no curl).
-in_box() {
+box_has() {
   [[ -z $AB_IMAGE_LABEL ]] && return 0
   "$AGENTBOX" run "${AB_KIND[@]}" --disk-limit none -- sh -c "command -v $1" >/dev/null 2>&1
 }
@@ -37,7 +37,7 @@ in_box() {
 # lacks it; the probe's proxy-request covers HTTP.
 needs_in_box() {
   [[ $AB_BACKEND != docker ]] || not_applicable "the docker lane's busybox image has no $1"
-  in_box "$1" || not_applicable "the image $AB_IMAGE_LABEL has no $1"
+  box_has "$1" || not_applicable "the image $AB_IMAGE_LABEL has no $1"
 }
 
 case_egress_http_allowed_host() {
@@ -51,7 +51,7 @@ case_egress_http_allowed_host() {
   json_assert "r['network']['connections'][0]['address'] == '127.0.0.1'"
   json_assert "r['network']['connections'][0]['bytes_received'] > 24"
   # curl's own proxy support, where the box has curl.
-  [[ $AB_BACKEND == docker ]] || ! in_box curl && return 0
+  [[ $AB_BACKEND == docker ]] || ! box_has curl && return 0
   boxj "${ALLOW[@]}" -- curl -sS --max-time 20 "http://index.test:$HTTP_PORT/hello.txt"
   expect_rc 0
   json_assert "r['stdout'] == 'hello through the proxy\n'" "curl through the proxy did not get the file"
@@ -111,7 +111,7 @@ case_egress_raw_tcp_and_udp_stay_impossible() {
   [[ $AB_RC != 0 ]] || fail "a direct connect reached the host's loopback server"
   box "${ALLOW[@]}" -- /workspace/abprobe connect-tcp 198.51.100.7 80
   [[ $AB_RC != 0 ]] || fail "a direct connect found a route out"
-  [[ $AB_BACKEND == docker ]] || ! in_box python3 && return 0  # the rest needs python3 in the box
+  [[ $AB_BACKEND == docker ]] || ! box_has python3 && return 0  # the rest needs python3 in the box
   box "${ALLOW[@]}" -- "$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -140,7 +140,7 @@ case_egress_sni_and_host_mismatch_refused() {
     "GET http://index.test:$HTTP_PORT/hello.txt HTTP/1.1" "Host: other.test"
   expect_out_has "400 Bad Request" "a Host header naming another host was not refused"
   expect_out_lacks "hello through the proxy"
-  [[ $AB_BACKEND == docker ]] || ! in_box python3 && return 0  # the TLS part needs python3 in the box
+  [[ $AB_BACKEND == docker ]] || ! box_has python3 && return 0  # the TLS part needs python3 in the box
   boxj "${ALLOW[@]}" -- "$PY" -c '
 import os, socket, ssl
 p = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])
