@@ -13,7 +13,7 @@
 namespace agentbox {
 
 inline constexpr const char* kAgentboxVersion = "0.1.0";
-inline constexpr int kExitAgentboxFailed = 125;  // CONTRACT §1: agentbox itself failed
+inline constexpr int kExitAgentboxFailed = 125;  // docs/contract.md §1: agentbox itself failed
 
 using Args = std::vector<std::string>;
 

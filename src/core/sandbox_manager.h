@@ -1,4 +1,4 @@
-// SandboxManager: the persistent sandboxes of CONTRACT §3, whatever their backend.
+// SandboxManager: the persistent sandboxes of docs/contract.md §3, whatever their backend.
 //
 // The one place the CLI, the HTTP server and the MCP server go through. Names and records live
 // in the StateStore; the box itself belongs to a Backend; commands and files go through the

@@ -84,7 +84,7 @@ json ExecResultSchema() {
   json num = {{"type", "number"}};
   json boolean = {{"type", "boolean"}};
   return {{"type", "object"},
-          {"description", "CONTRACT §1 JSON result"},
+          {"description", "docs/contract.md §1 JSON result"},
           {"properties",
            {{"exit_code", {{"type", "integer"}}},
             {"signal", {{"type", "integer"}, {"nullable", true}}},

@@ -7,7 +7,7 @@ namespace {
 
 using nlohmann::json;
 
-// The JSON result of CONTRACT §1: exec's structuredContent. Clients validate structuredContent
+// The JSON result of docs/contract.md §1: exec's structuredContent. Clients validate structuredContent
 // against it, so it must match ExecResultToJson exactly.
 constexpr const char* kExecResultSchema = R"json({
   "type": "object",

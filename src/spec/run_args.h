@@ -23,7 +23,7 @@ struct RunInvocation {
   std::vector<std::string> argv;  // COMMAND [ARG...]; non-empty unless help
 };
 
-// The flags of `run` (CONTRACT §1), in documented order. `create` reuses them.
+// The flags of `run` (docs/contract.md §1), in documented order. `create` reuses them.
 std::span<const FlagDef> RunFlagDefs();
 
 // Parses the arguments after "run". Fails with kInvalidArgument (message names the flag) on an

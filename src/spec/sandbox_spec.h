@@ -1,6 +1,6 @@
 // SandboxSpec: everything a user can ask of a sandbox, with the documented defaults.
 //
-// Pure data. Defaults here ARE the strict default policy of CONTRACT.md §2; docs/policy.md lists
+// Pure data. Defaults here ARE the strict default policy of docs/contract.md §2; docs/policy.md lists
 // every field with the same default and what it protects against. Flags and policy files only
 // ever produce a SandboxSpec; backends only ever consume one.
 #pragma once
@@ -89,7 +89,7 @@ struct SandboxSpec {
   bool allow_root_owned_workspace = false;
 };
 
-// The clean environment every command starts from (CONTRACT §2), before SandboxSpec::env.
+// The clean environment every command starts from (docs/contract.md §2), before SandboxSpec::env.
 inline constexpr const char* kSandboxPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 inline constexpr uint32_t kSandboxUid = 1000;

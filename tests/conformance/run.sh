@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/conformance: CONTRACT §3 (persistent sandboxes) against the CLI, whatever the backend.
+# tests/conformance: docs/contract.md §3 (persistent sandboxes) against the CLI, whatever the backend.
 #
 #   AGENTBOX=build/agentbox [AGENTBOX_BACKEND=native|docker] bash tests/conformance/run.sh [REGEX]
 #
@@ -113,7 +113,7 @@ case_exec_json_result() {
   ab exec --json "$BOX" -- sh -c 'echo out; echo err >&2; exit 3'
   expect_rc 3 "--json keeps the command's exit status"
   json_assert "set(r) >= {'exit_code','signal','reason','duration_ms','cpu_ms','peak_memory_bytes','stdout','stderr','stdout_truncated','stderr_truncated','limits_hit'}" \
-    "the result lacks keys of CONTRACT §1"
+    "the result lacks keys of docs/contract.md §1"
   json_assert "r['exit_code'] == 3 and r['signal'] is None and r['reason'] == 'exited'"
   json_assert "r['stdout'] == 'out\n' and r['stderr'] == 'err\n'"
   json_assert "r['stdout_truncated'] is False and r['stderr_truncated'] is False and r['limits_hit'] == []"
