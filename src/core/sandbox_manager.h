@@ -105,7 +105,7 @@ class SandboxManager {
   // The request `exec` sends by default: the sandbox's policy for time, output and disk.
   static ExecRequest DefaultExecRequest(const SandboxRecord& record);
   // Kills and removes; keeps a workspace the user gave. Without force, refuses a sandbox that
-  // is running commands.
+  // is running commands with kFailedPrecondition (no hint: each front end names its own force).
   Status Remove(const std::string& ref, bool force);
   // Removes dead sandboxes and whatever a crash left (cgroups, state dirs, private workspaces).
   GcReport Gc();

@@ -167,7 +167,8 @@ check "tty: a plain GET is 426 with Upgrade: websocket" '[ "$(code --unix-socket
 M=$(U http://x/metrics)
 check "metrics" 'echo "$M" | grep -q "^agentbox_sandboxes_live [1-9]" && echo "$M" | grep -q "^agentbox_execs_total{reason=\"exited\"}" && echo "$M" | grep -q "^agentbox_exec_duration_seconds_bucket{le=\"+Inf\"}"' "$M"
 check "openapi" 'U http://x/v1/openapi.json | jq_ "d[\"openapi\"]" | grep -q "^3"'
-check "busy sandbox refuses DELETE without force" '(U -d "{\"argv\":[\"sleep\",\"20.25\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); running "sleep 20.25" && [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 400 ]'
+# Busy is a conflict (409), and the hint is the API's own (?force=true), not the CLI's rm -f.
+check "busy sandbox refuses DELETE without force: 409, an API hint" '(U -d "{\"argv\":[\"sleep\",\"20.25\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); running "sleep 20.25" && [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 409 ] && jq_ "d[\"code\"]" <"$WORK/body" | grep -qx failed_precondition && grep -q "force=true" "$WORK/body" && ! grep -q "agentbox rm" "$WORK/body"'
 check "DELETE sandbox force" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$ID2?force=true")" = 200 ] && [ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/$ID2)" = 404 ]'
 
 wait $QUIET_SSE $QUIET_NDJSON
