@@ -22,23 +22,6 @@
 namespace agentbox {
 namespace {
 
-constexpr const char* kUsage =
-    "Usage: agentbox image COMMAND\n\n"
-    "The native backend's image store (STATE/images; --image REF uses it):\n"
-    "  pull [--platform OS/ARCH] [--insecure-registry HOST] [--timeout S] REF\n"
-    "                      from a registry (OCI distribution API; https, or http on loopback)\n"
-    "  load [--tag NAME] FILE|DIR\n"
-    "                      a docker save archive, or an OCI image layout (directory or tar)\n"
-    "  load --docker NAME  from the local docker daemon's store\n"
-    "  ls [--json]         the images\n"
-    "  inspect REF         one image, as JSON\n"
-    "  rm REF...           a name (the image goes with its last name); refused while in use\n"
-    "  prune [--all]       images without a name (--all: every image not in use), then layers\n"
-    "                      no image uses\n"
-    "pull and load also take --max-layer-size SIZE (16G) and --max-layer-entries N (1000000).\n\n"
-    "The docker backend:\n"
-    "  import ROOTFS_DIR|TAR NAME[:TAG]   an image made through the Docker Engine API\n";
-
 int ImportSubcommand(const Args& args) {
   if (args.size() != 2)
     return FailWith(InvalidArgument("usage: agentbox image import SOURCE NAME"));
@@ -139,11 +122,53 @@ int LoadSubcommand(const Args& args) {
 
 }  // namespace
 
+// The options of every image command, for --help, the man page and completions (each command
+// parses its own).
+const CommandHelp& ImageHelp() {
+  static constexpr FlagDef kFlags[] = {
+      {"platform", 0, "OS/ARCH", "pull: the platform of a multi-platform image", "linux/amd64"},
+      {"insecure-registry", 0, "HOST", "pull: plain http to this registry (loopback only)"},
+      {"timeout", 0, "SECONDS", "pull: give up after this long"},
+      {"tag", 0, "NAME", "load: the name the loaded image gets"},
+      {"docker", 0, "", "load: from the local docker daemon's store (load --docker NAME)"},
+      {"max-layer-size", 0, "SIZE", "pull, load: the most a layer may unpack to", "16G"},
+      {"max-layer-entries", 0, "N", "pull, load: the most files a layer may hold", "1000000"},
+      {"json", 0, "", "ls: print a JSON array"},
+      {"all", 0, "", "prune: every image not in use, not only those without a name"},
+      {"help", 'h', "", "show this help"},
+  };
+  static const CommandHelp help = {
+      .name = "image",
+      .summary = "images: pull, load, ls, inspect, rm, prune; import for docker",
+      .usage = "image pull [--platform OS/ARCH] [--insecure-registry HOST] [--timeout S] REF\n"
+               "image load [--tag NAME] FILE|DIR\n"
+               "image load --docker NAME\n"
+               "image ls [--json]\n"
+               "image inspect REF\n"
+               "image rm REF...\n"
+               "image prune [--all]\n"
+               "image import ROOTFS_DIR|TAR NAME[:TAG]",
+      .description =
+          "The native backend's image store (STATE/images; --image REF uses it): pull from a "
+          "registry (OCI distribution API; https, or http on loopback); load a docker save "
+          "archive or an OCI image layout (directory or tar), or --docker from the local "
+          "daemon's store; ls; inspect one image as JSON; rm a name (the image goes with its "
+          "last name; refused while in use); prune images without a name (--all: every image "
+          "not in use), then layers no image uses.\n"
+          "\n"
+          "The docker backend: import makes an image from a root filesystem directory or a tar "
+          "file through the Docker Engine API, no registry needed.",
+      .flags = kFlags,
+      .operands = "word:pull|load|ls|inspect|rm|prune|import path",
+  };
+  return help;
+}
+
 int ImageSubcommand(const Args& args) {
   if (args.empty()) return FailWith(InvalidArgument("usage: agentbox image COMMAND (see --help)"));
   if (args[0] == "-h" || args[0] == "--help" ||
       (args.size() == 2 && (args[1] == "-h" || args[1] == "--help"))) {
-    WriteStdout(kUsage);
+    WriteStdout(FormatHelp(ImageHelp()));
     return 0;
   }
   const Args rest(args.begin() + 1, args.end());

@@ -1,5 +1,6 @@
 // `agentbox pool fill|ls|drain`: warm pools of started docker sandboxes (core/warm_pool.h).
 #include <cstdlib>
+#include <vector>
 
 #include "app/backends.h"
 #include "app/cli.h"
@@ -8,16 +9,6 @@
 
 namespace agentbox {
 namespace {
-
-constexpr const char* kPoolUsage =
-    "Usage: agentbox pool fill [--size N] [OPTIONS of create]\n"
-    "       agentbox pool ls\n"
-    "       agentbox pool drain\n\n"
-    "A warm pool keeps N started sandboxes of one shape (backend, image, runtime and the\n"
-    "box-wide limits) so that `agentbox create` (and `run`, serve, mcp) with that shape and\n"
-    "no --workspace claims one instead of starting a container; each claim is topped up in\n"
-    "the background. Pools serve the docker backend. `fill` sets a pool's size (default 2)\n"
-    "and waits until it is full; `drain` removes every warm sandbox and sets sizes to 0.\n";
 
 int Fill(const Args& args) {
   Args create_args;
@@ -66,12 +57,43 @@ int Fill(const Args& args) {
 
 }  // namespace
 
+const CommandHelp& PoolHelp() {
+  static const std::vector<FlagDef> flags = [] {
+    std::vector<FlagDef> v = {
+        {"size", 0, "N", "fill: how many started sandboxes the pool keeps (0 to 1000)", "2"},
+        {"key", 0, "KEY", "", "", /*hidden=*/true},  // serve's background refill of one pool
+    };
+    for (const FlagDef& def : CreateHelp().flags) {
+      if (def.long_name != "name" && def.long_name != "ttl" && def.long_name != "idle-timeout" &&
+          def.long_name != "json") {
+        v.push_back(def);
+      }
+    }
+    return v;
+  }();
+  static const CommandHelp help = {
+      .name = "pool",
+      .summary = "keep started docker sandboxes warm for fast create",
+      .usage = "pool fill [--size N] [OPTIONS of create]\npool ls\npool drain",
+      .description =
+          "A warm pool keeps N started sandboxes of one shape (backend, image, runtime and the "
+          "box-wide limits) so that `agentbox create` (and `run`, serve, mcp) with that shape and "
+          "no --workspace claims one instead of starting a container; each claim is topped up in "
+          "the background. Pools serve the docker backend. `fill` sets a pool's size and waits "
+          "until it is full; `drain` removes every warm sandbox and sets sizes to 0.",
+      .flags = flags,
+      .operands = "word:fill|ls|drain",
+  };
+  return help;
+}
+
 int PoolSubcommand(const Args& args) {
+  const std::string usage = FormatHelp(PoolHelp());
   if (args.empty()) return FailWith(InvalidArgument("usage: agentbox pool fill|ls|drain"));
   const std::string& verb = args[0];
   Args rest(args.begin() + 1, args.end());
   if (verb == "-h" || verb == "--help" || IsHelpRequest(rest)) {
-    WriteStdout(kPoolUsage);
+    WriteStdout(usage);
     return 0;
   }
   if (verb == "fill") return Fill(rest);

@@ -528,6 +528,7 @@ case_rm_busy_refused_then_forced() {
   [[ $AB_RC == 0 ]] || fail "the busy exec never started"
   ab rm "$BOX"
   expect_one_line_error "rm without -f of a sandbox running a command"
+  [[ $AB_ERR == *"agentbox rm -f"* ]] || fail "rm of a busy sandbox should name rm -f: $AB_ERR"
   ab inspect "$BOX"
   expect_rc 0 "the refused rm must keep the sandbox"
   json_assert "r['state'] == 'running'" "the refused rm must keep the sandbox running"
@@ -785,11 +786,13 @@ case_background_process_dies_with_rm() {
   expect_one_line_error "ps of the removed sandbox"
 }
 
-# The terminal (exec -t on the CLI, .../exec/tty over the API): its own file, which the gVisor
-# lane (tests/docker/runsc.sh) runs too. harness_main finds its case_ functions through
-# H_CASE_FILES.
-H_CASE_FILES=("$HERE/terminal_cases.sh")
-# shellcheck source=tests/conformance/terminal_cases.sh
-source "$HERE/terminal_cases.sh"
+# More cases, one file per subject (the terminal's, exec -t and .../exec/tty, which the gVisor
+# lane tests/docker/runsc.sh runs too; the CLI's): harness_main finds their case_ functions
+# through H_CASE_FILES.
+H_CASE_FILES=("$HERE/terminal_cases.sh" "$HERE/cli_cases.sh")
+for f in "${H_CASE_FILES[@]}"; do
+  # shellcheck source=/dev/null
+  source "$f"
+done
 
 harness_main "$0" "$@"
