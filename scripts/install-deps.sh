@@ -7,7 +7,8 @@ set -euo pipefail
 
 # libarchive-dev: every tar (linked static); libcurl4-openssl-dev: the header of libcurl, which
 # agentbox loads at run time (it brings libcurl4) for the Docker Engine API and registries;
-# libc-ares-dev: the egress proxy's name resolution (linked static).
+# libc-ares-dev: the egress proxy's name resolution (linked static). libarchive also makes the tar
+# streams of `cp ID:PATH -` and the API's .../archive.
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev
   libarchive-dev libcurl4-openssl-dev libc-ares-dev)
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
@@ -19,11 +20,13 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-
 # docker-registry (the CNCF distribution registry), python3-bcrypt (its htpasswd) and
 # python3-cryptography (the test token server's signatures): the images suite's registries.
 # mmdebstrap: the Debian test image (scripts/build-debian-image.sh); openssl: the certificates of
-# the Engine API's TLS case (tests/docker/images.sh).
+# the Engine API's TLS case (tests/docker/images.sh). groff, zsh, fish, systemd
+# (systemd-socket-activate, systemd-analyze) and mmdebstrap: the packaging suite (man pages
+# render, completions parse, socket activation, the .deb on a fresh Debian 12).
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
   make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   mount e2fsprogs xfsprogs
-  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl)
+  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl groff-base zsh fish systemd)
 bench_pkgs=(hyperfine bubblewrap)
 # docker-registry: the local registry the docker backend's pulls are tested against.
 docker_pkgs=(docker.io runsc socat docker-registry)
