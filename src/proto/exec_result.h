@@ -94,7 +94,7 @@ StatusOr<NetworkReport> NetworkFromJson(const nlohmann::json& json);
 // A result for "agentbox could not do it": exit 125, reason "error".
 ExecResult ErrorResult(const Status& status);
 
-// The JSON object of docs/contract.md §1, one line, keys in the documented order, then "disk_limit":
+// docs/contract.md §1's JSON object, one line, keys in the documented order, then "disk_limit":
 // {"bytes": N or null (none), "enforced": bool, "mechanism": "btrfs-qgroup" | "project-quota" |
 // null, "reason": why not enforced (only then)}.
 std::string ExecResultToJson(const ExecResult& result);

@@ -1,6 +1,6 @@
 // SandboxSpec: everything a user can ask of a sandbox, with the documented defaults.
 //
-// Pure data. Defaults here ARE the strict default policy of docs/contract.md §2; docs/policy.md lists
+// Pure data. Defaults here ARE the strict default policy, docs/contract.md §2; docs/policy.md lists
 // every field with the same default and what it protects against. Flags and policy files only
 // ever produce a SandboxSpec; backends only ever consume one.
 #pragma once
