@@ -22,11 +22,12 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-
 # mmdebstrap: the Debian test image (scripts/build-debian-image.sh); openssl: the certificates of
 # the Engine API's TLS case (tests/docker/images.sh). groff, zsh, fish, systemd
 # (systemd-socket-activate, systemd-analyze) and mmdebstrap: the packaging suite (man pages
-# render, completions parse, socket activation, the .deb on a fresh Debian 12).
+# render, completions parse, socket activation, the .deb on a fresh Debian 12); dpkg-dev: make deb
+# (dpkg-shlibdeps names the libraries' packages).
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
   make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   mount e2fsprogs xfsprogs
-  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl groff-base zsh fish systemd)
+  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl groff-base zsh fish systemd dpkg-dev)
 bench_pkgs=(hyperfine bubblewrap)
 # docker-registry: the local registry the docker backend's pulls are tested against.
 docker_pkgs=(docker.io runsc socat docker-registry)

@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "app/cli.h"
+#include "core/agent_binary.h"
 #include "core/state_store.h"
 #include "docker/engine_client.h"
 #include "docker/images.h"
@@ -32,13 +33,10 @@ int ImportSubcommand(const Args& args) {
   return 0;
 }
 
-// The pull helper: $AGENTBOX_PULL, else agentbox-pull beside this binary.
+// The pull helper: $AGENTBOX_PULL, else agentbox-pull beside this binary or, installed, in
+// libexec/agentbox (core/agent_binary.h).
 StatusOr<std::string> PullHelperPath() {
-  if (const char* env = std::getenv("AGENTBOX_PULL"); env != nullptr && *env != 0) {
-    return std::string(env);
-  }
-  AB_ASSIGN_OR_RETURN(std::string self, SelfExePath());
-  return self.substr(0, self.rfind('/') + 1) + "agentbox-pull";
+  return HelperBinaryPath("AGENTBOX_PULL", "agentbox-pull");
 }
 
 int PullSubcommand(const Args& args) {

@@ -1,12 +1,16 @@
-// Where the in-sandbox agent binary is, for every backend.
+// Where the in-sandbox agent binary, and agentbox's other helper binaries, are.
 #pragma once
 
 #include <string>
 
 namespace agentbox {
 
-// The agent binary: $AGENTBOX_AGENT, else agentbox-agent next to the running agentbox (a build
-// tree), else ../libexec/agentbox/agentbox-agent from it (an install: cmake --install, the .deb).
+// A helper binary of agentbox: $env_var, else `name` beside the running agentbox (a build tree),
+// else ../libexec/agentbox/`name` from it (an install: cmake --install, the .deb, which keep
+// helpers nobody types off PATH).
+std::string HelperBinaryPath(const char* env_var, const std::string& name);
+
+// The agent binary: HelperBinaryPath("AGENTBOX_AGENT", "agentbox-agent").
 std::string AgentBinaryPath();
 
 }  // namespace agentbox

@@ -19,7 +19,7 @@ BUILD=$(cd "$(dirname "$AGENTBOX")" && pwd)
 skip() { echo "skip: $1"; [[ "${CI:-}" == "true" ]] && exit 1; exit 77; }
 [[ $(id -u) == 0 ]] || skip "needs root (the installed agentbox runs a sandbox; dpkg; docker)"
 "$AGENTBOX" doctor >/dev/null 2>&1 || skip "agentbox doctor fails here"
-for tool in cmake cpack groff systemd-socket-activate curl; do
+for tool in cmake cpack dpkg-shlibdeps groff systemd-socket-activate curl; do
   command -v "$tool" >/dev/null || skip "$tool missing (scripts/install-deps.sh test installs it)"
 done
 # shellcheck source=tests/lib/serve_fixture.sh
@@ -41,7 +41,7 @@ P=$WORK/prefix
 step "cmake --install into a prefix" "$WORK/install.log" cmake --install "$BUILD" --prefix "$P"
 SUBS=$("$AGENTBOX" --help | awk '/^Commands:/ {on=1; next} on && /^  [a-z]/ {print $1}' | grep -vx help)
 missing=()
-for f in bin/agentbox libexec/agentbox/agentbox-agent share/man/man1/agentbox.1 \
+for f in bin/agentbox libexec/agentbox/agentbox-agent libexec/agentbox/agentbox-pull share/man/man1/agentbox.1 \
   share/bash-completion/completions/agentbox share/zsh/vendor-completions/_agentbox \
   share/fish/vendor_completions.d/agentbox.fish lib/systemd/system/agentbox.service \
   lib/systemd/system/agentbox.socket share/doc/agentbox/copyright share/doc/agentbox/README.md \
@@ -162,11 +162,13 @@ step "refused: a TCP socket without --tokens" "$WORK/r3.log" refused r3 "without
 step "make deb (cpack)" "$WORK/cpack.log" bash -c "cd '$BUILD' && cpack -G DEB"
 DEB=$(ls "$BUILD"/agentbox_*_amd64.deb 2>/dev/null | head -1)
 step "the package's control data" "$WORK/deb-info.log" bash -c "
-  dpkg-deb -I '$DEB' && dpkg-deb -f '$DEB' Package Version Architecture Depends | paste -sd' ' | grep -qx 'Package: agentbox Version: [0-9.]* Architecture: amd64 Depends: passwd, btrfs-progs' &&
+  dpkg-deb -I '$DEB' && dpkg-deb -f '$DEB' Package Version Architecture | paste -sd' ' | grep -qx 'Package: agentbox Version: [0-9.]* Architecture: amd64' &&
+  deps=\$(dpkg-deb -f '$DEB' Depends | sed 's/ *([^)]*)//g; s/, */\\n/g' | sort -u | paste -sd' ') && echo \"Depends: \$deps\" &&
+  [[ \$deps == 'btrfs-progs libc6 libcurl4 libgcc-s1 libstdc++6 passwd' ]] &&
   dpkg-deb -I '$DEB' postinst | grep -q 'groupadd --system agentbox'"
 step "the package's files" "$WORK/deb-files.log" bash -c "
   dpkg-deb -c '$DEB' | tee /dev/stderr | awk '{print \$6}' > '$WORK/deb.list' &&
-  for f in ./usr/bin/agentbox ./usr/libexec/agentbox/agentbox-agent ./usr/share/man/man1/agentbox-run.1 \
+  for f in ./usr/bin/agentbox ./usr/libexec/agentbox/agentbox-agent ./usr/libexec/agentbox/agentbox-pull ./usr/share/man/man1/agentbox-run.1 \
     ./usr/lib/systemd/system/agentbox.service ./usr/lib/systemd/system/agentbox.socket \
     ./usr/share/bash-completion/completions/agentbox ./usr/share/doc/agentbox/copyright; do
     grep -qx \"\$f\" '$WORK/deb.list' || { echo \"missing \$f\"; exit 1; }
@@ -200,6 +202,7 @@ fresh_install() {
       agentbox exec "$id" -- true
       agentbox rm "$id"
       test -x /usr/libexec/agentbox/agentbox-agent
+      agentbox image ls
       dpkg -r agentbox && test ! -e /usr/bin/agentbox'
   local rc=$?
   docker rmi -f "$tag" >/dev/null 2>&1
