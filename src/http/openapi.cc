@@ -386,7 +386,7 @@ std::string TagOf(const Route& route) {
   if (p.find("/files") != std::string_view::npos || p.find("/archive") != std::string_view::npos) {
     return "files";
   }
-  if (p.ends_with("/exec")) return "exec";
+  if (p.find("/exec") != std::string_view::npos) return "exec";  // .../exec, .../exec/tty
   return "sandboxes";
 }
 

@@ -64,7 +64,7 @@ struct SandboxSpec {
   Limits limits;
   std::vector<std::pair<std::string, std::string>> env;  // added to the clean environment
   // Hosts the command may reach through agentbox's egress proxy (spec/host_pattern.h), in
-  // canonical form; empty: no network at all (CONTRACT §2).
+  // canonical form; empty: no network at all (docs/contract.md §2).
   std::vector<std::string> allow_hosts;
   std::string cwd = "/workspace";   // working directory inside
   bool pass_stdin = false;          // false: stdin is /dev/null

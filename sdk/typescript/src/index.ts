@@ -2,9 +2,10 @@
 // Its types are generated from the server's OpenAPI document (src/generated/api.ts).
 //
 //   await Sandbox.with({ memory: "256M" }, async (sb) => {
-//     const r = await sb.exec("echo hi");   // r.exitCode... r.exit_code, r.stdout
+//     const r = await sb.exec("echo hi");   // r.exit_code, r.stdout, r.reason
 //   });
 import type { components } from "./generated/api.js";
+import { Unavailable } from "./errors.js";
 import { Transport, type ClientOptions } from "./transport.js";
 
 export * from "./errors.js";
@@ -233,7 +234,7 @@ export class Process {
         out.next = event.next ?? out.next;
         if (event.process) this.info = event.process;
       }
-      if (event.type === "error") throw new (await import("./errors.js")).Unavailable(event.error ?? "the log stream failed", event.code ?? "unavailable", 503);
+      if (event.type === "error") throw new Unavailable(event.error ?? "the log stream failed", event.code ?? "unavailable", 503);
     }
     return out;
   }

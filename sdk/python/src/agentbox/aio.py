@@ -7,6 +7,7 @@
 """
 from __future__ import annotations
 
+import json
 from typing import Any, AsyncIterator, Dict, List, Mapping, Optional, Sequence, Union
 
 from . import _endpoint as ep
@@ -188,6 +189,5 @@ class AsyncProcess:
             elif event["type"] == "process":
                 nxt, process = int(event["next"]), ProcessInfo.from_json(event["process"])
             elif event["type"] == "error":
-                import json
                 raise error_from_answer(503, json.dumps(event).encode())
         return ProcessLogs("".join(out["stdout"]), "".join(out["stderr"]), nxt, process)

@@ -8,6 +8,7 @@ from typing import Any, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from . import _endpoint as ep
 from ._sync import Transport
+from .errors import error_from_answer
 from .models import ExecResult, FileEntry, ProcessInfo, ProcessLogs, StreamEvent
 
 Command = Union[str, Sequence[str]]
@@ -208,6 +209,5 @@ class Process:
             elif event["type"] == "process":
                 nxt, process = int(event["next"]), ProcessInfo.from_json(event["process"])
             elif event["type"] == "error":
-                from .errors import error_from_answer
                 raise error_from_answer(503, json.dumps(event).encode())
         return ProcessLogs("".join(out["stdout"]), "".join(out["stderr"]), nxt, process)

@@ -145,6 +145,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/sandboxes/{id}/exec/tty": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Run one command on a terminal (a PTY) over a WebSocket: keys, resizes and output as messages, the exec result last */
+        get: operations["execTty"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/sandboxes/{id}/files": {
         parameters: {
             query?: never;
@@ -305,10 +322,13 @@ export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
         CreateSandbox: {
+            allow_hosts?: string[];
             backend?: string;
             cpus?: number | string;
             cwd?: string;
             disk_limit?: number | string;
+            egress_bytes?: number | string;
+            egress_connections?: number | string;
             env?: {
                 [key: string]: string;
             };
@@ -510,6 +530,30 @@ export interface components {
             result?: components["schemas"]["ExecResult"];
             /** @enum {string} */
             type: "stdout" | "stderr" | "result";
+        };
+        /** @description a text message of the terminal WebSocket. Client: resize (rows, cols) or eof. Server, last: result (the exec result, output not repeated) or error (error, code) */
+        TerminalMessage: {
+            code?: string;
+            cols?: number;
+            error?: string;
+            result?: components["schemas"]["ExecResult"];
+            rows?: number;
+            /** @enum {string} */
+            type: "resize" | "eof" | "result" | "error";
+        };
+        /** @description the first (text) message of GET .../exec/tty: the command and its terminal's size */
+        TerminalStart: {
+            argv: string[];
+            /** @description the window's columns; default 80 */
+            cols?: number;
+            cwd?: string;
+            env?: {
+                [key: string]: string;
+            };
+            output_limit?: number | string;
+            /** @description the window's rows; default 24 */
+            rows?: number;
+            timeout?: number | string;
         };
         /** @description ok is true when every check passed (`agentbox inspect --verify`) */
         VerifyReport: {
@@ -1455,6 +1499,99 @@ export interface operations {
             };
             /** @description error */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    execTty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description sandbox id, unique id prefix or name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Switching Protocols: a WebSocket (RFC 6455). The client's first message (text) is a TerminalStart; then binary messages are keys and text messages TerminalMessage resize or eof. The server sends what the terminal shows as binary messages, then a TerminalMessage result (or error) and closes with 1000 (1008: a bad message, 1013: cannot run now, 1011: failed). Ping/pong answered; a client that leaves kills the command's process tree. */
+            101: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description error */
+            426: {
                 headers: {
                     [name: string]: unknown;
                 };
