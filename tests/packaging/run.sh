@@ -218,4 +218,80 @@ else
   bad "the .deb on a fresh Debian 12" "$WORK/fresh.log"
 fi
 
+
+# Under systemd: the same root booted with systemd as PID 1 (a private cgroup namespace over a
+# tmpfs /sys/fs/cgroup, no network, so it can touch nothing of this host's), where dpkg -i's
+# postinst enables and starts agentbox.socket. The first connection starts agentbox.service
+# (serve on systemd's socket), the socket is 0660 root:agentbox (a user outside the group is
+# refused), a stopped service is started again by the next connection, and dpkg -r stops both.
+# The systemd in a container gets no cgroup controllers to delegate, so no sandbox is made here:
+# the fresh install above makes them.
+under_systemd() {
+  command -v docker >/dev/null && docker info >/dev/null 2>&1 || { echo "no Docker daemon answers"; return 77; }
+  local root=$BUILD/packaging/bookworm.tar tag=agentbox-deb-systemd:$$ name=agentbox-deb-systemd-$$ prep=agentbox-deb-prep-$$
+  [[ -s $root ]] || { echo "no bookworm root (the fresh install step makes it)"; return 1; }
+  docker import "$root" "$tag-base" >/dev/null || return 1
+  # systemd, curl and the package's dependencies, from the mirror; the package itself comes later.
+  docker run --name "$prep" --network host -v "$DEB:/agentbox.deb:ro" "$tag-base" bash -euc '
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd systemd-sysv curl /agentbox.deb >/dev/null
+    dpkg -r agentbox >/dev/null' &&
+    docker commit "$prep" "$tag" >/dev/null
+  local rc=$?
+  docker rm -f "$prep" >/dev/null 2>&1
+  docker rmi -f "$tag-base" >/dev/null 2>&1
+  [[ $rc == 0 ]] || return 1
+  fresh_debian_privilege
+  local priv=() i
+  for ((i = 0; i < ${#FRESH_PRIVILEGE[@]}; i++)); do  # all but the host's cgroup tree
+    if [[ ${FRESH_PRIVILEGE[i]} == -v && ${FRESH_PRIVILEGE[i + 1]} == /sys/fs/cgroup:* ]]; then
+      i=$((i + 1))
+    else
+      priv+=("${FRESH_PRIVILEGE[i]}")
+    fi
+  done
+  docker run -d --name "$name" --network none "${priv[@]}" --cgroupns=private \
+    --tmpfs /sys/fs/cgroup --tmpfs /run --tmpfs /run/lock -e container=docker \
+    -v "$DEB:/agentbox.deb:ro" "$tag" /lib/systemd/systemd >/dev/null || { docker rmi -f "$tag" >/dev/null; return 1; }
+  docker exec "$name" bash -euxc '
+    for _ in $(seq 600); do s=$(systemctl is-system-running 2>/dev/null || true); [[ $s == running || $s == degraded ]] && break; sleep 0.1; done
+    echo "systemd: $s"
+    S=/run/agentbox/agentbox.sock
+    dpkg -i /agentbox.deb
+    test "$(systemctl is-enabled agentbox.socket)" = enabled
+    test "$(systemctl is-active agentbox.socket)" = active
+    test "$(systemctl is-active agentbox.service)" = inactive
+    test "$(stat -c "%a %U %G" $S)" = "660 root agentbox"
+    test "$(curl -sS --unix-socket $S http://x/healthz)" = ok
+    test "$(systemctl is-active agentbox.service)" = active
+    journalctl -u agentbox.service --no-pager | grep -q "listening on (systemd) unix:$S"
+    curl -sS --unix-socket $S http://x/v1/sandboxes | grep -qx "{\"sandboxes\":\[\]}"
+    if setpriv --reuid=nobody --regid=nogroup --clear-groups curl -sS --unix-socket $S http://x/healthz; then
+      echo "nobody, outside the agentbox group, reached the socket"; exit 1
+    fi
+    systemctl stop agentbox.service
+    test "$(systemctl is-active agentbox.socket)" = active
+    test "$(curl -sS --unix-socket $S http://x/healthz)" = ok
+    dpkg -r agentbox
+    test "$(systemctl is-active agentbox.socket)" != active
+    test "$(systemctl is-active agentbox.service)" != active
+    echo "all under systemd"'
+  rc=$?
+  docker logs "$name" 2>&1 | tail -5
+  docker rm -f "$name" >/dev/null 2>&1
+  docker rmi -f "$tag" >/dev/null 2>&1
+  return $rc
+}
+if [[ -n ${DEB:-} ]]; then
+  under_systemd >"$WORK/systemd.log" 2>&1
+  rc=$?
+  if [[ $rc == 77 ]]; then
+    [[ ${CI:-} == true ]] && bad "the .deb under systemd: $(head -1 "$WORK/systemd.log")" || echo "skip the .deb under systemd: $(head -1 "$WORK/systemd.log")"
+  elif [[ $rc == 0 ]]; then
+    ok "the .deb under systemd: postinst starts agentbox.socket, the first connection starts serve, 0660 root:agentbox, dpkg -r stops both"
+  else
+    bad "the .deb under systemd" "$WORK/systemd.log"
+  fi
+fi
+
 fixture_summary
