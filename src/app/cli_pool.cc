@@ -1,5 +1,7 @@
 // `agentbox pool fill|ls|drain`: warm pools of started docker sandboxes (core/warm_pool.h).
+#include <algorithm>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "app/backends.h"
@@ -10,7 +12,36 @@
 namespace agentbox {
 namespace {
 
-int Fill(const Args& args) {
+// What a verb did, as a line or, with --json, as {KEY: N}.
+void PrintCount(bool json, const char* key, size_t n) {
+  WriteStdout(json ? nlohmann::json{{key, n}}.dump() + "\n"
+                   : std::string(key) + " " + std::to_string(n) + "\n");
+}
+
+void PrintPools(bool json, const std::vector<PoolStatus>& pools) {
+  if (json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const PoolStatus& p : pools) {
+      out.push_back({{"key", p.key},
+                     {"backend", BackendName(p.backend)},
+                     {"size", p.size},
+                     {"warm", p.warm},
+                     {"image", p.image}});
+    }
+    WriteStdout(out.dump() + "\n");
+    return;
+  }
+  std::string out = "KEY               BACKEND  SIZE  WARM  IMAGE\n";
+  for (const PoolStatus& p : pools) {
+    char line[512];
+    std::snprintf(line, sizeof(line), "%-17s %-8s %-5zu %-5zu %s\n", p.key.c_str(),
+                  BackendName(p.backend), p.size, p.warm, p.image.c_str());
+    out += line;
+  }
+  WriteStdout(out);
+}
+
+int Fill(const Args& args, bool json) {
   Args create_args;
   size_t size = 2;
   std::string key;
@@ -51,7 +82,7 @@ int Fill(const Args& args) {
   if (!spec.ok()) return FailWith(spec.status());
   auto started = manager->FillPool(*spec, size);
   if (!started.ok()) return FailWith(started.status());
-  WriteStdout("started " + std::to_string(*started) + "\n");
+  PrintCount(json, "started", *started);
   return 0;
 }
 
@@ -61,6 +92,9 @@ const CommandHelp& PoolHelp() {
   static const std::vector<FlagDef> flags = [] {
     std::vector<FlagDef> v = {
         {"size", 0, "N", "fill: how many started sandboxes the pool keeps (0 to 1000)", "2"},
+        {"json", 0, "",
+         "print JSON: ls an array of {key, backend, size, warm, image}, fill {\"started\": N}, "
+         "drain {\"removed\": N}"},
         {"key", 0, "KEY", "", "", /*hidden=*/true},  // serve's background refill of one pool
     };
     for (const FlagDef& def : CreateHelp().flags) {
@@ -74,7 +108,10 @@ const CommandHelp& PoolHelp() {
   static const CommandHelp help = {
       .name = "pool",
       .summary = "keep started docker sandboxes warm for fast create",
-      .usage = "pool fill [--size N] [OPTIONS of create]\npool ls\npool drain",
+      .usage =
+          "pool fill [--size N] [--json] [OPTIONS of create]\n"
+          "pool ls [--json]\n"
+          "pool drain [--json]",
       .description =
           "A warm pool keeps N started sandboxes of one shape (backend, image, runtime and the "
           "box-wide limits) so that `agentbox create` (and `run`, serve, mcp) with that shape and "
@@ -96,25 +133,21 @@ int PoolSubcommand(const Args& args) {
     WriteStdout(usage);
     return 0;
   }
-  if (verb == "fill") return Fill(rest);
+  const auto json_flag = std::find(rest.begin(), rest.end(), "--json");
+  const bool json = json_flag != rest.end();
+  if (json) rest.erase(json_flag);
+  if (verb == "fill") return Fill(rest, json);
   if (verb != "ls" && verb != "drain") {
     return FailWith(InvalidArgument("pool: unknown subcommand \"" + verb + "\" (fill, ls, drain)"));
   }
-  if (!rest.empty()) return FailWith(InvalidArgument("pool " + verb + " takes no arguments"));
+  if (!rest.empty()) return FailWith(InvalidArgument("pool " + verb + " takes only --json"));
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   if (verb == "drain") {
-    WriteStdout("removed " + std::to_string(manager->DrainPools()) + "\n");
-    return 0;
+    PrintCount(json, "removed", manager->DrainPools());
+  } else {
+    PrintPools(json, manager->ListPools());
   }
-  std::string out = "KEY               BACKEND  SIZE  WARM  IMAGE\n";
-  for (const PoolStatus& p : manager->ListPools()) {
-    char line[512];
-    std::snprintf(line, sizeof(line), "%-17s %-8s %-5zu %-5zu %s\n", p.key.c_str(),
-                  BackendName(p.backend), p.size, p.warm, p.image.c_str());
-    out += line;
-  }
-  WriteStdout(out);
   return 0;
 }
 

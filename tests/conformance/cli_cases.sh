@@ -23,6 +23,11 @@ case_cli_create_rm_gc_doctor_json() {
   ab version --json
   expect_rc 0
   json_assert "r['version'] and r['commit'] and r['build_type']" "version --json"
+  ab pool ls --json
+  expect_rc 0 "pool ls --json"
+  json_assert "r == []" "pool ls --json: no pools in a fresh state dir"
+  ab pool drain --json
+  json_assert "r == {'removed': 0}" "pool drain --json"
 }
 
 clock_past() { [[ $(date -u +%Y-%m-%dT%H:%M:%SZ) > "$1" ]]; }
