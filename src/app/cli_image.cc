@@ -9,6 +9,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 
 #include "app/cli.h"
 #include "core/agent_binary.h"
@@ -90,7 +91,7 @@ StatusOr<std::vector<image::ImageRecord>> LoadFromDocker(const image::ImageStore
 
 int LoadSubcommand(const Args& args) {
   image::LoadRequest req;
-  bool from_docker = false;
+  bool from_docker = false, json = false;
   for (size_t i = 0; i < args.size(); ++i) {
     bool used = false;
     if (Status st = ParseLimitFlag(args, i, req.limits, used); !st.ok()) return FailWith(st);
@@ -100,6 +101,8 @@ int LoadSubcommand(const Args& args) {
       req.tag = ref.Canonical();
     } else if (args[i] == "--docker") {
       from_docker = true;
+    } else if (args[i] == "--json") {
+      json = true;
     } else if (req.path.empty() && !args[i].empty() && args[i][0] != '-') {
       req.path = args[i];
     } else {
@@ -110,11 +113,18 @@ int LoadSubcommand(const Args& args) {
   AB_ASSIGN_OR_RETURN_FAIL(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
   auto loaded = from_docker ? LoadFromDocker(store, req) : image::LoadImages(store, req);
   if (!loaded.ok()) return FailWith(loaded.status());
+  nlohmann::json out = nlohmann::json::array();
   for (const image::ImageRecord& r : *loaded) {
     std::string names;
-    for (const std::string& n : r.names) names += " " + image::FamiliarName(n);
-    WriteStdout(r.id + names + "\n");
+    nlohmann::json familiar = nlohmann::json::array();
+    for (const std::string& n : r.names) {
+      names += " " + image::FamiliarName(n);
+      familiar.push_back(image::FamiliarName(n));
+    }
+    out.push_back({{"id", r.id}, {"names", familiar}});
+    if (!json) WriteStdout(r.id + names + "\n");
   }
+  if (json) WriteStdout(out.dump() + "\n");
   return 0;
 }
 
@@ -131,20 +141,22 @@ const CommandHelp& ImageHelp() {
       {"docker", 0, "", "load: from the local docker daemon's store (load --docker NAME)"},
       {"max-layer-size", 0, "SIZE", "pull, load: the most a layer may unpack to", "16G"},
       {"max-layer-entries", 0, "N", "pull, load: the most files a layer may hold", "1000000"},
-      {"json", 0, "", "ls: print a JSON array"},
+      {"json", 0, "",
+       "pull, load, ls, rm, prune: print JSON (pull: {id}; load: [{id, names}]; ls: the "
+       "images; rm: [{ref, removed or untagged}]; prune: {removed, gc})"},
       {"all", 0, "", "prune: every image not in use, not only those without a name"},
       {"help", 'h', "", "show this help"},
   };
   static const CommandHelp help = {
       .name = "image",
       .summary = "images: pull, load, ls, inspect, rm, prune; import for docker",
-      .usage = "image pull [--platform OS/ARCH] [--insecure-registry HOST] [--timeout S] REF\n"
-               "image load [--tag NAME] FILE|DIR\n"
-               "image load --docker NAME\n"
+      .usage = "image pull [--platform OS/ARCH] [--insecure-registry HOST] [--json] REF\n"
+               "image load [--tag NAME] [--json] FILE|DIR\n"
+               "image load --docker [--json] NAME\n"
                "image ls [--json]\n"
                "image inspect REF\n"
-               "image rm REF...\n"
-               "image prune [--all]\n"
+               "image rm [--json] REF...\n"
+               "image prune [--all] [--json]\n"
                "image import ROOTFS_DIR|TAR NAME[:TAG]",
       .description =
           "The native backend's image store (STATE/images; --image REF uses it): pull from a "

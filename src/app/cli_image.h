@@ -20,8 +20,8 @@ namespace agentbox {
 
 int ImageLsSubcommand(const Args& args);
 int ImageInspectSubcommand(const Args& args);
-int ImageRmSubcommand(const Args& args);
-int ImagePruneSubcommand(const Args& args);
+int ImageRmSubcommand(Args args);
+int ImagePruneSubcommand(Args args);
 
 // `run --pull` and `create --pull` (native, with an image): when the store has no image `ref`,
 // runs the pull helper for it (its stdout to our stderr, so a run's output stays the

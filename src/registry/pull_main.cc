@@ -3,7 +3,7 @@
 // linked into the static agentbox). It pulls one image into the store and prints its id.
 //
 //   agentbox-pull --state-dir DIR [--platform OS/ARCH] [--insecure-registry HOST]...
-//                 [--timeout SECONDS] [--max-layer-size SIZE] [--max-layer-entries N] REF
+//                 [--timeout SECONDS] [--max-layer-size SIZE] [--max-layer-entries N] [--json] REF
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,7 +26,7 @@ int Fail(const Status& st) {
 }
 
 Status ParseArgs(const std::vector<std::string>& args, std::string& state_dir,
-                 agentbox::registry::PullRequest& req) {
+                 agentbox::registry::PullRequest& req, bool& json) {
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     bool has_value = i + 1 < args.size();
@@ -43,6 +43,8 @@ Status ParseArgs(const std::vector<std::string>& args, std::string& state_dir,
       AB_ASSIGN_OR_RETURN(req.limits.max_bytes, agentbox::ParseSize(args[++i]));
     } else if (a == "--max-layer-entries" && has_value) {
       AB_ASSIGN_OR_RETURN(req.limits.max_entries, agentbox::ParseCount(args[++i]));
+    } else if (a == "--json") {
+      json = true;
     } else if (!a.empty() && a[0] != '-' && req.ref.empty()) {
       req.ref = a;
     } else {
@@ -61,12 +63,14 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   std::string state_dir;
   agentbox::registry::PullRequest req;
-  if (Status st = ParseArgs(args, state_dir, req); !st.ok()) return Fail(st);
+  bool json = false;
+  if (Status st = ParseArgs(args, state_dir, req, json); !st.ok()) return Fail(st);
   agentbox::registry::InitHttp();
   auto store = agentbox::image::ImageStore::Open(state_dir);
   if (!store.ok()) return Fail(store.status());
   auto record = agentbox::registry::Pull(*store, req);
   if (!record.ok()) return Fail(record.status());
-  std::printf("%s\n", record->id.c_str());
+  // An id is "sha256:" and hex: nothing to escape in JSON.
+  std::printf(json ? "{\"id\":\"%s\"}\n" : "%s\n", record->id.c_str());
   return 0;
 }
