@@ -53,12 +53,38 @@ json ResultProperties() {
        {{"type", "array"},
         {"items",
          {{"type", "string"}, {"enum", {"timeout", "memory", "pids", "output", "disk", "cpu"}}}}}},
-      {"disk_limit", Ref("DiskLimit")}};
+      {"disk_limit", Ref("DiskLimit")},
+      // (a $ref takes no sibling description: docs/api.md says it is absent when reason is error)
+      {"network", Ref("NetworkReport")}};
 }
 
 const std::vector<std::string> kResultRequired = {
     "exit_code",         "signal",           "reason",           "duration_ms", "cpu_ms",
     "peak_memory_bytes", "stdout_truncated", "stderr_truncated", "limits_hit"};
+
+// The `network` section of every result of a command that ran, not of one whose reason is
+// "error" (proto/exec_result.h NetworkReport, docs/api.md).
+json NetworkReportSchema() {
+  json integer = {{"type", "integer"}};
+  json connection = Object(
+      {{"host",
+        {{"type", "string"}, {"description", "the name or IP literal the command asked for"}}},
+       {"port", integer},
+       {"allowed", {{"type", "boolean"}}},
+       {"address", Nullable({{"type", "string"}, {"description", "the address reached, if any"}})},
+       {"bytes_sent", integer},
+       {"bytes_received", integer},
+       {"reason", {{"type", "string"}, {"description", "why it was denied or cut short"}}}},
+      {"host", "port", "allowed", "address", "bytes_sent", "bytes_received"});
+  return Object(
+      {{"egress",
+        {{"type", "boolean"},
+         {"description", "allow_hosts was set: the command had agentbox's egress proxy"}}},
+       {"connections", {{"type", "array"}, {"items", connection}}},
+       {"connections_dropped",
+        {{"type", "integer"}, {"description", "attempts past the ones listed"}}}},
+      {"egress", "connections"});
+}
 
 // Policy keys come from the spec's own field table: a new policy key shows up here by itself.
 json CreateSandboxSchema() {
@@ -224,6 +250,7 @@ json Schemas() {
       {"SandboxList", Object({{"sandboxes", {{"type", "array"}, {"items", Ref("SandboxSummary")}}}},
                              {"sandboxes"})},
       {"DiskLimit", DiskLimitSchema()},
+      {"NetworkReport", NetworkReportSchema()},
       {"ProcessResult", Object(ResultProperties(), kResultRequired,
                                "a background process's result: the exec result without stdout "
                                "and stderr")},

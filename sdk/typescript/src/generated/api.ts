@@ -404,6 +404,7 @@ export interface components {
             error_code?: string;
             exit_code: number;
             limits_hit: ("timeout" | "memory" | "pids" | "output" | "disk" | "cpu")[];
+            network?: components["schemas"]["NetworkReport"];
             peak_memory_bytes: number;
             /** @enum {string} */
             reason: "exited" | "signaled" | "timeout" | "oom" | "error";
@@ -425,6 +426,24 @@ export interface components {
         KillRequest: {
             /** @description a name ("TERM", "SIGINT") or a number; default TERM; STOP is refused */
             signal?: string | number;
+        };
+        NetworkReport: {
+            connections: {
+                /** @description the address reached, if any */
+                address: string | null;
+                allowed: boolean;
+                bytes_received: number;
+                bytes_sent: number;
+                /** @description the name or IP literal the command asked for */
+                host: string;
+                port: number;
+                /** @description why it was denied or cut short */
+                reason?: string;
+            }[];
+            /** @description attempts past the ones listed */
+            connections_dropped?: number;
+            /** @description allow_hosts was set: the command had agentbox's egress proxy */
+            egress: boolean;
         };
         /** @description a background process (`agentbox exec -d`) */
         Process: {
@@ -468,6 +487,7 @@ export interface components {
             error_code?: string;
             exit_code: number;
             limits_hit: ("timeout" | "memory" | "pids" | "output" | "disk" | "cpu")[];
+            network?: components["schemas"]["NetworkReport"];
             peak_memory_bytes: number;
             /** @enum {string} */
             reason: "exited" | "signaled" | "timeout" | "oom" | "error";
