@@ -15,6 +15,7 @@ class SandboxTest(unittest.TestCase):
             result = sb.exec(["sh", "-c", "echo hi; echo err >&2; exit 3"])
             self.assertIsInstance(result, ExecResult)
             self.assertEqual((result.exit_code, result.reason), (3, "exited"))
+            self.assertEqual(result.network, {"egress": False, "connections": []})
             self.assertEqual((result.stdout, result.stderr), ("hi\n", "err\n"))
             self.assertFalse(result.ok)
             self.assertIn(sb.id, [s["id"] for s in client.list()])

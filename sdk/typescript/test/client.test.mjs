@@ -24,6 +24,7 @@ test("Sandbox.with: exec, and the sandbox is gone afterwards", async () => {
   assert.equal(result.stdout, "hi\n");
   assert.equal(result.stderr, "err\n");
   assert.deepEqual(result.limits_hit, []);
+  assert.deepEqual(result.network, { egress: false, connections: [] });
   await assert.rejects(client.inspect(id), (e) => e instanceof NotFound && e.code === "not_found" && e.status === 404);
 });
 

@@ -23,6 +23,9 @@ class ExecResult:
     error: Optional[str] = None
     error_code: Optional[str] = None
     disk_limit: Optional[Dict[str, Any]] = None
+    # {"egress": bool, "connections": [...]}: what the command did on the network (docs/api.md);
+    # None when it never ran (reason "error").
+    network: Optional[Dict[str, Any]] = None
 
     @property
     def ok(self) -> bool:
@@ -45,6 +48,7 @@ class ExecResult:
             error=data.get("error"),
             error_code=data.get("error_code"),
             disk_limit=data.get("disk_limit"),
+            network=data.get("network"),
         )
 
 
