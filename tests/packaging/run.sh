@@ -234,7 +234,7 @@ under_systemd() {
   # systemd, curl and the package's dependencies, from the mirror; the package itself comes later.
   docker run --name "$prep" --network host -v "$DEB:/agentbox.deb:ro" "$tag-base" bash -euc '
     apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd systemd-sysv curl /agentbox.deb >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd systemd-sysv curl python3 /agentbox.deb >/dev/null
     dpkg -r agentbox >/dev/null' &&
     docker commit "$prep" "$tag" >/dev/null
   local rc=$?
@@ -252,7 +252,7 @@ under_systemd() {
   done
   docker run -d --name "$name" --network none "${priv[@]}" --cgroupns=private \
     --tmpfs /sys/fs/cgroup --tmpfs /run --tmpfs /run/lock -e container=docker \
-    -v "$DEB:/agentbox.deb:ro" "$tag" /lib/systemd/systemd >/dev/null || { docker rmi -f "$tag" >/dev/null; return 1; }
+    -v "$DEB:/agentbox.deb:ro" -v "$SRC/sdk/python/src:/sdk:ro" "$tag" /lib/systemd/systemd >/dev/null || { docker rmi -f "$tag" >/dev/null; return 1; }
   docker exec "$name" bash -euxc '
     for _ in $(seq 600); do s=$(systemctl is-system-running 2>/dev/null || true); [[ $s == running || $s == degraded ]] && break; sleep 0.1; done
     echo "systemd: $s"
@@ -266,6 +266,8 @@ under_systemd() {
     test "$(systemctl is-active agentbox.service)" = active
     journalctl -u agentbox.service --no-pager | grep -q "listening on (systemd) unix:$S"
     curl -sS --unix-socket $S http://x/v1/sandboxes | grep -qx "{\"sandboxes\":\[\]}"
+    # The Python SDK finds the socket of the unit by itself (no URL given).
+    test "$(PYTHONPATH=/sdk python3 -c "import agentbox; print(agentbox.Client().list())")" = "[]"
     if setpriv --reuid=nobody --regid=nogroup --clear-groups curl -sS --unix-socket $S http://x/healthz; then
       echo "nobody, outside the agentbox group, reached the socket"; exit 1
     fi
