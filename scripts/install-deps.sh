@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages agentbox needs to build and test, only those that are missing.
+# Installs the Debian packages agentbox needs to build and test, only those that are missing, and
+# for test the pinned npm packages of sdk/typescript and examples/js (npm ci).
 # Usage: scripts/install-deps.sh [build|test|bench|docker|vm]...   (default: build)
 #   vm: what tests/vm/run.sh needs to boot Debian's kernel under qemu (TCG) on a root made from
 #   this host's packages, and the filesystem tools the guest carries (btrfs, xfs, quota).
@@ -56,13 +57,26 @@ missing=()
 for pkg in "${wanted[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  # Another apt (an unattended upgrade, a second `make` in another checkout) may hold dpkg's
+  # lock: wait for it instead of failing at once.
+  apt_wait=(-o DPkg::Lock::Timeout=600)
+  "${sudo_cmd[@]}" apt-get "${apt_wait[@]}" update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get "${apt_wait[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+fi
 
-echo "install-deps: installing ${missing[*]}"
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-# Another apt (an unattended upgrade, a second `make` in another checkout) may hold dpkg's lock:
-# wait for it instead of failing at once.
-apt_wait=(-o DPkg::Lock::Timeout=600)
-"${sudo_cmd[@]}" apt-get "${apt_wait[@]}" update -qq
-DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get "${apt_wait[@]}" install -y -qq --no-install-recommends "${missing[@]}"
+# test: the JavaScript the sdk and examples suites run, exactly as their package-lock.json pins
+# it (npm ci): the OpenAPI linter (@redocly/cli), openapi-typescript, tsc, the Node 22 they run
+# on, and the examples' OpenAI Agents SDK and LangChain.js. Only where node_modules is missing.
+src=$(cd "$(dirname "$0")/.." && pwd)
+for group in "${@:-build}"; do
+  [ "$group" = test ] || continue
+  for dir in sdk/typescript examples/js; do
+    [ -d "$src/$dir/node_modules" ] && continue
+    echo "install-deps: npm ci in $dir"
+    (cd "$src/$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  done
+done
