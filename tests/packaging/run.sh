@@ -219,13 +219,13 @@ else
 fi
 
 
-# Under systemd: the same root booted with systemd as PID 1 (a private cgroup namespace over a
-# tmpfs /sys/fs/cgroup, no network, so it can touch nothing of this host's), where dpkg -i's
-# postinst enables and starts agentbox.socket. The first connection starts agentbox.service
-# (serve on systemd's socket), the socket is 0660 root:agentbox (a user outside the group is
-# refused), a stopped service is started again by the next connection, and dpkg -r stops both.
-# The systemd in a container gets no cgroup controllers to delegate, so no sandbox is made here:
-# the fresh install above makes them.
+# Under systemd: the same root booted with systemd as PID 1 (a private cgroup namespace, no
+# network, so it can touch nothing of this host's), where dpkg -i's postinst enables and starts
+# agentbox.socket. The first connection starts agentbox.service (serve on systemd's socket), the
+# socket is 0660 root:agentbox (a user outside the group is refused), the Python SDK finds it with
+# no URL given, a stopped service is started again by the next connection, and dpkg -r stops
+# both. On cgroup v1 the systemd in a container gets no controllers to delegate, so no sandbox is
+# made here: the fresh install above makes them.
 under_systemd() {
   command -v docker >/dev/null && docker info >/dev/null 2>&1 || { echo "no Docker daemon answers"; return 77; }
   local root=$BUILD/packaging/bookworm.tar tag=agentbox-deb-systemd:$$ name=agentbox-deb-systemd-$$ prep=agentbox-deb-prep-$$
@@ -250,8 +250,12 @@ under_systemd() {
       priv+=("${FRESH_PRIVILEGE[i]}")
     fi
   done
+  # cgroup v1 (this tree a tmpfs): an empty tmpfs, where systemd mounts its own hierarchy inside
+  # the private namespace; v2: docker mounts the namespace's own cgroup2 there.
+  local cg=()
+  [[ $(stat -fc %T /sys/fs/cgroup) == tmpfs ]] && cg=(--tmpfs /sys/fs/cgroup)
   docker run -d --name "$name" --network none "${priv[@]}" --cgroupns=private \
-    --tmpfs /sys/fs/cgroup --tmpfs /run --tmpfs /run/lock -e container=docker \
+    "${cg[@]}" --tmpfs /run --tmpfs /run/lock -e container=docker \
     -v "$DEB:/agentbox.deb:ro" -v "$SRC/sdk/python/src:/sdk:ro" "$tag" /lib/systemd/systemd >/dev/null || { docker rmi -f "$tag" >/dev/null; return 1; }
   docker exec "$name" bash -euxc '
     for _ in $(seq 600); do s=$(systemctl is-system-running 2>/dev/null || true); [[ $s == running || $s == degraded ]] && break; sleep 0.1; done
