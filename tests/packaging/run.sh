@@ -106,6 +106,10 @@ mkdir -p "$WORK/state-installed"
 step "the installed agentbox finds its agent in libexec and runs a command" "$WORK/installed-run.log" \
   env -u AGENTBOX_AGENT AGENTBOX_STATE_DIR="$WORK/state-installed" "$P/bin/agentbox" run -- sh -c 'echo from $(hostname)'
 grep -qx "from sandbox" "$WORK/installed-run.log" || bad "the installed agentbox's output" "$WORK/installed-run.log"
+# image pull runs agentbox-pull from libexec: a registry that is not there is its error, not exec's.
+env -u AGENTBOX_PULL AGENTBOX_STATE_DIR="$WORK/state-installed" "$P/bin/agentbox" image pull --timeout 1 127.0.0.1:1/x/y:1 >"$WORK/installed-pull.log" 2>&1
+step "the installed agentbox runs agentbox-pull from libexec" "$WORK/installed-pull-check.log" \
+  bash -c "cat '$WORK/installed-pull.log'; grep -q 'registry 127.0.0.1:1' '$WORK/installed-pull.log'"
 
 if command -v systemd-analyze >/dev/null; then
   step "systemd-analyze verify: the units" "$WORK/verify.log" bash -c \
