@@ -70,6 +70,10 @@ const CommandHelp& ProgramHelp();
 void WriteStdout(std::string_view text);
 void WriteStderr(std::string_view text);
 
+// For the subcommands that parse by hand (image, pool): removes `flag` from args wherever it
+// is; true when it was there.
+bool TakeFlag(Args& args, std::string_view flag);
+
 // Prints "agentbox: <message>" as one line on stderr (newlines in the message become spaces).
 void PrintError(std::string_view message);
 

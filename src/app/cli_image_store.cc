@@ -106,20 +106,8 @@ int ImageInspectSubcommand(const Args& args) {
   return 0;
 }
 
-namespace {
-
-// Takes --json out of args; true when it was there.
-bool TakeJsonFlag(Args& args) {
-  auto it = std::find(args.begin(), args.end(), "--json");
-  if (it == args.end()) return false;
-  args.erase(it);
-  return true;
-}
-
-}  // namespace
-
 int ImageRmSubcommand(Args args) {
-  const bool json = TakeJsonFlag(args);
+  const bool json = TakeFlag(args, "--json");
   if (args.empty()) return FailWith(InvalidArgument("usage: agentbox image rm [--json] REF..."));
   AB_ASSIGN_OR_RETURN_FAIL(ImageStore store, ImageStore::Open(StateRootPath()));
   nlohmann::json done = nlohmann::json::array();
@@ -152,7 +140,7 @@ int ImageRmSubcommand(Args args) {
 }
 
 int ImagePruneSubcommand(Args args) {
-  const bool json = TakeJsonFlag(args);
+  const bool json = TakeFlag(args, "--json");
   bool all = args.size() == 1 && args[0] == "--all";
   if (!args.empty() && !all)
     return FailWith(InvalidArgument("usage: agentbox image prune [--all] [--json]"));

@@ -84,4 +84,10 @@ const std::string* FlagValue(const ParsedArgs& parsed, std::string_view name) {
   return value;
 }
 
+bool TakeFlag(Args& args, std::string_view flag) {
+  const size_t before = args.size();
+  std::erase(args, flag);
+  return args.size() != before;
+}
+
 }  // namespace agentbox

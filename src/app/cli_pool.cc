@@ -1,5 +1,4 @@
 // `agentbox pool fill|ls|drain`: warm pools of started docker sandboxes (core/warm_pool.h).
-#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -133,9 +132,7 @@ int PoolSubcommand(const Args& args) {
     WriteStdout(usage);
     return 0;
   }
-  const auto json_flag = std::find(rest.begin(), rest.end(), "--json");
-  const bool json = json_flag != rest.end();
-  if (json) rest.erase(json_flag);
+  const bool json = TakeFlag(rest, "--json");
   if (verb == "fill") return Fill(rest, json);
   if (verb != "ls" && verb != "drain") {
     return FailWith(InvalidArgument("pool: unknown subcommand \"" + verb + "\" (fill, ls, drain)"));
