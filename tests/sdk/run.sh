@@ -45,6 +45,14 @@ step "src/generated/api.ts is fresh (openapi-typescript)" "$WORK/generate.log" b
 AGENTBOX_TCP_URL=$TCP_URL AGENTBOX_TCP_TOKEN=$TOKEN step "TypeScript tests (node --test)" "$WORK/ts.log" \
   bash -c "cd '$TS' && '$NODE' --test --test-concurrency=1 test/*.test.mjs"
 grep -E '^# (pass|fail)' "$WORK/ts.log"
+# Node 20 is the oldest the package supports (its engines): where the PATH's node is a 20, the
+# tests run on it too (CI's Debian node is older: there only the pinned Node 22 runs them).
+if [[ $(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) == 20 ]]; then
+  AGENTBOX_TCP_URL=$TCP_URL AGENTBOX_TCP_TOKEN=$TOKEN step "TypeScript tests on Node $(node --version), the oldest supported" \
+    "$WORK/ts20.log" bash -c "cd '$TS' && node --test --test-concurrency=1 test/*.test.mjs"
+else
+  echo "note: no Node 20 on PATH; the TypeScript tests ran on the pinned Node 22 only"
+fi
 
 # ---- Python ----
 fixture_python_sdk
