@@ -26,7 +26,7 @@ struct ProgressReader {
 
 Status PullError(const std::string& image, int status, const std::string& message) {
   std::string line =
-      "image " + image + " is not on the docker daemon and pulling it failed: " + message;
+      "image " + image + " not found on the docker daemon, and pulling it failed: " + message;
   // The daemon answers 404 for a repository or tag the registry does not have, and in the
   // stream "manifest unknown" / "not found" for one that went missing meanwhile.
   bool missing = status == 404 || message.find("manifest unknown") != std::string::npos ||
@@ -76,7 +76,7 @@ Status EnsureImage(EngineClient& client, const std::string& image) {
   pull.on_body = [&progress](std::string_view piece) { return progress.Take(piece); };
   auto pulled = client.Send(std::move(pull));
   if (!pulled.ok()) {
-    return Unavailable("image " + image + " is not on the docker daemon and pulling it failed: " +
+    return Unavailable("image " + image + " not found on the docker daemon, and pulling it failed: " +
                        pulled.status().message());
   }
   if (pulled->status != 200) {
