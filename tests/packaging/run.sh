@@ -247,8 +247,9 @@ under_systemd() {
   [[ $rc == 0 ]] || return 1
   fresh_debian_privilege
   local priv=() i
-  for ((i = 0; i < ${#FRESH_PRIVILEGE[@]}; i++)); do  # all but the host's cgroup tree
-    if [[ ${FRESH_PRIVILEGE[i]} == -v && ${FRESH_PRIVILEGE[i + 1]} == /sys/fs/cgroup:* ]]; then
+  # All but the host's cgroup tree and /dev (no sandbox is made here; systemd keeps to its own).
+  for ((i = 0; i < ${#FRESH_PRIVILEGE[@]}; i++)); do
+    if [[ ${FRESH_PRIVILEGE[i]} == -v && ${FRESH_PRIVILEGE[i + 1]} == @(/sys/fs/cgroup|/dev):* ]]; then
       i=$((i + 1))
     else
       priv+=("${FRESH_PRIVILEGE[i]}")
