@@ -10,7 +10,9 @@
 #  - the units pass `systemd-analyze verify`;
 #  - `make deb`'s package: its control data and files, then installed with apt (its
 #    dependencies from the mirror) on a fresh Debian 12 (a minimal bookworm root from mmdebstrap, run as a privileged container), where
-#    `agentbox doctor` must pass and `agentbox run` work.
+#    `agentbox doctor` must pass and `agentbox run` work;
+#  - the package under a real systemd (that root booted with systemd as PID 1; in_systemd.sh):
+#    postinst starts agentbox.socket, the first connection starts agentbox.service.
 # Prints "N passed, N failed"; exits 77 (skip) when the host lacks what a step needs.
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -212,15 +214,23 @@ fresh_install() {
   docker rmi -f "$tag" >/dev/null 2>&1
   return $rc
 }
-fresh_install >"$WORK/fresh.log" 2>&1
-rc=$?
-if [[ $rc == 77 ]]; then
-  [[ ${CI:-} == true ]] && bad "the .deb on a fresh Debian 12: $(head -1 "$WORK/fresh.log")" || echo "skip the .deb on a fresh Debian 12: $(head -1 "$WORK/fresh.log")"
-elif [[ $rc == 0 ]]; then
-  ok "the .deb on a fresh Debian 12: apt installs it, doctor passes, run/create/exec/rm work, dpkg -r"
-else
-  bad "the .deb on a fresh Debian 12" "$WORK/fresh.log"
-fi
+# container_step NAME FUNC: FUNC's output in $WORK/FUNC.log; its 77 (no Docker daemon) is a skip,
+# and under CI a failure.
+container_step() {
+  local name=$1 fn=$2 rc
+  "$fn" >"$WORK/$fn.log" 2>&1
+  rc=$?
+  if [[ $rc == 0 ]]; then
+    ok "$name"
+  elif [[ $rc != 77 ]]; then
+    bad "$name" "$WORK/$fn.log"
+  elif [[ ${CI:-} == true ]]; then
+    bad "$name: $(head -1 "$WORK/$fn.log")"
+  else
+    echo "skip $name: $(head -1 "$WORK/$fn.log")"
+  fi
+}
+container_step "the .deb on a fresh Debian 12: apt installs it, doctor passes, run/create/exec/rm work, dpkg -r" fresh_install
 
 
 # Under systemd: the same root booted with systemd as PID 1 (a private cgroup namespace, no
@@ -230,21 +240,27 @@ fi
 # no URL given, a stopped service is started again by the next connection, and dpkg -r stops
 # both. On cgroup v1 the systemd in a container gets no controllers to delegate, so no sandbox is
 # made here: the fresh install above makes them.
-under_systemd() {
-  command -v docker >/dev/null && docker info >/dev/null 2>&1 || { echo "no Docker daemon answers"; return 77; }
-  local root=$BUILD/packaging/bookworm.tar tag=agentbox-deb-systemd:$$ name=agentbox-deb-systemd-$$ prep=agentbox-deb-prep-$$
+# systemd_image TAG: the bookworm root with systemd, curl, python3 and the package's dependencies
+# (from the mirror), but not the package itself: dpkg -i comes once systemd runs.
+systemd_image() {
+  local tag=$1 prep=agentbox-deb-prep-$$ root=$BUILD/packaging/bookworm.tar rc
   [[ -s $root ]] || { echo "no bookworm root (the fresh install step makes it)"; return 1; }
   docker import "$root" "$tag-base" >/dev/null || return 1
-  # systemd, curl and the package's dependencies, from the mirror; the package itself comes later.
   docker run --name "$prep" --network host -v "$DEB:/agentbox.deb:ro" "$tag-base" bash -euc '
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends systemd systemd-sysv curl python3 /agentbox.deb >/dev/null
     dpkg -r agentbox >/dev/null' &&
     docker commit "$prep" "$tag" >/dev/null
-  local rc=$?
+  rc=$?
   docker rm -f "$prep" >/dev/null 2>&1
   docker rmi -f "$tag-base" >/dev/null 2>&1
-  [[ $rc == 0 ]] || return 1
+  return $rc
+}
+
+under_systemd() {
+  command -v docker >/dev/null && docker info >/dev/null 2>&1 || { echo "no Docker daemon answers"; return 77; }
+  local tag=agentbox-deb-systemd:$$ name=agentbox-deb-systemd-$$ rc
+  systemd_image "$tag" || return 1
   fresh_debian_privilege
   local priv=() i
   # All but the host's cgroup tree and /dev (no sandbox is made here; systemd keeps to its own).
@@ -261,48 +277,15 @@ under_systemd() {
   [[ $(stat -fc %T /sys/fs/cgroup) == tmpfs ]] && cg=(--tmpfs /sys/fs/cgroup)
   docker run -d --name "$name" --network none "${priv[@]}" --cgroupns=private \
     "${cg[@]}" --tmpfs /run --tmpfs /run/lock -e container=docker \
-    -v "$DEB:/agentbox.deb:ro" -v "$SRC/sdk/python/src:/sdk:ro" "$tag" /lib/systemd/systemd >/dev/null || { docker rmi -f "$tag" >/dev/null; return 1; }
-  docker exec "$name" bash -euxc '
-    for _ in $(seq 600); do s=$(systemctl is-system-running 2>/dev/null || true); [[ $s == running || $s == degraded ]] && break; sleep 0.1; done
-    echo "systemd: $s"
-    S=/run/agentbox/agentbox.sock
-    dpkg -i /agentbox.deb
-    test "$(systemctl is-enabled agentbox.socket)" = enabled
-    test "$(systemctl is-active agentbox.socket)" = active
-    test "$(systemctl is-active agentbox.service)" = inactive
-    test "$(stat -c "%a %U %G" $S)" = "660 root agentbox"
-    test "$(curl -sS --unix-socket $S http://x/healthz)" = ok
-    test "$(systemctl is-active agentbox.service)" = active
-    journalctl -u agentbox.service --no-pager | grep -q "listening on (systemd) unix:$S"
-    curl -sS --unix-socket $S http://x/v1/sandboxes | grep -qx "{\"sandboxes\":\[\]}"
-    # The Python SDK finds the socket of the unit by itself (no URL given).
-    test "$(PYTHONPATH=/sdk python3 -c "import agentbox; print(agentbox.Client().list())")" = "[]"
-    if setpriv --reuid=nobody --regid=nogroup --clear-groups curl -sS --unix-socket $S http://x/healthz; then
-      echo "nobody, outside the agentbox group, reached the socket"; exit 1
-    fi
-    systemctl stop agentbox.service
-    test "$(systemctl is-active agentbox.socket)" = active
-    test "$(curl -sS --unix-socket $S http://x/healthz)" = ok
-    dpkg -r agentbox
-    test "$(systemctl is-active agentbox.socket)" != active
-    test "$(systemctl is-active agentbox.service)" != active
-    echo "all under systemd"'
+    -v "$DEB:/agentbox.deb:ro" -v "$SRC/sdk/python/src:/sdk:ro" \
+    -v "$SRC/tests/packaging/in_systemd.sh:/in_systemd.sh:ro" "$tag" /lib/systemd/systemd >/dev/null || { docker rmi -f "$tag" >/dev/null; return 1; }
+  docker exec "$name" bash /in_systemd.sh
   rc=$?
   docker logs "$name" 2>&1 | tail -5
   docker rm -f "$name" >/dev/null 2>&1
   docker rmi -f "$tag" >/dev/null 2>&1
   return $rc
 }
-if [[ -n ${DEB:-} ]]; then
-  under_systemd >"$WORK/systemd.log" 2>&1
-  rc=$?
-  if [[ $rc == 77 ]]; then
-    [[ ${CI:-} == true ]] && bad "the .deb under systemd: $(head -1 "$WORK/systemd.log")" || echo "skip the .deb under systemd: $(head -1 "$WORK/systemd.log")"
-  elif [[ $rc == 0 ]]; then
-    ok "the .deb under systemd: postinst starts agentbox.socket, the first connection starts serve, 0660 root:agentbox, dpkg -r stops both"
-  else
-    bad "the .deb under systemd" "$WORK/systemd.log"
-  fi
-fi
+container_step "the .deb under systemd: postinst starts agentbox.socket, the first connection starts serve, 0660 root:agentbox, dpkg -r stops both" under_systemd
 
 fixture_summary
