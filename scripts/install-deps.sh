@@ -10,8 +10,9 @@ set -euo pipefail
 # agentbox loads at run time (it brings libcurl4) for the Docker Engine API and registries;
 # libc-ares-dev: the egress proxy's name resolution (linked static). libarchive also makes the tar
 # streams of `cp ID:PATH -` and the API's .../archive.
+# dpkg-dev: `make deb` (dpkg-shlibdeps names the packages of the libraries the binaries link).
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev
-  libarchive-dev libcurl4-openssl-dev libc-ares-dev)
+  libarchive-dev libcurl4-openssl-dev libc-ares-dev dpkg-dev)
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
 # make, git, python3-{venv,pip,setuptools,wheel,pytest}: the everyday workloads the integration
 # suite runs inside a sandbox (tests/integration/cases/everyday_tools.sh; npm comes below).
@@ -23,12 +24,11 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-
 # mmdebstrap: the Debian test image (scripts/build-debian-image.sh); openssl: the certificates of
 # the Engine API's TLS case (tests/docker/images.sh). groff, zsh, fish, systemd
 # (systemd-socket-activate, systemd-analyze) and mmdebstrap: the packaging suite (man pages
-# render, completions parse, socket activation, the .deb on a fresh Debian 12); dpkg-dev: make deb
-# (dpkg-shlibdeps names the libraries' packages).
+# render, completions parse, socket activation, the .deb on a fresh Debian 12).
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
   make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   mount e2fsprogs xfsprogs
-  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl groff-base zsh fish systemd dpkg-dev)
+  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl groff-base zsh fish systemd)
 bench_pkgs=(hyperfine bubblewrap)
 # docker-registry: the local registry the docker backend's pulls are tested against.
 docker_pkgs=(docker.io runsc socat docker-registry)
