@@ -19,9 +19,9 @@ add_custom_command(
 add_custom_target(agentbox_docs ALL DEPENDS ${AGENTBOX_MAN_DIR}/agentbox.1)
 
 install(TARGETS agentbox RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# The agent and the registry helper are exec'd by agentbox, never typed: in libexec, where
-# agentbox looks when they are not beside it (core/agent_binary.h).
-install(TARGETS agentbox-agent agentbox-pull RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/agentbox)
+# The agent is exec'd by agentbox, never typed: in libexec, where agentbox looks when it is not
+# beside it (core/agent_binary.h).
+install(TARGETS agentbox-agent RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/agentbox)
 install(DIRECTORY ${AGENTBOX_MAN_DIR}/ DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 FILES_MATCHING
         PATTERN "*.1")
 install(FILES ${AGENTBOX_COMPLETION_DIR}/agentbox
@@ -47,11 +47,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs
         FILES_MATCHING PATTERN "*.md")
 
-# make deb: build/agentbox_<version>_amd64.deb. The agent is static; agentbox links glibc and
-# agentbox-pull libcurl and libstdc++ (dpkg-shlibdeps names their packages), and agentbox loads
-# libcurl4 itself for the Docker Engine API (src/httpclient/: dlopen, so shlibdeps cannot see
-# it); btrfs-progs makes the workspace pool that holds the default disk limit (doctor reports it
-# missing otherwise); passwd makes the agentbox group.
+# make deb: build/agentbox_<version>_amd64.deb. The agent is static; agentbox links only glibc
+# (dpkg-shlibdeps names its package) and loads libcurl4 when it first talks to the Docker Engine
+# API or a registry (src/httpclient/: dlopen, so shlibdeps cannot see it); btrfs-progs makes the
+# workspace pool that holds the default disk limit (doctor reports it missing otherwise); passwd
+# makes the agentbox group.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME agentbox)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

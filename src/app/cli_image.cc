@@ -3,26 +3,27 @@
 // pull of `run --pull`/`create --pull`; the store's listing and removal in cli_image_store.cc.
 #include "app/cli_image.h"
 
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/socket.h>
 
-#include <cstdio>
-#include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "app/cli.h"
-#include "core/agent_binary.h"
 #include "core/state_store.h"
 #include "docker/engine_client.h"
 #include "docker/images.h"
 #include "image/image_load.h"
 #include "image/image_ref.h"
+#include "registry/pull.h"
 #include "spec/units.h"
 #include "sys/file_util.h"
+#include "sys/send_all.h"
 
 namespace agentbox {
 namespace {
+
+// A docker daemon exporting an image sends without pause; this long without a byte is a hang.
+constexpr int kDockerExportStallMs = 120 * 1000;
 
 int ImportSubcommand(const Args& args) {
   if (args.size() != 2)
@@ -32,23 +33,6 @@ int ImportSubcommand(const Args& args) {
   if (Status st = docker::ImportImage(*client, args[0], args[1]); !st.ok()) return FailWith(st);
   WriteStdout(args[1] + "\n");
   return 0;
-}
-
-// The pull helper: $AGENTBOX_PULL, else agentbox-pull beside this binary or, installed, in
-// libexec/agentbox (core/agent_binary.h).
-StatusOr<std::string> PullHelperPath() {
-  return HelperBinaryPath("AGENTBOX_PULL", "agentbox-pull");
-}
-
-int PullSubcommand(const Args& args) {
-  AB_ASSIGN_OR_RETURN_FAIL(std::string helper, PullHelperPath());
-  std::vector<std::string> argv = {helper, "--state-dir", StateRootPath()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> raw;
-  for (std::string& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  ::execv(helper.c_str(), raw.data());
-  return FailWith(ErrnoStatus("run the pull helper " + helper));
 }
 
 Status ParseLimitFlag(const Args& args, size_t& i, image::UnpackLimits& limits, bool& used) {
@@ -64,28 +48,79 @@ Status ParseLimitFlag(const Args& args, size_t& i, image::UnpackLimits& limits, 
   return OkStatus();
 }
 
+Status ParsePullArgs(const Args& args, registry::PullRequest& req) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool used = false;
+    AB_RETURN_IF_ERROR(ParseLimitFlag(args, i, req.limits, used));
+    if (used) continue;
+    const std::string& a = args[i];
+    bool has_value = i + 1 < args.size();
+    if (a == "--platform" && has_value) {
+      AB_ASSIGN_OR_RETURN(req.platform, image::ParsePlatform(args[++i]));
+    } else if (a == "--insecure-registry" && has_value) {
+      req.registry.insecure_registries.push_back(args[++i]);
+    } else if (a == "--timeout" && has_value) {
+      AB_ASSIGN_OR_RETURN(double seconds, ParseDuration(args[++i]));
+      req.registry.timeout_seconds = seconds < 1 ? 1 : static_cast<int>(seconds);
+    } else if (!a.empty() && a[0] != '-' && req.ref.empty()) {
+      req.ref = a;
+    } else {
+      return InvalidArgument("image pull: unexpected argument \"" + a + "\"");
+    }
+  }
+  if (req.ref.empty())
+    return InvalidArgument("usage: agentbox image pull [--platform OS/ARCH] REF");
+  return OkStatus();
+}
+
+int PullSubcommand(Args args) {
+  const bool json = TakeFlag(args, "--json");
+  registry::PullRequest req;
+  if (Status st = ParsePullArgs(args, req); !st.ok()) return FailWith(st);
+  AB_ASSIGN_OR_RETURN_FAIL(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
+  AB_ASSIGN_OR_RETURN_FAIL(image::ImageRecord record, registry::Pull(store, req));
+  WriteStdout(json ? nlohmann::json{{"id", record.id}}.dump() + "\n" : record.id + "\n");
+  return 0;
+}
+
 // A docker daemon's image, exported through the Engine API (GET /images/NAME/get: a docker
-// save archive) into the store's tmp/, then loaded like any archive.
+// save archive) and unpacked as it arrives: the download runs on a thread writing into one end
+// of a socket pair, the loader reads the other, so neither memory nor a copy on disk holds the
+// whole archive. A socket, not a pipe: a writer whose reader stopped (a refused layer) gets
+// EPIPE from send(MSG_NOSIGNAL), which aborts the download, never a SIGPIPE.
 StatusOr<std::vector<image::ImageRecord>> LoadFromDocker(const image::ImageStore& store,
                                                          image::LoadRequest req) {
   AB_ASSIGN_OR_RETURN(image::ImageRef ref, image::ParseImageRef(req.path));
   AB_ASSIGN_OR_RETURN(docker::EngineClient client, docker::EngineClient::FromEnvironment());
-  AB_ASSIGN_OR_RETURN(
-      docker::HttpResponse r,
-      client.Call("GET", "/images/" + docker::UrlEncode(req.path) + "/get", {}, 10 * 60 * 1000));
-  if (r.status == 404) return NotFound("the docker daemon has no image " + req.path);
-  if (r.status != 200) return Unavailable("docker image export: " + docker::ErrorMessage(r));
-  AB_ASSIGN_OR_RETURN(std::string tmp, store.MakeTempDir("docker"));
-  std::string file = tmp + "/image.tar";
-  Status st = WriteFile(file, r.body, 0600);
-  StatusOr<std::vector<image::ImageRecord>> loaded = st;
-  if (st.ok()) {
-    if (req.tag.empty()) req.tag = ref.Canonical();
-    req.source = "load --docker " + req.path;
-    req.path = file;
-    loaded = image::LoadImages(store, req);
+  int fds[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    return ErrnoStatus("socketpair");
   }
-  RemoveTree(tmp);
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+  httpclient::HttpRequest get;
+  get.path = "/images/" + docker::UrlEncode(req.path) + "/get";
+  get.timeout_ms = 0;  // a large image takes long; a daemon that stops sending does not
+  get.stall_timeout_ms = kDockerExportStallMs;
+  get.max_body = 1 << 16;  // an error answer; the archive itself goes to on_body
+  get.on_body = [fd = write_end.get()](std::string_view piece) {
+    return sys::SendAll(fd, piece.data(), piece.size(), "hand the export to the loader");
+  };
+  StatusOr<docker::HttpResponse> exported = Internal("the export did not run");
+  std::thread download([&] {
+    exported = client.Send(std::move(get));
+    write_end.reset();  // the loader sees the archive's end
+  });
+  if (req.tag.empty()) req.tag = ref.Canonical();
+  req.source = "load --docker " + req.path;
+  auto loaded = image::LoadImageArchive(store, read_end.get(), req);
+  read_end.reset();  // a download still running gets EPIPE and stops
+  download.join();
+  // The daemon's answer explains a failed load better than the truncated archive it left.
+  if (!exported.ok()) return exported.status();
+  if (exported->status == 404) return NotFound("the docker daemon has no image " + req.path);
+  if (exported->status != 200) {
+    return Unavailable("docker image export: " + docker::ErrorMessage(*exported));
+  }
   return loaded;
 }
 
@@ -150,14 +185,15 @@ const CommandHelp& ImageHelp() {
   static const CommandHelp help = {
       .name = "image",
       .summary = "images: pull, load, ls, inspect, rm, prune; import for docker",
-      .usage = "image pull [--platform OS/ARCH] [--insecure-registry HOST] [--json] REF\n"
-               "image load [--tag NAME] [--json] FILE|DIR\n"
-               "image load --docker [--json] NAME\n"
-               "image ls [--json]\n"
-               "image inspect REF\n"
-               "image rm [--json] REF...\n"
-               "image prune [--all] [--json]\n"
-               "image import ROOTFS_DIR|TAR NAME[:TAG]",
+      .usage =
+          "image pull [--platform OS/ARCH] [--insecure-registry HOST] [--json] REF\n"
+          "image load [--tag NAME] [--json] FILE|DIR\n"
+          "image load --docker [--json] NAME\n"
+          "image ls [--json]\n"
+          "image inspect REF\n"
+          "image rm [--json] REF...\n"
+          "image prune [--all] [--json]\n"
+          "image import ROOTFS_DIR|TAR NAME[:TAG]",
       .description =
           "The native backend's image store (STATE/images; --image REF uses it): pull from a "
           "registry (OCI distribution API; https, or http on loopback); load a docker save "
@@ -199,23 +235,16 @@ Status PullIfMissing(const SandboxSpec& spec) {
   AB_ASSIGN_OR_RETURN(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
   auto found = store.Resolve(spec.image);
   if (found.ok() || found.status().code() != StatusCode::kNotFound) return found.status();
-  AB_ASSIGN_OR_RETURN(std::string helper, PullHelperPath());
-  std::vector<std::string> argv = {helper, "--state-dir", StateRootPath(), spec.image};
-  std::vector<char*> raw;
-  for (std::string& a : argv) raw.push_back(a.data());
-  raw.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, 2, 1);
-  pid_t pid = -1;
-  int rc = ::posix_spawn(&pid, helper.c_str(), &actions, nullptr, raw.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return ErrnoStatus("run the pull helper " + helper, rc);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  registry::PullRequest req;
+  req.ref = spec.image;
+  auto pulled = registry::Pull(store, req);
+  if (!pulled.ok()) {
+    return Status(pulled.status().code(),
+                  "--pull: could not pull " + spec.image + ": " + pulled.status().message());
   }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return OkStatus();
-  return NotFound("--pull: could not pull " + spec.image + " (the line above says why)");
+  // On stderr: a run's stdout is the command's.
+  WriteStderr("pulled " + spec.image + " (" + pulled->id + ")\n");
+  return OkStatus();
 }
 
 }  // namespace agentbox

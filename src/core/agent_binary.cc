@@ -6,17 +6,19 @@
 
 namespace agentbox {
 
-std::string HelperBinaryPath(const char* env_var, const std::string& name) {
-  if (const char* env = std::getenv(env_var); env && *env) return env;
+std::string AgentBinaryPath() {
+  if (const char* env = std::getenv("AGENTBOX_AGENT"); env && *env) return env;
   auto self = SelfExePath();
-  if (!self.ok()) return name;
+  if (!self.ok()) return "agentbox-agent";
   const std::string dir = self->substr(0, self->rfind('/') + 1);
-  const std::string beside = dir + name;
-  const std::string installed = dir + "../libexec/agentbox/" + name;
-  if (!PathExists(beside) && PathExists(installed)) return installed;
+  const std::string beside = dir + "agentbox-agent";  // a build tree
+  // Installed: PREFIX/bin/agentbox and PREFIX/libexec/agentbox/agentbox-agent (not a command
+  // anyone types, so not on PATH).
+  const std::string installed = dir + "../libexec/agentbox/agentbox-agent";
+  if (!PathExists(beside) && PathExists(installed)) {
+    return installed;
+  }
   return beside;
 }
-
-std::string AgentBinaryPath() { return HelperBinaryPath("AGENTBOX_AGENT", "agentbox-agent"); }
 
 }  // namespace agentbox

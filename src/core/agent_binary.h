@@ -1,16 +1,12 @@
-// Where the in-sandbox agent binary, and agentbox's other helper binaries, are.
+// Where the in-sandbox agent binary is, for every backend.
 #pragma once
 
 #include <string>
 
 namespace agentbox {
 
-// A helper binary of agentbox: $env_var, else `name` beside the running agentbox (a build tree),
-// else ../libexec/agentbox/`name` from it (an install: cmake --install, the .deb, which keep
-// helpers nobody types off PATH).
-std::string HelperBinaryPath(const char* env_var, const std::string& name);
-
-// The agent binary: HelperBinaryPath("AGENTBOX_AGENT", "agentbox-agent").
+// The agent binary: $AGENTBOX_AGENT, else agentbox-agent next to the running agentbox (a build
+// tree), else ../libexec/agentbox/agentbox-agent from it (an install: cmake --install, the .deb).
 std::string AgentBinaryPath();
 
 }  // namespace agentbox

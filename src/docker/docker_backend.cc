@@ -2,6 +2,7 @@
 
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -64,6 +65,17 @@ std::string ContainerLog(EngineClient& client, const std::string& name) {
   return out;
 }
 
+// The host reaches the agent at this path: one past sun_path's 107 bytes could never be
+// connected to, and would only show as an agent that never answers.
+Status CheckAgentSocketPath(const std::string& path) {
+  constexpr size_t kMax = sizeof(sockaddr_un::sun_path) - 1;
+  if (path.size() <= kMax) return OkStatus();
+  return InvalidArgument("the state directory's path is too long: the agent's socket would be " +
+                         path + " (" + std::to_string(path.size()) +
+                         " bytes; a unix socket path has at most " + std::to_string(kMax) +
+                         "); set AGENTBOX_STATE_DIR to a shorter path");
+}
+
 class DockerBackend : public Backend {
  public:
   explicit DockerBackend(std::string state_root) : state_root_(std::move(state_root)) {}
@@ -73,8 +85,9 @@ class DockerBackend : public Backend {
       return InvalidArgument(
           "--rootfs is for the native backend; the docker backend takes --image");
     }
+    AB_RETURN_IF_ERROR(CheckAgentSocketPath(record.state_dir + "/run/" + docker::kAgentSocketName));
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
-    AB_RETURN_IF_ERROR(docker::EnsureImage(*client, record.spec.image));
+    AB_RETURN_IF_ERROR(docker::EnsureImage(*client, record.spec.image, !record.spec.no_pull));
     if (!record.spec.allow_hosts.empty()) {
       // gVisor's network stack is its own, not a kernel namespace the proxy's listener can be
       // made in; egress there would need a relay inside the sandbox.

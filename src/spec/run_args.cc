@@ -23,6 +23,9 @@ constexpr RunFlag kRunFlags[] = {
      "image"},
     {{"pull", 0, "", "native: first pull --image from its registry when the image store lacks it"},
      ""},
+    {{"no-pull", 0, "",
+      "docker: an --image the daemon lacks is an error (exit 125), not pulled (serve's way)"},
+     ""},
     {{"runtime", 0, "NAME", "OCI runtime for the docker backend (e.g. runsc)"}, "runtime"},
     {{"policy", 0, "FILE", "JSON policy file; flags override it"}, ""},
     {{"timeout", 0, "SECONDS", "wall-clock limit, fractions allowed; exceeded: exit 124"},
@@ -120,6 +123,8 @@ Status ApplyFlag(const ParsedFlag& flag, const EnvLookup& caller_env, RunInvocat
     inv->json = true;
   } else if (name == "pull") {
     inv->pull = true;
+  } else if (name == "no-pull") {
+    inv->flags.no_pull = true;
   } else if (name == "help") {
     inv->help = true;
     *stop = true;

@@ -87,6 +87,9 @@ struct SandboxSpec {
   // --allow-root-owned-workspace (the CLI only, never a policy key): a non-empty workspace
   // owned by root is used, its root-owned files then the command's to read and write.
   bool allow_root_owned_workspace = false;
+  // --no-pull (the CLI only, never a policy key; serve's creates pass it): an image the docker
+  // daemon lacks is kNotFound, never pulled. (The native backend pulls only with --pull.)
+  bool no_pull = false;
 };
 
 // The clean environment every command starts from (docs/contract.md §2), before SandboxSpec::env.

@@ -39,6 +39,7 @@ struct SpecOverlay {
   std::optional<double> ttl_seconds;               // 0: none
   std::optional<double> idle_timeout_seconds;      // 0: none
   std::optional<bool> allow_root_owned_workspace;  // a flag only: no policy key
+  std::optional<bool> no_pull;                     // a flag only: no policy key
   // Patterns in canonical form, in order, without repeats; a later source adds to an earlier.
   std::vector<std::string> allow_hosts;
   std::optional<uint64_t> egress_connections;
