@@ -5,6 +5,7 @@
 
 #include <sys/socket.h>
 
+#include <nlohmann/json.hpp>
 #include <thread>
 
 #include "app/cli.h"
@@ -23,23 +24,6 @@ namespace {
 
 // A docker daemon exporting an image sends without pause; this long without a byte is a hang.
 constexpr int kDockerExportStallMs = 120 * 1000;
-
-constexpr const char* kUsage =
-    "Usage: agentbox image COMMAND\n\n"
-    "The native backend's image store (STATE/images; --image REF uses it):\n"
-    "  pull [--platform OS/ARCH] [--insecure-registry HOST] [--timeout S] REF\n"
-    "                      from a registry (OCI distribution API; https, or http on loopback)\n"
-    "  load [--tag NAME] FILE|DIR\n"
-    "                      a docker save archive, or an OCI image layout (directory or tar)\n"
-    "  load --docker NAME  from the local docker daemon's store\n"
-    "  ls [--json]         the images\n"
-    "  inspect REF         one image, as JSON\n"
-    "  rm REF...           a name (the image goes with its last name); refused while in use\n"
-    "  prune [--all]       images without a name (--all: every image not in use), then layers\n"
-    "                      no image uses\n"
-    "pull and load also take --max-layer-size SIZE (16G) and --max-layer-entries N (1000000).\n\n"
-    "The docker backend:\n"
-    "  import ROOTFS_DIR|TAR NAME[:TAG]   an image made through the Docker Engine API\n";
 
 int ImportSubcommand(const Args& args) {
   if (args.size() != 2)
@@ -89,12 +73,13 @@ Status ParsePullArgs(const Args& args, registry::PullRequest& req) {
   return OkStatus();
 }
 
-int PullSubcommand(const Args& args) {
+int PullSubcommand(Args args) {
+  const bool json = TakeFlag(args, "--json");
   registry::PullRequest req;
   if (Status st = ParsePullArgs(args, req); !st.ok()) return FailWith(st);
   AB_ASSIGN_OR_RETURN_FAIL(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
   AB_ASSIGN_OR_RETURN_FAIL(image::ImageRecord record, registry::Pull(store, req));
-  WriteStdout(record.id + "\n");
+  WriteStdout(json ? nlohmann::json{{"id", record.id}}.dump() + "\n" : record.id + "\n");
   return 0;
 }
 
@@ -141,7 +126,7 @@ StatusOr<std::vector<image::ImageRecord>> LoadFromDocker(const image::ImageStore
 
 int LoadSubcommand(const Args& args) {
   image::LoadRequest req;
-  bool from_docker = false;
+  bool from_docker = false, json = false;
   for (size_t i = 0; i < args.size(); ++i) {
     bool used = false;
     if (Status st = ParseLimitFlag(args, i, req.limits, used); !st.ok()) return FailWith(st);
@@ -151,6 +136,8 @@ int LoadSubcommand(const Args& args) {
       req.tag = ref.Canonical();
     } else if (args[i] == "--docker") {
       from_docker = true;
+    } else if (args[i] == "--json") {
+      json = true;
     } else if (req.path.empty() && !args[i].empty() && args[i][0] != '-') {
       req.path = args[i];
     } else {
@@ -161,21 +148,73 @@ int LoadSubcommand(const Args& args) {
   AB_ASSIGN_OR_RETURN_FAIL(image::ImageStore store, image::ImageStore::Open(StateRootPath()));
   auto loaded = from_docker ? LoadFromDocker(store, req) : image::LoadImages(store, req);
   if (!loaded.ok()) return FailWith(loaded.status());
+  nlohmann::json out = nlohmann::json::array();
   for (const image::ImageRecord& r : *loaded) {
     std::string names;
-    for (const std::string& n : r.names) names += " " + image::FamiliarName(n);
-    WriteStdout(r.id + names + "\n");
+    nlohmann::json familiar = nlohmann::json::array();
+    for (const std::string& n : r.names) {
+      names += " " + image::FamiliarName(n);
+      familiar.push_back(image::FamiliarName(n));
+    }
+    out.push_back({{"id", r.id}, {"names", familiar}});
+    if (!json) WriteStdout(r.id + names + "\n");
   }
+  if (json) WriteStdout(out.dump() + "\n");
   return 0;
 }
 
 }  // namespace
 
+// The options of every image command, for --help, the man page and completions (each command
+// parses its own).
+const CommandHelp& ImageHelp() {
+  static constexpr FlagDef kFlags[] = {
+      {"platform", 0, "OS/ARCH", "pull: the platform of a multi-platform image", "linux/amd64"},
+      {"insecure-registry", 0, "HOST", "pull: plain http to this registry (loopback only)"},
+      {"timeout", 0, "SECONDS", "pull: give up after this long"},
+      {"tag", 0, "NAME", "load: the name the loaded image gets"},
+      {"docker", 0, "", "load: from the local docker daemon's store (load --docker NAME)"},
+      {"max-layer-size", 0, "SIZE", "pull, load: the most a layer may unpack to", "16G"},
+      {"max-layer-entries", 0, "N", "pull, load: the most files a layer may hold", "1000000"},
+      {"json", 0, "",
+       "pull, load, ls, rm, prune: print JSON (pull: {id}; load: [{id, names}]; ls: the "
+       "images; rm: [{ref, removed or untagged}]; prune: {removed, gc})"},
+      {"all", 0, "", "prune: every image not in use, not only those without a name"},
+      {"help", 'h', "", "show this help"},
+  };
+  static const CommandHelp help = {
+      .name = "image",
+      .summary = "images: pull, load, ls, inspect, rm, prune; import for docker",
+      .usage =
+          "image pull [--platform OS/ARCH] [--insecure-registry HOST] [--json] REF\n"
+          "image load [--tag NAME] [--json] FILE|DIR\n"
+          "image load --docker [--json] NAME\n"
+          "image ls [--json]\n"
+          "image inspect REF\n"
+          "image rm [--json] REF...\n"
+          "image prune [--all] [--json]\n"
+          "image import ROOTFS_DIR|TAR NAME[:TAG]",
+      .description =
+          "The native backend's image store (STATE/images; --image REF uses it): pull from a "
+          "registry (OCI distribution API; https, or http on loopback); load a docker save "
+          "archive or an OCI image layout (directory or tar), or --docker from the local "
+          "daemon's store; ls; inspect one image as JSON; rm a name (the image goes with its "
+          "last name; refused while in use); prune images without a name (--all: every image "
+          "not in use), then layers no image uses.\n"
+          "\n"
+          "The docker backend: import makes an image from a root filesystem directory or a tar "
+          "file through the Docker Engine API, no registry needed.",
+      .flags = kFlags,
+      .operands = "word:pull|load|ls|inspect|rm|prune|import path",
+  };
+  return help;
+}
+
 int ImageSubcommand(const Args& args) {
   if (args.empty()) return FailWith(InvalidArgument("usage: agentbox image COMMAND (see --help)"));
   if (args[0] == "-h" || args[0] == "--help" ||
       (args.size() == 2 && (args[1] == "-h" || args[1] == "--help"))) {
-    WriteStdout(kUsage);
+    WriteStdout(FormatHelp(ImageHelp()));
     return 0;
   }
   const Args rest(args.begin() + 1, args.end());

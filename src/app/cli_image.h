@@ -20,8 +20,8 @@ namespace agentbox {
 
 int ImageLsSubcommand(const Args& args);
 int ImageInspectSubcommand(const Args& args);
-int ImageRmSubcommand(const Args& args);
-int ImagePruneSubcommand(const Args& args);
+int ImageRmSubcommand(Args args);
+int ImagePruneSubcommand(Args args);
 
 // `run --pull` and `create --pull` (native, with an image): when the store has no image `ref`,
 // pulls it from its registry (registry/pull.h), saying so in one line on stderr (a run's stdout

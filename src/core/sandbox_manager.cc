@@ -272,8 +272,9 @@ Status SandboxManager::Remove(const std::string& ref, bool force) {
   if (!force && status.state == SandboxState::kRunning) {
     int busy = ActiveExecs(status.record.agent_socket);
     if (busy > 0) {
-      return InvalidArgument("sandbox " + ref + " is running " + std::to_string(busy) +
-                             " command(s); use `agentbox rm -f` to kill them");
+      // Each front end says how to force it in its own terms (rm -f, ?force=true).
+      return FailedPrecondition("sandbox " + ref + " is running " + std::to_string(busy) +
+                                " command(s)");
     }
   }
   return Destroy(status.record);

@@ -1,7 +1,7 @@
 // The container a docker sandbox is: SandboxSpec -> Engine API ContainerCreate body.
 //
 // Pure, so every isolation setting is unit-tested. The same strict defaults as the native
-// backend (CONTRACT §2): no network, read-only root, /workspace the only writable path besides
+// backend (docs/contract.md §2): no network, read-only root, /workspace the only writable path but
 // capped tmpfs /tmp, private IPC/PID/UTS/cgroup namespaces, no capabilities, no_new_privs, our
 // seccomp profile, memory without swap, pids, CPU and rlimits. The agent is the container's init.
 #pragma once

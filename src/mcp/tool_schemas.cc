@@ -7,8 +7,8 @@ namespace {
 
 using nlohmann::json;
 
-// The JSON result of CONTRACT §1: exec's structuredContent. Clients validate structuredContent
-// against it, so it must match ExecResultToJson exactly.
+// The JSON result of docs/contract.md §1: exec's structuredContent. Clients validate
+// structuredContent against it, so it must match ExecResultToJson exactly.
 constexpr const char* kExecResultSchema = R"json({
   "type": "object",
   "properties": {
@@ -16,7 +16,7 @@ constexpr const char* kExecResultSchema = R"json({
     "signal": {"type": ["integer", "null"]},
     "reason": {"type": "string", "enum": ["exited", "signaled", "timeout", "oom", "error"]},
     "error": {"type": "string"},
-    "error_code": {"type": "string", "enum": ["invalid_argument", "not_found", "already_exists", "permission_denied", "resource_exhausted", "unavailable", "internal"]},
+    "error_code": {"type": "string", "enum": ["invalid_argument", "not_found", "already_exists", "failed_precondition", "permission_denied", "resource_exhausted", "unavailable", "internal"]},
     "duration_ms": {"type": "number"},
     "cpu_ms": {"type": "number"},
     "peak_memory_bytes": {"type": "integer"},

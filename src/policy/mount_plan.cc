@@ -75,7 +75,7 @@ void AddMinimalEtc(const MountPlanInput& in, std::vector<MountOp>& ops) {
 
 void AddDev(const MountPlanInput& in, std::vector<MountOp>& ops) {
   ops.push_back(Tmpfs("/dev", 64 * kKiB, 0755));
-  // CONTRACT §2: null, zero, full, random, urandom, tty, pts — nothing that reaches hardware.
+  // docs/contract.md §2: null, zero, full, random, urandom, tty, pts; nothing reaching hardware.
   for (const char* dev : {"null", "zero", "full", "random", "urandom", "tty"}) {
     ops.push_back(
         SourcedOp(MountKind::kDevice, std::string("/dev/") + dev, std::string("/dev/") + dev));

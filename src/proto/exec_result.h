@@ -1,4 +1,4 @@
-// ExecResult: what happened to one command, exactly the JSON result of CONTRACT.md §1.
+// ExecResult: what happened to one command, exactly the JSON result of docs/contract.md §1.
 #pragma once
 
 #include <cstdint>
@@ -114,7 +114,7 @@ StatusOr<NetworkReport> NetworkFromJson(const nlohmann::json& json);
 // A result for "agentbox could not do it": exit 125, reason "error".
 ExecResult ErrorResult(const Status& status);
 
-// The JSON object of CONTRACT §1, one line, keys in the documented order, then "disk_limit":
+// docs/contract.md §1's JSON object, one line, keys in the documented order, then "disk_limit":
 // {"bytes": N or null (none), "enforced": bool, "mechanism": "btrfs-qgroup" | "project-quota" |
 // null, "reason": why not enforced (only then)}.
 std::string ExecResultToJson(const ExecResult& result);

@@ -1,6 +1,6 @@
 // SandboxSpec: everything a user can ask of a sandbox, with the documented defaults.
 //
-// Pure data. Defaults here ARE the strict default policy of CONTRACT.md §2; docs/policy.md lists
+// Pure data. Defaults here ARE the strict default policy, docs/contract.md §2; docs/policy.md lists
 // every field with the same default and what it protects against. Flags and policy files only
 // ever produce a SandboxSpec; backends only ever consume one.
 #pragma once
@@ -64,7 +64,7 @@ struct SandboxSpec {
   Limits limits;
   std::vector<std::pair<std::string, std::string>> env;  // added to the clean environment
   // Hosts the command may reach through agentbox's egress proxy (spec/host_pattern.h), in
-  // canonical form; empty: no network at all (CONTRACT §2).
+  // canonical form; empty: no network at all (docs/contract.md §2).
   std::vector<std::string> allow_hosts;
   std::string cwd = "/workspace";   // working directory inside
   bool pass_stdin = false;          // false: stdin is /dev/null
@@ -92,7 +92,7 @@ struct SandboxSpec {
   bool no_pull = false;
 };
 
-// The clean environment every command starts from (CONTRACT §2), before SandboxSpec::env.
+// The clean environment every command starts from (docs/contract.md §2), before SandboxSpec::env.
 inline constexpr const char* kSandboxPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 inline constexpr uint32_t kSandboxUid = 1000;

@@ -56,7 +56,7 @@ struct SpecField {
   FieldKind kind;
 };
 
-// Every key, in the order of CONTRACT §1 followed by the extra SandboxSpec fields.
+// Every key, in the order of docs/contract.md §1 followed by the extra SandboxSpec fields.
 std::span<const SpecField> SpecFields();
 // The field named `key`, or nullptr.
 const SpecField* FindSpecField(std::string_view key);

@@ -2,7 +2,7 @@
 //
 // It is copied into a sandbox's /workspace and run there (static, no deps), like crun's init probe
 // or bubblewrap's try-syscall.c. Shells cannot issue raw syscalls, so every seccomp denial of
-// CONTRACT §2 is checked through here. The probe judges nothing: the bash test decides.
+// docs/contract.md §2 is checked through here. The probe judges nothing: the bash test decides.
 //
 //   exit 0  the operation succeeded          prints "OK <detail>"
 //   exit 1  the operation failed             prints "FAIL errno=<NAME> <detail>"

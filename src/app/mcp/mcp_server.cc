@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "app/cli.h"
 #include "app/mcp/mcp_server_impl.h"
 #include "app/mcp/mcp_tools.h"
+#include "base/build_info.h"
 #include "mcp/protocol.h"
 #include "mcp/tool_schemas.h"
 
