@@ -436,6 +436,11 @@ export interface components {
                 bytes_sent: number;
                 /** @description the name or IP literal the command asked for */
                 host: string;
+                /**
+                 * @description connect: through the egress proxy; lookup: a name looked up in the sandbox (denied)
+                 * @enum {string}
+                 */
+                kind: "connect" | "lookup";
                 port: number;
                 /** @description why it was denied or cut short */
                 reason?: string;
