@@ -21,8 +21,8 @@ struct RunInvocation {
   std::optional<std::string> policy_path;  // --policy FILE
   bool json = false;                       // --json
   bool pull = false;  // --pull: the image store lacks --image? pull it first (never implied)
-  bool help = false;                       // -h/--help: print RunHelp(), run nothing
-  std::vector<std::string> argv;           // COMMAND [ARG...]; non-empty unless help
+  bool help = false;  // -h/--help: print RunHelp(), run nothing
+  std::vector<std::string> argv;  // COMMAND [ARG...]; non-empty unless help
 };
 
 // The flags of `run` (docs/contract.md §1), in documented order, with the defaults --help shows.

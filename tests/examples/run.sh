@@ -8,16 +8,12 @@
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 AGENTBOX=${AGENTBOX:-$SRC/build/agentbox}
-skip() { echo "skip: $1"; [[ "${CI:-}" == "true" ]] && exit 1; exit 77; }
-command -v npm >/dev/null || skip "npm missing (scripts/install-deps.sh test installs it)"
-python3 -c 'import venv, ensurepip' 2>/dev/null || skip "python3-venv missing"
-"$AGENTBOX" doctor >/dev/null 2>&1 || skip "agentbox doctor fails here"
 # shellcheck source=tests/lib/serve_fixture.sh
 source "$SRC/tests/lib/serve_fixture.sh"
+fixture_needs_clients
 fixture_begin examples
 
-SOCK=$WORK/state-unix/agentbox.sock
-fixture_serve unix --listen "unix:$SOCK" || { bad "serve starts"; fixture_summary; exit 1; }
+fixture_serve_unix
 export AGENTBOX_URL=unix:$SOCK
 
 fixture_python_sdk

@@ -37,6 +37,30 @@ fixture_cleanup() {
   guard_end
 }
 
+# fixture_needs_clients: skips the suite (exit 77, a failure under CI=true) when the host lacks
+# what the clients need: npm, python3's venv, an agentbox that can make sandboxes here.
+fixture_needs_clients() {
+  local why=""
+  if ! command -v npm >/dev/null; then
+    why="npm missing (scripts/install-deps.sh test installs it)"
+  elif ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+    why="python3-venv missing"
+  elif ! "$AGENTBOX" doctor >/dev/null 2>&1; then
+    why="agentbox doctor fails here"
+  fi
+  [[ -z $why ]] && return 0
+  echo "skip: $why"
+  [[ ${CI:-} == true ]] && exit 1
+  exit 77
+}
+
+# fixture_serve_unix: serve on the unix socket $SOCK ($WORK/state-unix/agentbox.sock); the suite
+# ends failed when it does not start.
+fixture_serve_unix() {
+  SOCK=$WORK/state-unix/agentbox.sock
+  fixture_serve unix --listen "unix:$SOCK" || { bad "serve starts"; fixture_summary; exit 1; }
+}
+
 # fixture_begin NAME: the guarded run dir ($WORK) and cgroup parent; cleanup on exit.
 fixture_begin() {
   guard_start "$1" || exit 1

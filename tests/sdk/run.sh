@@ -12,16 +12,12 @@
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 AGENTBOX=${AGENTBOX:-$SRC/build/agentbox}
-skip() { echo "skip: $1"; [[ "${CI:-}" == "true" ]] && exit 1; exit 77; }
-command -v npm >/dev/null || skip "npm missing (scripts/install-deps.sh test installs it)"
-python3 -c 'import venv, ensurepip' 2>/dev/null || skip "python3-venv missing"
-"$AGENTBOX" doctor >/dev/null 2>&1 || skip "agentbox doctor fails here"
 # shellcheck source=tests/lib/serve_fixture.sh
 source "$SRC/tests/lib/serve_fixture.sh"
+fixture_needs_clients
 fixture_begin sdk
 
-SOCK=$WORK/state-unix/agentbox.sock
-fixture_serve unix --listen "unix:$SOCK" || { bad "serve starts"; fixture_summary; exit 1; }
+fixture_serve_unix
 TOKEN=sdk-test-token-$RANDOM$RANDOM$RANDOM
 printf '{"tokens":[{"token":"%s","tenant":"sdk"}]}\n' "$TOKEN" >"$WORK/tokens.json"
 fixture_serve tcp --listen tcp:127.0.0.1:0 --tokens "$WORK/tokens.json" || { bad "serve (tcp) starts"; fixture_summary; exit 1; }
