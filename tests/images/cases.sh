@@ -404,3 +404,24 @@ case_image_user_unknown_refused() {
   [[ $AB_OUT == "[]" ]] || fail "a refused sandbox was left: $AB_OUT"
   [[ -z $(ls -A "$AGENTBOX_STATE_DIR/sandboxes" 2>/dev/null) ]] || fail "state left: $(ls -A "$AGENTBOX_STATE_DIR/sandboxes")"
 }
+
+# An image root's /etc/resolv.conf is the sandbox's (the scaffold's, over the image's own): a
+# lookup goes to the DNS catcher and is reported, as on the host-root lane.
+case_image_root_lookups_are_caught() {
+  local users='[{"path":"etc","type":"dir"},{"path":"etc/resolv.conf","data":"nameserver 192.0.2.1\n"}]'
+  $WRITER layer --entries "$users" "$CASE_DIR/resolv.tgz" || fail "writer failed"
+  $WRITER image --docker-save "$CASE_DIR/dns.tar" --tag dns:1 "$FIX/bb.tgz" "$CASE_DIR/resolv.tgz" || fail "writer failed"
+  ab image load "$CASE_DIR/dns.tar"
+  expect_rc 0
+  boxj --image dns:1 -- sh -c 'cat /etc/resolv.conf; /workspace/abprobe dns-query pypi.org'
+  expect_rc 0
+  json_assert "r['stdout'].startswith('nameserver 127.0.0.1\n')" "the image's resolv.conf was kept"
+  json_assert "'rcode=5 server=127.0.0.1' in r['stdout']" "the lookup was not refused by the catcher"
+  json_assert "[c['host'] for c in r['network']['connections'] if c['kind'] == 'lookup'] == ['pypi.org']"
+  ab image load "$FIX/bb-save.tar"
+  new_box --image bb:save
+  ab exec --json "$BOX" -- /workspace/abprobe dns-query other.test
+  expect_rc 0
+  json_assert "[c['host'] for c in r['network']['connections'] if c['kind'] == 'lookup'] == ['other.test']" \
+    "a persistent image sandbox's lookup is not in its exec's result"
+}
