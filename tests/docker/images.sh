@@ -130,6 +130,7 @@ case_image_user_applies() {
   expect_rc 0
   expect_out $'1001\n1002\n1001:1002'
   new_box --image "$tag"
+  on_exit "timeout -s KILL $H_CALL_TIMEOUT \"\$AGENTBOX\" rm -f '$BOX' >/dev/null 2>&1"
   printf 'up\n' >"$CASE_DIR/up.txt"
   ab cp "$CASE_DIR/up.txt" "$BOX:/workspace/up.txt"
   expect_rc 0 "cp into the sandbox"
