@@ -34,7 +34,14 @@ std::optional<std::string_view> Lookup(std::string_view db, std::string_view nam
   return std::nullopt;
 }
 
-std::string Quoted(std::string_view s) { return "\"" + std::string(s.substr(0, 64)) + "\""; }
+// At most 64 bytes of an image's text, a control byte shown as '?': the error stays one line.
+std::string Quoted(std::string_view s) {
+  std::string out(s.substr(0, 64));
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return "\"" + out + "\"";
+}
 
 StatusOr<uint64_t> IdOf(std::string_view spec, std::string_view db, const char* file,
                         const char* what) {

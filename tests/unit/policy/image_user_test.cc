@@ -58,8 +58,8 @@ TEST(ImageUserTest, GroupZeroIsNeverGiven) {
 }
 
 TEST(ImageUserTest, UnknownNamesAndIdsPast65534AreRefusedWithOneLine) {
-  for (const char* user :
-       {"nobody-here", "app:nogroup", "broken", "big", "70000", "1001:70000", "4294967296"}) {
+  for (const char* user : {"nobody-here", "app:nogroup", "broken", "big", "70000", "1001:70000",
+                           "4294967296", "a\nb"}) {
     auto got = ResolveImageUser(user, kPasswd, kGroup);
     ASSERT_FALSE(got.ok()) << user;
     EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument) << user;
