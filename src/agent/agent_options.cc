@@ -1,13 +1,26 @@
 #include "agent/agent_options.h"
 
+#include "policy/image_user.h"
+
 namespace agentbox {
 
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
   AgentOptions options;
   size_t i = 0;
-  if (i < args.size() && args[i] == kAgentDiskWatchFlag) {
-    options.disk_watch = true;
-    ++i;
+  bool user_given = false;
+  while (i < args.size() && (args[i] == kAgentDiskWatchFlag || args[i] == kAgentUserFlag)) {
+    const bool repeated = args[i] == kAgentDiskWatchFlag ? options.disk_watch : user_given;
+    if (repeated) return InvalidArgument("\"" + args[i] + "\" given twice");
+    if (args[i] == kAgentDiskWatchFlag) {
+      options.disk_watch = true;
+      ++i;
+      continue;
+    }
+    if (i + 1 == args.size())
+      return InvalidArgument(std::string(kAgentUserFlag) + " needs UID:GID");
+    AB_ASSIGN_OR_RETURN(options.user, ParseSandboxUser(args[i + 1]));
+    user_given = true;
+    i += 2;
   }
   if (i == args.size()) return options;
   if (args[i] != "--listen") return InvalidArgument("unknown argument \"" + args[i] + "\"");

@@ -6,6 +6,7 @@
 
 #include "base/status.h"
 #include "proto/agent_protocol.h"
+#include "spec/sandbox_spec.h"
 
 namespace agentbox {
 
@@ -30,14 +31,18 @@ struct AgentOptions {
   // egress proxy (agent/egress_relay.h); where the proxy cannot listen in the sandbox's network
   // itself (gVisor). "": no relay.
   std::string egress_relay_path;
+  // --user UID:GID: who commands run as inside (agent/agent_user.h); absent: uid/gid 1000.
+  SandboxUser user;
 };
 
 // `agentbox-agent` -> kNative; `agentbox-agent --listen PATH [--egress-relay PATH]` ->
-// kContainer; `--disk-watch` may come first in either. Anything else is kInvalidArgument (the
-// caller prints the usage and exits 2). args excludes argv[0].
+// kContainer; `--disk-watch` and `--user UID:GID` may come first in either, in either order.
+// Anything else is kInvalidArgument (the caller prints the usage and exits 2). args excludes
+// argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
 inline constexpr const char* kAgentUsage =
-    "usage: agentbox-agent [--disk-watch] [--listen SOCKET_PATH [--egress-relay SOCKET_PATH]]";
+    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--listen SOCKET_PATH [--egress-relay "
+    "SOCKET_PATH]]";
 
 }  // namespace agentbox

@@ -25,6 +25,7 @@
 #include <map>
 
 #include "agent/agent_socket.h"
+#include "agent/agent_user.h"
 #include "agent/connection.h"
 #include "agent/container_setup.h"
 #include "agent/control_channel.h"
@@ -54,6 +55,7 @@ struct AgentSockets {
 // The listening sockets, and in container mode the checks and hardening that come first.
 StatusOr<AgentSockets> SetUp(const AgentOptions& options) {
   AgentSockets sockets;
+  SetAgentUser(options.user);
   if (options.mode == AgentMode::kNative) {
     sockets.listen.reset(kInheritedListenFd);
     return sockets;

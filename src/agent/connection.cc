@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
+#include "agent/agent_user.h"
 #include "agent/exec_op.h"
 #include "agent/file_ops.h"
 #include "agent/process_requests.h"
@@ -94,8 +95,8 @@ void ServeConnection(int conn_fd, const AgentContext& context,
     // files land owned by it (the fs capabilities go with fsuid 0). A container agent already
     // is that user.
     if (context.exec.mode == AgentMode::kNative) {
-      ::setfsgid(kSandboxGid);
-      ::setfsuid(kSandboxUid);
+      ::setfsgid(AgentUser().gid);
+      ::setfsuid(AgentUser().uid);
     }
     // A write past RLIMIT_FSIZE (the disk limit) must fail with EFBIG and be answered
     // (resource_exhausted), not kill this handler with SIGXFSZ and leave the client a broken

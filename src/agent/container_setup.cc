@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <string>
 
+#include "agent/agent_user.h"
+#include "policy/image_user.h"
 #include "proc/process_tree.h"
 #include "spec/sandbox_spec.h"
 #include "sys/unique_fd.h"
@@ -56,18 +58,18 @@ Status CheckIds() {
   if (::getresuid(&ruid, &euid, &suid) != 0 || ::getresgid(&rgid, &egid, &sgid) != 0) {
     return ErrnoStatus("getresuid");
   }
-  bool uids_ok = ruid == kSandboxUid && euid == kSandboxUid && suid == kSandboxUid;
-  bool gids_ok = rgid == kSandboxGid && egid == kSandboxGid && sgid == kSandboxGid;
+  const SandboxUser& want = AgentUser();
+  bool uids_ok = ruid == want.uid && euid == want.uid && suid == want.uid;
+  bool gids_ok = rgid == want.gid && egid == want.gid && sgid == want.gid;
   if (!uids_ok || !gids_ok) {
     return PermissionDenied("runs as uid " + std::to_string(euid) + " gid " + std::to_string(egid) +
-                            ", not " + std::to_string(kSandboxUid) + ":" +
-                            std::to_string(kSandboxGid) + "; " + kExpected);
+                            ", not " + SandboxUserText(want) + "; " + kExpected);
   }
   gid_t groups[64];
   int n = ::getgroups(64, groups);
   if (n < 0) return ErrnoStatus("getgroups");
   for (int i = 0; i < n; ++i) {
-    if (groups[i] != kSandboxGid) {
+    if (groups[i] != want.gid) {
       return PermissionDenied("has supplementary group " + std::to_string(groups[i]) + "; " +
                               kExpected);
     }
@@ -95,16 +97,21 @@ Status CheckNoCapabilities() {
 Status EnterSandboxUserNamespace() {
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
-  if (uid == kSandboxUid || uid == 0) return OkStatus();  // remapped already; 0: CheckIds refuses
+  const SandboxUser& want = AgentUser();
+  // Remapped already (the container runs as the user itself); 0: CheckIds refuses.
+  if (uid == want.uid || uid == 0) return OkStatus();
   if (::unshare(CLONE_NEWUSER) != 0) {
-    return ErrnoStatus("enter a user namespace mapping host uid " + std::to_string(uid) +
-                       " to 1000 (the kernel must allow unprivileged user namespaces)");
+    return ErrnoStatus("enter a user namespace mapping host uid " + std::to_string(uid) + " to " +
+                       std::to_string(want.uid) +
+                       " (the kernel must allow unprivileged user namespaces)");
   }
   // Unprivileged: only our own ids may be mapped, and setgroups must be denied first.
-  AB_RETURN_IF_ERROR(WriteSelf("uid_map", "1000 " + std::to_string(uid) + " 1\n"));
+  AB_RETURN_IF_ERROR(
+      WriteSelf("uid_map", std::to_string(want.uid) + " " + std::to_string(uid) + " 1\n"));
   // gVisor has no /proc/PID/setgroups (and needs no "deny" before gid_map).
   if (Status st = WriteSelf("setgroups", "deny"); !st.ok() && errno != ENOENT) return st;
-  AB_RETURN_IF_ERROR(WriteSelf("gid_map", "1000 " + std::to_string(gid) + " 1\n"));
+  AB_RETURN_IF_ERROR(
+      WriteSelf("gid_map", std::to_string(want.gid) + " " + std::to_string(gid) + " 1\n"));
   return DropEveryCapability();
 }
 

@@ -5,20 +5,21 @@
 
 namespace agentbox {
 
-// When the container runs as an id other than 1000 (the docker backend gives it an id no
-// account has, docker/host_ids.h), enters a user namespace that maps it, alone, to uid/gid
-// 1000, and drops every capability that namespace gave: the agent, its handlers and every
-// command are then uid 1000 inside and that id on the host. Already uid 1000 (a daemon with
-// userns-remap maps that to a subordinate id): nothing to do. Call first, while the agent
-// can still write its own /proc/self/uid_map (before HardenContainerAgent).
+// When the container runs as an id other than AgentUser() (agent/agent_user.h: uid/gid 1000, or
+// an image's user; the docker backend gives it an id no account has, docker/host_ids.h), enters
+// a user namespace that maps it, alone, to that user, and drops every capability that namespace
+// gave: the agent, its handlers and every command are then that user inside and that id on the
+// host. Already that user (a daemon with userns-remap maps it to a subordinate id): nothing to do.
+// Call first, while the agent can still write its own /proc/self/uid_map (before
+// HardenContainerAgent).
 Status EnterSandboxUserNamespace();
 
 // Fails closed unless the box is what the docker backend asks for (`docker run -u
 // 2100001000:2100001000 --cap-drop ALL --security-opt no-new-privileges`, then the user
-// namespace above, or -u 1000:1000 under userns-remap): real, effective and saved uid/gid 1000, no
-// supplementary group but 1000, every capability set empty, no_new_privs, and a readable /proc
-// (the exec trees are found through it). The agent cannot change any of these itself, and its
-// commands inherit them as they are.
+// namespace above, or -u UID:GID under userns-remap): real, effective and saved uid/gid those of
+// AgentUser(), no supplementary group but its gid, every capability set empty, no_new_privs, and a
+// readable /proc (the exec trees are found through it). The agent cannot change any of these
+// itself, and its commands inherit them as they are.
 Status CheckContainerIdentity();
 
 // Makes the agent non-dumpable: its commands run as the same uid, and a dumpable process's

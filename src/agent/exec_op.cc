@@ -11,6 +11,7 @@
 #include <chrono>
 #include <optional>
 
+#include "agent/agent_user.h"
 #include "agent/connection.h"
 #include "agent/control_channel.h"
 #include "agent/exec_launcher.h"
@@ -60,8 +61,8 @@ void FillRequestFields(const ExecRequest& req, int stdin_fd, CommandStrings& sto
 
 // What every exec shares: identity, filter, and the pipes back to this handler.
 void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
-  plan.command.uid = kSandboxUid;
-  plan.command.gid = kSandboxGid;
+  plan.command.uid = AgentUser().uid;
+  plan.command.gid = AgentUser().gid;
   plan.command.seccomp = &DefaultSeccompProgram();
   plan.error_write = pipes.error.write.get();
   plan.command.status_write = pipes.status.write.get();

@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <climits>
 
+#include "agent/agent_user.h"
 #include "proto/agent_protocol.h"
 #include "spec/sandbox_spec.h"
 
@@ -37,7 +38,7 @@ StatusOr<std::unique_ptr<Terminal>> Terminal::Open(WindowSize size) {
   if (!slave) return ErrnoStatus("terminal: open the slave");
   // As grantpt would: the sandbox user's, not writable by others. As the namespace's root the
   // native agent may; a container's agent is that user already.
-  (void)::fchown(slave.get(), kSandboxUid, kSandboxGid);
+  (void)::fchown(slave.get(), AgentUser().uid, AgentUser().gid);
   (void)::fchmod(slave.get(), 0620);
   SetWindowSize(master.get(), size);
   // Never blocks: a command that reads no input must not stall the input thread's shutdown.

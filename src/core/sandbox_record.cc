@@ -4,6 +4,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "policy/image_user.h"
 #include "spec/spec_json.h"
 
 namespace agentbox {
@@ -66,6 +67,7 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"cgroup", r.cgroup},
             {"cgroup_location", r.cgroup_location},
             {"image_id", r.image_id},
+            {"user", SandboxUserText(r.spec.user)},
             {"container_id", r.container_id},
             {"egress_pid", r.egress_pid},
             {"egress_start_time", r.egress_start_time},
@@ -114,6 +116,12 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
   if (!backend) return Internal("corrupt sandbox record: unknown backend \"" + backend_name + "\"");
   r.backend = *backend;
   AB_ASSIGN_OR_RETURN(r.spec, SpecFromPolicyJson(j.at("policy")));
+  // Who commands run as (an image's user); records from before it: the default.
+  if (j.contains("user") && j.at("user").is_string()) {
+    auto user = ParseSandboxUser(j.at("user").get<std::string>());
+    if (!user.ok()) return Internal("corrupt sandbox record: " + user.status().message());
+    r.spec.user = *user;
+  }
   return r;
 }
 

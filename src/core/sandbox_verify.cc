@@ -66,6 +66,8 @@ StatusOr<VerifyReport> SandboxManager::Verify(const std::string& ref) {
   VerifyExpectations want;
   want.host_namespaces = OwnNamespaces();
   want.host_account_uids = HostAccountUids();
+  want.uid = record.spec.user.uid;  // 1000, or the image's user
+  want.gid = record.spec.user.gid;
   want.memory_limit_bytes = record.spec.limits.memory_bytes;
   want.pids_limit = record.spec.limits.pids;
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));

@@ -59,9 +59,9 @@ struct VerifyCheck {
 // Everything the comparison needs besides the probe's text.
 struct VerifyExpectations {
   std::map<std::string, std::string> host_namespaces;  // the agentbox process's own links
-  // uids of the host's accounts (its /etc/passwd): the sandbox's uid 1000 must map to none.
+  // uids of the host's accounts (its /etc/passwd): the sandbox user must map to none.
   std::vector<uint32_t> host_account_uids;
-  uint32_t uid = 1000;
+  uint32_t uid = 1000;  // the sandbox user: 1000, or an image's (SandboxUser)
   uint32_t gid = 1000;
   bool network = false;                 // false: only loopback may exist
   uint64_t memory_limit_bytes = 0;      // the policy's

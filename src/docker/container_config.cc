@@ -4,15 +4,20 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "policy/image_user.h"
 #include "policy/sandbox_env.h"
 #include "proto/agent_protocol.h"
 
 namespace agentbox::docker {
 namespace {
 
-std::vector<std::string> AgentArgs(const ContainerInputs& in) {
+std::vector<std::string> AgentArgs(const SandboxSpec& spec, const ContainerInputs& in) {
   std::vector<std::string> args;
   if (in.disk_watch) args.push_back(kAgentDiskWatchFlag);
+  if (spec.user != SandboxUser{}) {  // an image's user: the agent maps to it, not to 1000
+    args.push_back(kAgentUserFlag);
+    args.push_back(SandboxUserText(spec.user));
+  }
   args.push_back("--listen");
   args.push_back(std::string(kAgentRunDir) + "/" + kAgentSocketName);
   if (in.egress_relay) {
@@ -71,7 +76,7 @@ std::string ContainerCreateBody(const SandboxSpec& spec, const ContainerInputs& 
   json body = {
       {"Image", spec.image},
       {"Entrypoint", {kAgentPath}},
-      {"Cmd", AgentArgs(in)},
+      {"Cmd", AgentArgs(spec, in)},
       {"User", in.user},
       {"Env", env},
       {"WorkingDir", kWorkspaceDir},

@@ -16,6 +16,7 @@
 #include "core/agent_binary.h"
 #include "core/agent_client.h"
 #include "docker/container_config.h"
+#include "docker/daemon_image_user.h"
 #include "docker/engine_client.h"
 #include "docker/host_ids.h"
 #include "docker/image_pull.h"
@@ -88,13 +89,17 @@ class DockerBackend : public Backend {
     AB_RETURN_IF_ERROR(CheckAgentSocketPath(record.state_dir + "/run/" + docker::kAgentSocketName));
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
     AB_RETURN_IF_ERROR(docker::EnsureImage(*client, record.spec.image, !record.spec.no_pull));
+    AB_ASSIGN_OR_RETURN(record.spec.user,
+                        docker::ResolveDaemonImageUser(*client, record.spec.image,
+                                                       docker::ContainerName(record.id) + "-user"));
     // gVisor's network stack is its own, not a kernel namespace the proxy's listener can be made
     // in: there the agent runs the egress relay, through which the proxy serves the sandbox.
     bool relay = false;
     if (!record.spec.allow_hosts.empty()) {
       AB_ASSIGN_OR_RETURN(relay, docker::RuntimeIsGvisor(*client, record.spec.runtime));
     }
-    AB_ASSIGN_OR_RETURN(docker::ContainerIds ids, Ids(*client));
+    AB_ASSIGN_OR_RETURN(docker::ContainerIds default_ids, Ids(*client));
+    const docker::ContainerIds ids = docker::WithSandboxUser(default_ids, record.spec.user);
     WorkspaceRequest ws_request = SandboxWorkspaceRequest(record, state_root_);
     ws_request.fixed_ids = SandboxHostIds{ids.host_uid, ids.host_gid};
     AB_ASSIGN_OR_RETURN(Workspace ws, PrepareWorkspace(ws_request));

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string_view>
 
+#include "policy/image_user.h"
 #include "spec/sandbox_spec.h"
 #include "sys/file_util.h"
 
@@ -59,6 +60,15 @@ StatusOr<ContainerIds> ContainerIdsFor(const nlohmann::json& info, const std::st
   ids.host_gid = static_cast<gid_t>(gid_base + kSandboxGid);
   ids.userns_remap = true;
   return ids;
+}
+
+ContainerIds WithSandboxUser(const ContainerIds& ids, const SandboxUser& user) {
+  if (!ids.userns_remap) return ids;
+  ContainerIds out = ids;
+  out.user = SandboxUserText(user);
+  out.host_uid = ids.host_uid - kSandboxUid + user.uid;
+  out.host_gid = ids.host_gid - kSandboxGid + user.gid;
+  return out;
 }
 
 StatusOr<ContainerIds> AskContainerIds(EngineClient& client) {

@@ -12,6 +12,7 @@
 
 #include "base/status.h"
 #include "docker/engine_client.h"
+#include "spec/sandbox_spec.h"
 
 namespace agentbox::docker {
 
@@ -32,5 +33,10 @@ struct ContainerIds {
 StatusOr<ContainerIds> ContainerIdsFor(const nlohmann::json& info, const std::string& subuid,
                                        const std::string& subgid);
 StatusOr<ContainerIds> AskContainerIds(EngineClient& client);
+
+// The ids for a sandbox whose user inside is `user` (an image's, policy/image_user.h): without
+// userns-remap the same (the agent maps the container's id to `user`); under userns-remap the
+// container runs as `user` itself, on the host that many ids into the remap range.
+ContainerIds WithSandboxUser(const ContainerIds& ids, const SandboxUser& user);
 
 }  // namespace agentbox::docker

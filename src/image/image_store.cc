@@ -13,6 +13,7 @@
 #include "base/json_limits.h"
 #include "image/digest.h"
 #include "image/image_ref.h"
+#include "spec/sandbox_spec.h"
 #include "sys/file_util.h"
 
 namespace agentbox::image {
@@ -302,13 +303,25 @@ StatusOr<StoreLock> ImageStore::TryLockImageExclusive(std::string_view id) const
 
 StatusOr<std::string> ImageStore::LowerDir(const ImageRecord& record) const {
   std::string scaffold = dir_ + "/scaffold";
-  if (!PathExists(scaffold + "/workspace")) {
+  // resolv.conf last: a store whose scaffold predates it gets it the next time.
+  if (!PathExists(scaffold + "/etc/resolv.conf")) {
     AB_RETURN_IF_ERROR(MakeDir(scaffold, 0755));
     // Owned by root inside the sandbox, as an image's own directories are.
     const uint32_t root = HostIdForImageId(0);
-    for (const char* d : {"", "/proc", "/dev", "/sys", "/tmp", "/workspace"}) {
+    for (const char* d : {"", "/proc", "/dev", "/sys", "/tmp", "/workspace", "/etc"}) {
       AB_RETURN_IF_ERROR(MakeDir(scaffold + d, 0755));
       if (::chown((scaffold + d).c_str(), root, root) != 0) return ErrnoStatus("chown " + scaffold);
+    }
+    // The sandbox's resolver over the image's own (a file over a file or a symlink; created
+    // where the image has none): lookups go to the DNS catcher on the sandbox's loopback, as on
+    // the host-root lane (spec/sandbox_spec.h kSandboxResolvConf).
+    std::string tmp = scaffold + "/etc/.resolv.conf." + std::to_string(::getpid());
+    AB_RETURN_IF_ERROR(WriteFile(tmp, kSandboxResolvConf, 0644));
+    if (::chown(tmp.c_str(), root, root) != 0 ||
+        ::rename(tmp.c_str(), (scaffold + "/etc/resolv.conf").c_str()) != 0) {
+      Status st = ErrnoStatus("write " + scaffold + "/etc/resolv.conf");
+      ::unlink(tmp.c_str());
+      return st;
     }
   }
   std::string lower = dir_ + "/lower/" + DigestHex(record.id);

@@ -87,7 +87,8 @@ class ImageStore {
   StatusOr<StoreLock> TryLockImageExclusive(std::string_view id) const;
 
   // lower/<hex>: symlinks "0" (the top layer) .. "N-1" (the bottom one) and "s" (agentbox's
-  // scaffold: empty /proc, /dev, /tmp, /workspace mount points), made once per image.
+  // scaffold: empty /proc, /dev, /tmp, /workspace mount points and the sandbox's
+  // /etc/resolv.conf over the image's), made once per image.
   StatusOr<std::string> LowerDir(const ImageRecord& record) const;
 
  private:

@@ -3,8 +3,8 @@
 // Pure. The image's Env comes first and the policy's env (file, flags, API body) replaces a
 // variable of the same name; both go over the clean environment (PATH, HOME, LANG), so an image
 // that sets PATH gets its PATH. The image's WorkingDir becomes the working directory unless the
-// policy set `cwd`. The image's User is not applied: commands run as the sandbox user, uid 1000
-// (docs/policy.md says why).
+// policy set `cwd`. The image's User is resolved against the image's files where the root is
+// mounted (native/image_root.h ApplyImageUser, policy/image_user.h).
 #pragma once
 
 #include "image/oci_json.h"

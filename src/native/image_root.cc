@@ -1,8 +1,12 @@
 #include "native/image_root.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+
+#include "policy/image_user.h"
 #include "sys/syscalls.h"
 
 namespace agentbox {
@@ -61,7 +65,38 @@ StatusOr<UniqueFd> MountLayers(const std::string& lower, size_t layers) {
   return mnt;
 }
 
+// The text of `path` in the image's root, "" when it has none or it is no regular file. Symlinks
+// resolve inside the root (an image's /etc/passwd -> /etc/shadow-style link never reaches the
+// host); a file past 4 MiB is cut there, more than any passwd an image ships.
+StatusOr<std::string> ReadImageFile(int root, const char* path) {
+  UniqueFd fd(sys::Openat2(root, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
+                           RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV));
+  struct stat st;
+  if (!fd.valid() || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode)) return std::string();
+  std::string text;
+  char buf[16384];
+  while (text.size() < (4u << 20)) {
+    ssize_t n = ::read(fd.get(), buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus(std::string("read the image's /") + path);
+    if (n == 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  return text;
+}
+
 }  // namespace
+
+Status ApplyImageUser(const ImageRoot& root, SandboxSpec* spec) {
+  const std::string& user = root.record.config.user;
+  std::string passwd, group;
+  if (ImageUserNeedsLookup(user)) {
+    AB_ASSIGN_OR_RETURN(passwd, ReadImageFile(root.overlay.get(), "etc/passwd"));
+    AB_ASSIGN_OR_RETURN(group, ReadImageFile(root.overlay.get(), "etc/group"));
+  }
+  AB_ASSIGN_OR_RETURN(spec->user, ResolveImageUser(user, passwd, group));
+  return OkStatus();
+}
 
 StatusOr<ImageRoot> PrepareImageRoot(const std::string& state_root, const std::string& ref) {
   AB_ASSIGN_OR_RETURN(image::ImageStore store, image::ImageStore::Open(state_root));

@@ -10,6 +10,7 @@
 #include <cerrno>
 
 #include "native/mount_trees.h"
+#include "policy/image_user.h"
 #include "policy/sandbox_env.h"
 #include "policy/seccomp_program.h"
 #include "proc/child_order.h"
@@ -49,13 +50,17 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, CommandStrings&
   plan.can_setgroups = ::geteuid() == 0;
 
   CommandLaunch& command = plan.command;
-  command.uid = kSandboxUid;
-  command.gid = kSandboxGid;
+  command.uid = req.spec.user.uid;
+  command.gid = req.spec.user.gid;
   command.cwd = req.spec.cwd;
   storage.argv = req.argv;
   if (req.agent_fd >= 0) {
     storage.argv = {"agentbox-agent"};
     if (req.watch_fallocate) storage.argv.push_back(kAgentDiskWatchFlag);
+    if (req.spec.user != SandboxUser{}) {
+      storage.argv.push_back(kAgentUserFlag);
+      storage.argv.push_back(SandboxUserText(req.spec.user));
+    }
     box.agent_exec_fd = req.agent_fd;
     box.agent_keep_fd = req.listen_fd;
     plan.die_with_parent = false;
@@ -79,17 +84,20 @@ Status WriteIdMap(pid_t pid, const char* file, const std::string& text) {
   return OkStatus();
 }
 
-// Inside: 0 (setup only, then dropped) and 1000 (the command). Neither is host uid 0.
-Status WriteIdMaps(pid_t pid, const Workspace& ws) {
+// Inside: 0 (setup only, then dropped) and the sandbox user (the command: 1000, or an image's
+// user), which is on the host the id 1000 always was. Neither is host uid 0.
+Status WriteIdMaps(pid_t pid, const Workspace& ws, const SandboxUser& user) {
+  const std::string uid = std::to_string(user.uid) + " ";
+  const std::string gid = std::to_string(user.gid) + " ";
   if (::geteuid() != 0) {
     AB_RETURN_IF_ERROR(WriteIdMap(pid, "setgroups", "deny"));
-    AB_RETURN_IF_ERROR(WriteIdMap(pid, "uid_map", "1000 " + std::to_string(::geteuid()) + " 1\n"));
-    return WriteIdMap(pid, "gid_map", "1000 " + std::to_string(::getegid()) + " 1\n");
+    AB_RETURN_IF_ERROR(WriteIdMap(pid, "uid_map", uid + std::to_string(::geteuid()) + " 1\n"));
+    return WriteIdMap(pid, "gid_map", gid + std::to_string(::getegid()) + " 1\n");
   }
   std::string root = "0 " + std::to_string(kSandboxHostRootId) + " 1\n";
   AB_RETURN_IF_ERROR(
-      WriteIdMap(pid, "uid_map", root + "1000 " + std::to_string(ws.sandbox_host_uid) + " 1\n"));
-  return WriteIdMap(pid, "gid_map", root + "1000 " + std::to_string(ws.sandbox_host_gid) + " 1\n");
+      WriteIdMap(pid, "uid_map", root + uid + std::to_string(ws.sandbox_host_uid) + " 1\n"));
+  return WriteIdMap(pid, "gid_map", root + gid + std::to_string(ws.sandbox_host_gid) + " 1\n");
 }
 
 StatusOr<UniqueFd> OpenStdin(bool pass_stdin) {
@@ -158,7 +166,7 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   launched.init_pid = static_cast<pid_t>(pid);
   launched.box.pid = launched.init_pid;
   launched.box.pidfd.reset(pidfd);
-  Status st = WriteIdMaps(launched.init_pid, req.workspace);
+  Status st = WriteIdMaps(launched.init_pid, req.workspace, req.spec.user);
   if (st.ok()) st = req.cgroup.AddProcess(launched.init_pid);
   if (st.ok() && req.before_release) st = req.before_release(launched.init_pid);
   if (!st.ok()) {

@@ -81,6 +81,7 @@ class NativeBackend : public Backend {
     if (root.image_root) {
       AB_ASSIGN_OR_RETURN(image, PrepareImageRoot(state_root_, record.spec.image));
       image::ApplyImageConfig(image->record.config, &record.spec);
+      AB_RETURN_IF_ERROR(ApplyImageUser(*image, &record.spec));
       record.image_id = image->record.id;
       // Before the lock goes (when Create returns, before the record is saved): `image rm`
       // reads this too, so a sandbox still being made counts as a user of its image.

@@ -47,7 +47,7 @@ ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string
   auto root = DescribeRoot(requested, state_root);
   if (!root.ok()) return ErrorResult(root.status());
   MountPlan mounts = BuildMountPlan(*root);
-  // An image's root, locked against `image rm` until the run is over; its Env and WorkingDir.
+  // An image's root, locked against `image rm` until the run is over; its Env, WorkingDir and User.
   SandboxSpec spec = requested;
   std::optional<ImageRoot> image;
   if (root->image_root) {
@@ -55,6 +55,7 @@ ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string
     if (!prepared.ok()) return ErrorResult(prepared.status());
     image = std::move(*prepared);
     image::ApplyImageConfig(image->record.config, &spec);
+    if (Status st = ApplyImageUser(*image, &spec); !st.ok()) return ErrorResult(st);
   }
 
   auto host = DetectCgroupHost();

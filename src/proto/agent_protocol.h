@@ -43,6 +43,10 @@ namespace agentbox {
 // calls go through the agent, which reports one refused (proc/fallocate_watch.h). The host
 // passes it; native `agentbox-agent [--disk-watch]`, docker `... [--disk-watch] --listen PATH`.
 inline constexpr const char* kAgentDiskWatchFlag = "--disk-watch";
+// The agent's flag for the user its commands, file operations and terminals run as inside,
+// `--user UID:GID` (policy/image_user.h, SandboxUserText): an image's non-root User. Absent:
+// uid/gid 1000. Before --listen, beside --disk-watch.
+inline constexpr const char* kAgentUserFlag = "--user";
 // The container agent's egress relay (agent/egress_relay.h): `--egress-relay PATH` after
 // `--listen PATH`; the socket is kEgressRelaySocketName in the agent's run dir.
 inline constexpr const char* kAgentEgressRelayFlag = "--egress-relay";

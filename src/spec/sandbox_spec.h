@@ -51,6 +51,20 @@ inline std::optional<BackendKind> BackendFromName(std::string_view name) {
   return std::nullopt;
 }
 
+// The sandbox's strict default user inside: every command, exec, file operation and terminal
+// runs as it unless an image names a user of its own (SandboxUser).
+inline constexpr uint32_t kSandboxUid = 1000;
+inline constexpr uint32_t kSandboxGid = 1000;
+
+// Who commands run as inside: an image's non-root User (policy/image_user.h), else the strict
+// default. Never 0, never above 65534. Only the number inside changes: on the host it is the
+// same unprivileged id the default user would be (docs/policy.md, "Images").
+struct SandboxUser {
+  uint32_t uid = kSandboxUid;
+  uint32_t gid = kSandboxGid;
+  bool operator==(const SandboxUser&) const = default;
+};
+
 // What the sandbox looks like. Never loosened implicitly: every field is strict by default.
 struct SandboxSpec {
   BackendKind backend = BackendKind::kNative;
@@ -67,6 +81,7 @@ struct SandboxSpec {
   // canonical form; empty: no network at all (docs/contract.md §2).
   std::vector<std::string> allow_hosts;
   std::string cwd = "/workspace";   // working directory inside
+  SandboxUser user;                 // from the image's User (native/image_root.h, docker)
   bool pass_stdin = false;          // false: stdin is /dev/null
   uint64_t tmp_bytes = 256 * kMiB;  // size cap of the private /tmp
   uint64_t shm_bytes = 64 * kMiB;   // size cap of the private /dev/shm
@@ -95,8 +110,6 @@ struct SandboxSpec {
 // The clean environment every command starts from (docs/contract.md §2), before SandboxSpec::env.
 inline constexpr const char* kSandboxPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-inline constexpr uint32_t kSandboxUid = 1000;
-inline constexpr uint32_t kSandboxGid = 1000;
 // What uid 0 and uid 1000 inside a native sandbox are on the host: unprivileged, above the
 // subuid ranges useradd hands out, so no account has them (docs/security.md). (The docker
 // backend has its own, docker/host_ids.h.)

@@ -104,6 +104,77 @@ case_debian_python_from_the_registry() {
   expect_out_has tools
 }
 
+# user_image TAG USER: agentbox-test:latest plus an /etc/passwd and /etc/group naming app (1001,
+# group 1002) and staff (50), whose User is USER; built by the daemon from its local image (the
+# classic builder, COPY only: nothing is pulled or run), removed when the case ends.
+user_image() {
+  local ctx=$CASE_DIR/ctx-${1//[:\/]/-} out
+  mkdir -p "$ctx"
+  printf 'root:x:0:0:root:/root:/bin/sh\napp:x:1001:1002:app:/workspace:/bin/sh\n' >"$ctx/passwd"
+  printf 'root:x:0:\napp:x:1002:\nstaff:x:50:\n' >"$ctx/group"
+  printf 'FROM agentbox-test:latest\nCOPY passwd group /etc/\nUSER %s\n' "$2" >"$ctx/Dockerfile"
+  on_exit "curl -sS --max-time 20 --unix-socket $DOCKER_SOCK -X DELETE 'http://docker/images/$1?force=1' >/dev/null 2>&1"
+  out=$(tar -C "$ctx" -cf - Dockerfile passwd group | curl -sS --max-time 120 --unix-socket "$DOCKER_SOCK" \
+    -X POST -H 'Content-Type: application/x-tar' --data-binary @- "http://docker/build?t=$1&rm=1&forcerm=1") ||
+    fail "build $1: curl failed"
+  [[ $out != *'"error'* ]] || fail "build $1: ${out: -300}"
+  has_image "$1" || fail "build $1: no image: ${out: -300}"
+}
+
+# The image's User applies (docs/policy.md, "Images"): run, exec, cp and inspect --verify all
+# see it; what it writes in /workspace is its own inside and the workspace's owner's on the host.
+case_image_user_applies() {
+  local tag=agentbox-user-app-$$:1 ws
+  user_image "$tag" app
+  ab run --backend docker --image "$tag" -- sh -c 'id -u; id -g; echo hi >/workspace/made; stat -c %u:%g /workspace/made'
+  expect_rc 0
+  expect_out $'1001\n1002\n1001:1002'
+  new_box --image "$tag"
+  on_exit "timeout -s KILL $H_CALL_TIMEOUT \"\$AGENTBOX\" rm -f '$BOX' >/dev/null 2>&1"
+  printf 'up\n' >"$CASE_DIR/up.txt"
+  ab cp "$CASE_DIR/up.txt" "$BOX:/workspace/up.txt"
+  expect_rc 0 "cp into the sandbox"
+  sh_in "$BOX" 'id -u; id -g; stat -c %u:%g /workspace/up.txt; echo x >/workspace/w && cat /workspace/w'
+  expect_rc 0
+  expect_out $'1001\n1002\n1001:1002\nx'
+  ab inspect "$BOX"
+  ws=$(json_get workspace)
+  [[ $(cat "$ws/w") == x && $(stat -c %u "$ws/w") == "$(stat -c %u "$ws")" ]] ||
+    fail "on the host w is $(stat -c %u "$ws/w"), the workspace $(stat -c %u "$ws")"
+  ab inspect --verify "$BOX"
+  expect_rc 0 "inspect --verify"
+  local numeric=agentbox-user-num-$$:1
+  user_image "$numeric" 1001:staff
+  ab run --backend docker --image "$numeric" -- sh -c 'id -u; id -g'
+  expect_out $'1001\n50'
+}
+
+# Root is never the container's root: the strict default user 1000. An unknown user or an id
+# past 65534: one line, exit 125, no sandbox and no container left.
+case_image_user_root_and_unknown() {
+  local tag
+  for user in root 0:0; do
+    tag=agentbox-user-r${user//:/-}-$$:1
+    user_image "$tag" "$user"
+    ab run --backend docker --image "$tag" -- sh -c 'id -u; id -g'
+    expect_rc 0
+    expect_out $'1000\n1000' "User $user"
+  done
+  for user in ghost 70000; do
+    tag=agentbox-user-bad$user-$$:1
+    user_image "$tag" "$user"
+    ab run --backend docker --image "$tag" -- true
+    expect_one_line_error "User $user"
+    expect_err_has "$user"
+    ab create --backend docker --image "$tag"
+    expect_one_line_error "create, User $user"
+  done
+  [[ -z $(ls "$AGENTBOX_STATE_DIR/sandboxes" 2>/dev/null) ]] || fail "a refused create left state behind"
+  [[ $(dapi GET "/containers/json?all=1") != *"$AGENTBOX_STATE_DIR"* ]] || fail "a refused create left a container"
+  [[ $(dapi GET '/containers/json?all=1&filters=%7B%22name%22%3A%5B%22-user%24%22%5D%7D') == "[]" ]] ||
+    fail "the container that read the image's users was left"
+}
+
 # make_ca DIR NAME: a CA (DIR/NAME.pem, DIR/NAME-key.pem).
 make_ca() {
   openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$2" \

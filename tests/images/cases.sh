@@ -386,3 +386,93 @@ case_run_pull_flag_fetches_a_missing_image() {
   expect_rc 125
   expect_err_has "--pull: could not pull"
 }
+
+# user_image TAG USER: an image of busybox plus /etc/passwd and /etc/group naming app (1001,
+# group 1002) and staff (50), whose config's User is USER; loaded into the case's store.
+user_image() {
+  local users='[{"path":"etc","type":"dir"},
+    {"path":"etc/passwd","data":"root:x:0:0:root:/root:/bin/sh\napp:x:1001:1002:app:/workspace:/bin/sh\n"},
+    {"path":"etc/group","data":"root:x:0:\napp:x:1002:\nstaff:x:50:\n"}]'
+  [[ -f $CASE_DIR/users.tgz ]] || $WRITER layer --entries "$users" "$CASE_DIR/users.tgz" || fail "writer failed"
+  $WRITER image --user "$2" --docker-save "$CASE_DIR/$1.tar" --tag "$1" "$FIX/bb.tgz" "$CASE_DIR/users.tgz" || fail "writer failed"
+  ab image load "$CASE_DIR/$1.tar"
+  expect_rc 0 "image load $1"
+}
+
+# The image's User applies (docs/policy.md, "Images"): commands run as it, files it makes in
+# /workspace are its own inside and the workspace owner's on the host, as 1000's were.
+case_image_user_runs_the_command() {
+  user_image usr:app app
+  box --image usr:app -- sh -c 'id -u; id -g; echo hi >/workspace/made; stat -c %u:%g /workspace/made /workspace'
+  expect_rc 0
+  [[ $AB_OUT == $'1001\n1002\n1001:1002\n1001:1002' ]] || fail "unexpected: $AB_OUT"
+  [[ $(stat -c %u:%g "$WS/made") == "$AB_WS_OWNER" ]] || fail "on the host the file is $(stat -c %u:%g "$WS/made")"
+  user_image usr:num 1001:staff
+  box --image usr:num -- sh -c 'id -u; id -g'
+  [[ $AB_OUT == $'1001\n50' ]] || fail "a numeric user with a named group: $AB_OUT"
+}
+
+# A persistent sandbox: exec, cp and inspect --verify all see the image's user.
+case_image_user_in_a_persistent_sandbox() {
+  user_image usr:app app
+  new_box --image usr:app
+  printf 'up\n' >"$CASE_DIR/up.txt"
+  ab cp "$CASE_DIR/up.txt" "$BOX:/workspace/up.txt"
+  expect_rc 0 "cp into the sandbox"
+  in_box 'id -u; id -g; stat -c %u:%g /workspace/up.txt; echo x >/workspace/w && stat -c %u /workspace/w'
+  expect_rc 0
+  [[ $AB_OUT == $'1001\n1002\n1001:1002\n1001' ]] || fail "unexpected: $AB_OUT"
+  [[ $(stat -c %u:%g "$WS/up.txt") == "$AB_WS_OWNER" ]] || fail "on the host up.txt is $(stat -c %u:%g "$WS/up.txt")"
+  ab inspect --verify "$BOX"
+  expect_rc 0 "inspect --verify"
+}
+
+# Root, by name or number, is never namespace root: the strict default user 1000.
+case_image_user_root_runs_as_1000() {
+  local user
+  for user in root 0:0; do
+    user_image "usr:r${user//:/-}" "$user"
+    box --image "usr:r${user//:/-}" -- sh -c 'id -u; id -g'
+    expect_rc 0
+    [[ $AB_OUT == $'1000\n1000' ]] || fail "User $user: $AB_OUT"
+  done
+}
+
+# A user the image does not list, or an id past 65534: one line, exit 125, no sandbox made.
+case_image_user_unknown_refused() {
+  local user
+  for user in ghost 70000; do
+    user_image "usr:bad${user}" "$user"
+    box --image "usr:bad${user}" -- true
+    expect_rc 125 "User $user"
+    expect_err_has "$user"
+    [[ $(printf '%s\n' "$AB_ERR" | wc -l) == 1 ]] || fail "more than one line: $AB_ERR"
+    ab create "${AB_KIND[@]}" --workspace "$WS" --image "usr:bad${user}"
+    expect_rc 125 "create, User $user"
+    [[ $(printf '%s\n' "$AB_ERR" | wc -l) == 1 ]] || fail "more than one line: $AB_ERR"
+  done
+  ab ls --json
+  [[ $AB_OUT == "[]" ]] || fail "a refused sandbox was left: $AB_OUT"
+  [[ -z $(ls -A "$AGENTBOX_STATE_DIR/sandboxes" 2>/dev/null) ]] || fail "state left: $(ls -A "$AGENTBOX_STATE_DIR/sandboxes")"
+}
+
+# An image root's /etc/resolv.conf is the sandbox's (the scaffold's, over the image's own): a
+# lookup goes to the DNS catcher and is reported, as on the host-root lane.
+case_image_root_lookups_are_caught() {
+  local users='[{"path":"etc","type":"dir"},{"path":"etc/resolv.conf","data":"nameserver 192.0.2.1\n"}]'
+  $WRITER layer --entries "$users" "$CASE_DIR/resolv.tgz" || fail "writer failed"
+  $WRITER image --docker-save "$CASE_DIR/dns.tar" --tag dns:1 "$FIX/bb.tgz" "$CASE_DIR/resolv.tgz" || fail "writer failed"
+  ab image load "$CASE_DIR/dns.tar"
+  expect_rc 0
+  boxj --image dns:1 -- sh -c 'cat /etc/resolv.conf; /workspace/abprobe dns-query pypi.org'
+  expect_rc 0
+  json_assert "r['stdout'].startswith('nameserver 127.0.0.1\n')" "the image's resolv.conf was kept"
+  json_assert "'rcode=5 server=127.0.0.1' in r['stdout']" "the lookup was not refused by the catcher"
+  json_assert "[c['host'] for c in r['network']['connections'] if c['kind'] == 'lookup'] == ['pypi.org']"
+  ab image load "$FIX/bb-save.tar"
+  new_box --image bb:save
+  ab exec --json "$BOX" -- /workspace/abprobe dns-query other.test
+  expect_rc 0
+  json_assert "[c['host'] for c in r['network']['connections'] if c['kind'] == 'lookup'] == ['other.test']" \
+    "a persistent image sandbox's lookup is not in its exec's result"
+}

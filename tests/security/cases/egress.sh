@@ -223,17 +223,9 @@ case_egress_persistent_sandbox_per_exec() {
   wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" || fail "the egress proxy outlived rm"
 }
 
-# own_resolv_conf: a native image root keeps the image's /etc (agentbox writes resolv.conf only
-# in the /etc it generates, and docker binds its own over the image's).
-own_resolv_conf() {
-  [[ $AB_BACKEND == docker || -z $AB_IMAGE_LABEL ]] ||
-    not_applicable "a native image root keeps the image's resolv.conf"
-}
-
 # A name looked up in the sandbox, without an allowlist: the sandbox's DNS catcher (127.0.0.1:53,
 # the resolver its resolv.conf names) answers REFUSED at once, and the result names the host.
 case_egress_lookup_without_allowlist_is_caught() {
-  own_resolv_conf
   boxj -- /workspace/abprobe dns-query pypi.org
   expect_rc 0
   json_assert "'rcode=5 server=127.0.0.1' in r['stdout']" "the lookup was not refused by the catcher"
@@ -246,7 +238,6 @@ case_egress_lookup_without_allowlist_is_caught() {
 # With an allowlist, a lookup in the sandbox is still refused (only the proxy resolves), and the
 # line says where names go instead; in a persistent sandbox too (the agent's catcher).
 case_egress_lookup_with_allowlist_points_at_the_proxy() {
-  own_resolv_conf
   egress_setup
   box "${ALLOW[@]}" -- /workspace/abprobe dns-query index.test
   expect_rc 0

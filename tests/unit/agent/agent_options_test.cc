@@ -33,6 +33,25 @@ TEST(AgentOptions, DiskWatchComesFirstInEitherMode) {
   EXPECT_FALSE(ParseAgentArgs({"--listen", "/s"})->disk_watch);
 }
 
+TEST(AgentOptions, UserIsTheImagesUserAndDefaultsTo1000) {
+  EXPECT_EQ(ParseAgentArgs({})->user, (SandboxUser{1000, 1000}));
+  auto native = ParseAgentArgs({"--user", "1001:50", "--disk-watch"});
+  ASSERT_TRUE(native.ok()) << native.status().message();
+  EXPECT_EQ(native->user, (SandboxUser{1001, 50}));
+  EXPECT_TRUE(native->disk_watch);
+  auto container = ParseAgentArgs({"--disk-watch", "--user", "1001:1001", "--listen", "/s"});
+  ASSERT_TRUE(container.ok()) << container.status().message();
+  EXPECT_EQ(container->mode, AgentMode::kContainer);
+  EXPECT_EQ(container->user, (SandboxUser{1001, 1001}));
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--user"},
+                                             {"--user", "0:0"},
+                                             {"--user", "1001"},
+                                             {"--user", "x:y", "--listen", "/s"}}) {
+    EXPECT_FALSE(ParseAgentArgs(args).ok()) << args[0];
+  }
+}
+
 TEST(AgentOptions, AnythingElseIsAUsageError) {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--listen"},
                                                                 {"--listen", ""},

@@ -31,6 +31,17 @@ TEST(SandboxRecordTest, RoundTripsTheCgroupLocation) {
   EXPECT_EQ(back->container_id, "c");
 }
 
+TEST(SandboxRecordTest, RoundTripsTheImagesUser) {
+  SandboxRecord r = SampleRecord();
+  r.spec.user = SandboxUser{1001, 50};
+  auto back = SandboxRecordFromJson(SandboxRecordToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->spec.user, (SandboxUser{1001, 50}));
+  auto plain = SandboxRecordFromJson(SandboxRecordToJson(SampleRecord()));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_EQ(plain->spec.user, (SandboxUser{1000, 1000}));
+}
+
 TEST(SandboxRecordTest, RoundTripsTheTtlAndItsExpiry) {
   SandboxRecord r = SampleRecord();
   r.spec.ttl_seconds = 90.5;

@@ -71,6 +71,17 @@ TEST(DockerContainerConfigTest, DiskWatchGoesBeforeListen) {
   EXPECT_EQ(j["Cmd"], nlohmann::json({"--disk-watch", "--listen", "/.agentbox/run/agent.sock"}));
 }
 
+// An image's user: the agent maps the container's id to it (agent/container_setup.h).
+TEST(DockerContainerConfigTest, AnImagesUserIsPassedToTheAgent) {
+  SandboxSpec spec;
+  spec.user = SandboxUser{1001, 50};
+  docker::ContainerInputs in;
+  in.id = "0123456789ab";
+  auto j = nlohmann::json::parse(ContainerCreateBody(spec, in));
+  EXPECT_EQ(j["Cmd"],
+            nlohmann::json({"--user", "1001:50", "--listen", "/.agentbox/run/agent.sock"}));
+}
+
 TEST(DockerContainerConfigTest, LimitsAndRuntimeFollowTheSpec) {
   SandboxSpec spec;
   spec.limits.memory_bytes = 64 * kMiB;

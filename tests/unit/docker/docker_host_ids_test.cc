@@ -31,5 +31,20 @@ TEST(DockerHostIdsTest, UnderUsernsRemapTheRemapUsersRange) {
   EXPECT_NE(unknown.status().message().find("dockremap"), std::string::npos);
 }
 
+TEST(DockerHostIdsTest, AnImagesUserIsTheSameHostIdOrItsPlaceInTheRemapRange) {
+  auto plain = ContainerIdsFor(nlohmann::json::parse(R"({"SecurityOptions":[]})"), "", "");
+  ASSERT_TRUE(plain.ok());
+  ContainerIds same = WithSandboxUser(*plain, SandboxUser{1001, 50});
+  EXPECT_EQ(same.user, plain->user) << "the agent maps the container's id to the user";
+  EXPECT_EQ(same.host_uid, kDockerHostUserId);
+  const auto info = nlohmann::json::parse(R"({"SecurityOptions":["name=userns"]})");
+  auto remap = ContainerIdsFor(info, "dockremap:165536:65536\n", "dockremap:231072:65536\n");
+  ASSERT_TRUE(remap.ok());
+  ContainerIds moved = WithSandboxUser(*remap, SandboxUser{1001, 50});
+  EXPECT_EQ(moved.user, "1001:50");
+  EXPECT_EQ(moved.host_uid, 165536u + 1001);
+  EXPECT_EQ(moved.host_gid, 231072u + 50);
+}
+
 }  // namespace
 }  // namespace agentbox::docker
