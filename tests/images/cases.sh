@@ -19,6 +19,20 @@ expect_store_empty() {
   [[ -z $left ]] || fail "the store kept: $left"
 }
 
+# expect_pull_stalls WHAT REPO:TAG: once the server started in the background has written its
+# port to $CASE_DIR/port, a pull of REPO:TAG from it with --timeout 2 ends in well under 20 s as
+# a stall (125, "sent nothing for 2 s") and leaves the store empty.
+expect_pull_stalls() {
+  wait_until 10 test -s "$CASE_DIR/port" || fail "$1 did not start"
+  local start
+  start=$(now_ms)
+  ab image pull --timeout 2 "127.0.0.1:$(cat "$CASE_DIR/port")/$2"
+  expect_rc 125
+  expect_err_has "sent nothing for 2 s"
+  (($(now_ms) - start < 20000)) || fail "the pull took $(($(now_ms) - start)) ms"
+  expect_store_empty
+}
+
 # refused_layer ENTRIES_JSON WANT_IN_ERROR: an image of that one layer is refused whole.
 refused_layer() {
   $WRITER layer --entries "$1" "$CASE_DIR/bad.tgz" || fail "writer failed"
@@ -154,22 +168,15 @@ s=socket.socket(); s.bind(("127.0.0.1",0)); s.listen(16)
 open(sys.argv[1],"w").write(str(s.getsockname()[1]))
 conns=[]
 while True: conns.append(s.accept())' "$CASE_DIR/port" &
-  local pid=$! start
-  on_exit "kill $pid"
-  wait_until 10 test -s "$CASE_DIR/port" || fail "the silent server did not start"
-  start=$(now_ms)
-  ab image pull --timeout 2 "127.0.0.1:$(cat "$CASE_DIR/port")/x/y:1"
-  expect_rc 125
-  expect_err_has "sent nothing for 2 s"
-  (($(now_ms) - start < 20000)) || fail "the pull took $(($(now_ms) - start)) ms"
-  expect_store_empty
+  on_exit "kill $!"
+  expect_pull_stalls "the silent server" x/y:1
 }
 
 case_pull_stalls_mid_layer() {
   reg none
   # A proxy in front of the registry that passes everything but stops every blob half way and
   # then says nothing: the layer is unpacked while it streams in, so the unpack is waiting on it.
-  $PY -c 'import http.server,socket,sys,threading,urllib.request
+  $PY -c 'import http.server,sys,threading,urllib.request
 up=sys.argv[2]
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
@@ -187,16 +194,9 @@ class H(http.server.BaseHTTPRequestHandler):
 s=http.server.ThreadingHTTPServer(("127.0.0.1",0),H)
 open(sys.argv[1],"w").write(str(s.server_address[1]))
 s.serve_forever()' "$CASE_DIR/port" "http://$REGISTRY" &
-  local pid=$! start
-  on_exit "kill $pid"
-  wait_until 10 test -s "$CASE_DIR/port" || fail "the stalling proxy did not start"
-  start=$(now_ms)
-  ab image pull --timeout 2 "127.0.0.1:$(cat "$CASE_DIR/port")/test/bb:1"
-  expect_rc 125
-  expect_err_has "sent nothing for 2 s"
+  on_exit "kill $!"
+  expect_pull_stalls "the stalling proxy" test/bb:1
   [[ $(printf '%s\n' "$AB_ERR" | wc -l) == 1 ]] || fail "more than one line: $AB_ERR"
-  (($(now_ms) - start < 20000)) || fail "the pull took $(($(now_ms) - start)) ms"
-  expect_store_empty
 }
 
 case_full_disk_while_pulling() {
