@@ -19,6 +19,8 @@
 #include "policy/sandbox_env.h"
 #include "proc/exec_go.h"
 #include "proc/outcome.h"
+#include "proc/seccomp_listener.h"
+#include "proc/workspace_manifest.h"
 #include "proto/agent_protocol.h"
 #include "proto/process_wire.h"
 #include "spec/sandbox_spec.h"
@@ -34,9 +36,8 @@ StatusOr<ExecPipes> MakePipes(const ExecSetup& setup) {
   for (Pipe* pipe : {&p.out, &p.err, &p.status, &p.error}) {
     AB_ASSIGN_OR_RETURN(*pipe, MakePipe());
   }
-  if (setup.disk_watch) {
-    AB_ASSIGN_OR_RETURN(p.watch, MakeWatchChannel(kWorkspaceDir));
-  }
+  // Every exec's denials come to its handler; with --disk-watch its fallocate calls too.
+  AB_ASSIGN_OR_RETURN(p.listener, MakeListenerChannel(kWorkspaceDir, setup.disk_watch));
   return p;
 }
 
@@ -61,12 +62,12 @@ void FillRequestFields(const ExecRequest& req, int stdin_fd, CommandStrings& sto
 void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
   plan.command.uid = kSandboxUid;
   plan.command.gid = kSandboxGid;
-  plan.command.seccomp = &DefaultSeccompProgram();
+  UseListenedFilter(plan.command, pipes.listener.watch_fallocate);
   plan.error_write = pipes.error.write.get();
   plan.command.status_write = pipes.status.write.get();
   plan.command.stdout_write = pipes.out.write.get();
   plan.command.stderr_write = pipes.err.write.get();
-  plan.command.watch_channel = pipes.watch.child.get();
+  plan.command.listener_channel = pipes.listener.child.get();
 }
 
 // tty_fd >= 0: a terminal exec (agent/terminal.h), that PTY slave its stdin, stdout and stderr.
@@ -170,8 +171,11 @@ Status HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecS
                   std::unique_ptr<PreparedExec> prepared) {
   if (req.tty) return HandleTerminalExec(conn_fd, req, setup, std::move(prepared));
   auto start = Clock::now();
+  auto manifest = TakeManifest(kWorkspaceDir);  // the workspace as it was, for its changes
   AB_ASSIGN_OR_RETURN(StartedExec exec, Launch(req, stdin_fd, setup, std::move(prepared)));
-  Reply(conn_fd, Supervised(conn_fd, conn_fd, req, *exec.launcher, exec.box, start), start);
+  ExecResult result = Supervised(conn_fd, conn_fd, req, *exec.launcher, exec.box, start);
+  result.effects.workspace = ChangesSince(manifest, kWorkspaceDir);
+  Reply(conn_fd, std::move(result), start);
   exec.launcher->Reap(exec.box);
   return OkStatus();
 }
@@ -184,6 +188,7 @@ Status HandleTerminalExec(int conn_fd, const ExecRequest& req, const ExecSetup& 
     prepared->started.launcher->Reap(prepared->started.box);
   }
   auto start = Clock::now();
+  auto manifest = TakeManifest(kWorkspaceDir);
   AB_ASSIGN_OR_RETURN(auto terminal, Terminal::Open({req.rows, req.cols}));
   AB_ASSIGN_OR_RETURN(StartedExec exec, StartExec(req, -1, setup, terminal->slave()));
   auto output = terminal->TakeOutput();
@@ -195,7 +200,9 @@ Status HandleTerminalExec(int conn_fd, const ExecRequest& req, const ExecSetup& 
   }
   exec.box.stdout_read = std::move(*output);  // the pipes' read ends see EOF: nobody writes them
   exec.box.stderr_read.reset();
-  Reply(conn_fd, Supervised(conn_fd, *client, req, *exec.launcher, exec.box, start), start);
+  ExecResult result = Supervised(conn_fd, *client, req, *exec.launcher, exec.box, start);
+  result.effects.workspace = ChangesSince(manifest, kWorkspaceDir);
+  Reply(conn_fd, std::move(result), start);
   exec.launcher->Reap(exec.box);
   return OkStatus();
 }

@@ -14,6 +14,7 @@
 #include "core/warm_pool.h"
 #include "policy/sandbox_env.h"
 #include "proto/agent_protocol.h"
+#include "proto/policy_walls.h"
 #include "spec/spec_json.h"
 #include "spec/units.h"
 #include "sys/unique_fd.h"
@@ -233,6 +234,10 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   auto after = backend->Snapshot(record);
   if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
   result.disk_limit = DiskLimitReportOf(record.disk_quota);
+  LimitValues limits = LimitValuesOf(record.spec.limits);
+  limits.timeout_seconds = request.timeout_seconds;
+  limits.output_bytes = request.output_limit;
+  AddPolicyWalls(result, limits);
   return result;
 }
 

@@ -101,7 +101,14 @@ json ExecResultSchema() {
             {"stderr", str},
             {"stdout_truncated", boolean},
             {"stderr_truncated", boolean},
-            {"limits_hit", {{"type", "array"}, {"items", str}}}}}};
+            {"limits_hit", {{"type", "array"}, {"items", str}}},
+            {"effects",
+             {{"type", "object"},
+              {"description",
+               "what the command did and what the walls refused it: workspace (created, "
+               "modified, deleted, size_delta, changes), walls (each with wall, what, count, "
+               "errno, rule, process, seen_by, message), syscalls_observed, processes_started, "
+               "bytes_written; see docs/api.md"}}}}}};
 }
 
 json ProcessSchema() {

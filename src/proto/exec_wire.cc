@@ -180,6 +180,8 @@ std::string ExecResultToWire(const ExecResult& r) {
   if (r.reason == ExitReason::kError) {
     j["error"] = SanitizeUtf8(r.error);
     j["error_code"] = StatusCodeName(r.error_code);
+  } else {
+    j["effects"] = EffectsJson(r.effects);
   }
   return json{{"ok", true}, {"result", j}}.dump();
 }
@@ -218,6 +220,11 @@ StatusOr<ExecResult> ExecResultFromWire(const std::string& text) {
     out.stdout_truncated = r.at("stdout_truncated").get<bool>();
     out.stderr_truncated = r.at("stderr_truncated").get<bool>();
     out.limits_hit = r.at("limits_hit").get<std::vector<std::string>>();
+    if (r.contains("effects")) {
+      auto effects = EffectsFromJson(r["effects"]);
+      if (!effects.ok()) return effects.status();
+      out.effects = std::move(*effects);
+    }
   } catch (const json::exception& e) {
     return Internal(std::string("malformed exec result from the agent: ") + e.what());
   }
