@@ -26,14 +26,18 @@ struct AgentOptions {
   // --disk-watch: the workspace's disk limit is held by the kernel, and each exec reports an
   // allocation it refused (proc/fallocate_watch.h).
   bool disk_watch = false;
+  // kContainer, --egress-relay PATH: the sandbox's egress relay listens there for the host's
+  // egress proxy (agent/egress_relay.h); where the proxy cannot listen in the sandbox's network
+  // itself (gVisor). "": no relay.
+  std::string egress_relay_path;
 };
 
-// `agentbox-agent` -> kNative; `agentbox-agent --listen PATH` -> kContainer; `--disk-watch` may
-// come first in either. Anything else is kInvalidArgument (the caller prints the usage and exits
-// 2). args excludes argv[0].
+// `agentbox-agent` -> kNative; `agentbox-agent --listen PATH [--egress-relay PATH]` ->
+// kContainer; `--disk-watch` may come first in either. Anything else is kInvalidArgument (the
+// caller prints the usage and exits 2). args excludes argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
 inline constexpr const char* kAgentUsage =
-    "usage: agentbox-agent [--disk-watch] [--listen SOCKET_PATH]";
+    "usage: agentbox-agent [--disk-watch] [--listen SOCKET_PATH [--egress-relay SOCKET_PATH]]";
 
 }  // namespace agentbox

@@ -41,6 +41,8 @@ enum class RouteId {
   kWriteFile,
   kDeleteFile,
   kEditFile,
+  kReadArchive,
+  kWriteArchive,
   kMcpPost,
   kMcpGet,
   kMcpDelete,

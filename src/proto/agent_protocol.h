@@ -43,6 +43,10 @@ namespace agentbox {
 // calls go through the agent, which reports one refused (proc/fallocate_watch.h). The host
 // passes it; native `agentbox-agent [--disk-watch]`, docker `... [--disk-watch] --listen PATH`.
 inline constexpr const char* kAgentDiskWatchFlag = "--disk-watch";
+// The container agent's egress relay (agent/egress_relay.h): `--egress-relay PATH` after
+// `--listen PATH`; the socket is kEgressRelaySocketName in the agent's run dir.
+inline constexpr const char* kAgentEgressRelayFlag = "--egress-relay";
+inline constexpr const char* kEgressRelaySocketName = "egress-relay.sock";
 
 enum class FrameType : uint8_t {
   kRequest = 'Q',

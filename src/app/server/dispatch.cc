@@ -69,6 +69,10 @@ Handler HandlerFor(RouteId id) {
       return HandleDeleteFile;
     case RouteId::kEditFile:
       return HandleEditFile;
+    case RouteId::kReadArchive:
+      return HandleReadArchive;
+    case RouteId::kWriteArchive:
+      return HandleWriteArchive;
     case RouteId::kMcpPost:
       return HandleMcpPost;
     case RouteId::kMcpGet:
