@@ -243,6 +243,14 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   limits.timeout_seconds = request.timeout_seconds;
   limits.output_bytes = request.output_limit;
   AddPolicyWalls(result, limits);
+  if (record.backend == BackendKind::kDocker && result.effects.syscalls_observed) {
+    // The container's own profile holds the same rules and ranks first (ERRNO beats the
+    // commands' user notification), so the listener never sees a denial there.
+    result.effects.syscalls_observed = false;
+    result.effects.syscalls_reason =
+        "docker: the container's seccomp profile (the same rules) answers denied calls before "
+        "the command's filter can report them: still denied, not itemized";
+  }
   return result;
 }
 

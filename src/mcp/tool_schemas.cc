@@ -47,7 +47,7 @@ constexpr const char* kExecResultSchema = R"json({
         "wall": {"type": "string", "enum": ["seccomp", "read_only_root", "permission", "pid_namespace", "network", "limit"]},
         "what": {"type": "string"}, "count": {"type": "integer"}, "errno": {"type": "string"},
         "rule": {"type": "string"}, "process": {"type": "string"},
-        "seen_by": {"type": "string", "enum": ["seccomp_notification", "stderr", "egress_proxy", "supervisor"]},
+        "seen_by": {"type": "string", "enum": ["seccomp_notification", "stderr", "egress_proxy", "dns_catcher", "supervisor"]},
         "message": {"type": "string"}}}},
       "walls_omitted": {"type": "integer"},
       "syscalls_observed": {"type": "boolean"},

@@ -127,7 +127,8 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   // this process. A persistent sandbox's agent makes one per exec.
   ListenerChannel listener;
   if (req.agent_fd < 0) {
-    AB_ASSIGN_OR_RETURN(listener, MakeListenerChannel(req.workspace.host_path, req.watch_fallocate));
+    AB_ASSIGN_OR_RETURN(listener,
+                        MakeListenerChannel(req.workspace.host_path, req.watch_fallocate));
     plan.command.listener_channel = listener.child.get();
     UseListenedFilter(plan.command, req.watch_fallocate);
   }

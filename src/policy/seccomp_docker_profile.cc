@@ -1,6 +1,5 @@
 #include "policy/seccomp_docker_profile.h"
 
-#include <cerrno>
 #include <nlohmann/json.hpp>
 
 #include "policy/seccomp_rules.h"
@@ -32,22 +31,9 @@ nlohmann::json ArgJson(const SeccompArgCondition& c) {
           {"op", masked ? "SCMP_CMP_MASKED_EQ" : "SCMP_CMP_EQ"}};
 }
 
-// A denial is SCMP_ACT_TRACE, not SCMP_ACT_ERRNO: with no tracer attached (nothing in the box
-// may ptrace, and the call is on this very list) the kernel fails the call with ENOSYS without
-// executing it, so every process of the container is denied it as before. But TRACE ranks
-// below SECCOMP_RET_USER_NOTIF, where ERRNO ranks above it: the commands' own filter, stacked on
-// this profile, then hands the call to its supervisor, which answers with the rule's errno and
-// counts it for the effect report (proc/seccomp_listener.h). With ERRNO here the profile would
-// answer first and no denial would ever be seen. "errnoRet" is then TRACE's message number,
-// kept at the rule's errno for the reader. The ENOSYS rules are no walls (callers fall back):
-// ERRNO, as the commands' filter leaves them too.
-const char* ActionOf(const SeccompRule& rule) {
-  return rule.errno_value == ENOSYS ? "SCMP_ACT_ERRNO" : "SCMP_ACT_TRACE";
-}
-
 nlohmann::json RuleJson(const SeccompRule& rule) {
   nlohmann::json entry = {{"names", {std::string(rule.syscall)}},
-                          {"action", ActionOf(rule)},
+                          {"action", "SCMP_ACT_ERRNO"},
                           {"errnoRet", rule.errno_value},
                           {"args", nlohmann::json::array()},
                           {"comment", std::string(rule.why)}};

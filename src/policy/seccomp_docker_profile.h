@@ -13,10 +13,8 @@ namespace agentbox {
 
 // Docker's profile format (moby/profiles/seccomp): defaultAction SCMP_ACT_ALLOW, the native
 // architecture only (runc applies libseccomp's kill action to other ABIs), and one syscalls[]
-// entry per rule: {names, action, errnoRet, args[{index,value,valueTwo,op}], comment}, where the
-// action is SCMP_ACT_TRACE (no tracer: ENOSYS, not executed; ranked below the commands' own
-// filter's user notification, so their supervisor sees and answers each denial) and
-// SCMP_ACT_ERRNO for the ENOSYS fallbacks. Compact JSON; deterministic (same bytes each call).
+// entry per rule: {names, action SCMP_ACT_ERRNO, errnoRet, args[{index,value,valueTwo,op}],
+// comment}. Compact JSON; deterministic (same bytes on every call).
 std::string DockerSeccompProfileJson();
 
 }  // namespace agentbox

@@ -57,8 +57,7 @@ int CommandMain(void* arg) {
   //     supervisor, which answers the denials (and the fallocate watch) and counts them for the
   //     effect report; where the kernel gives none, the kernel answers them.
   if (plan.command.listener_channel >= 0) {
-    if (!AttachFilterAndSendListener(*plan.command.seccomp,
-                                     *plan.command.seccomp_without_listener,
+    if (!AttachFilterAndSendListener(*plan.command.seccomp, *plan.command.seccomp_without_listener,
                                      plan.command.listener_channel)) {
       DieWithChildError(plan, ChildStep::kSeccomp, "sending the seccomp listener");
     }

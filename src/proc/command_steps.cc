@@ -227,7 +227,8 @@ int64_t LastPidOfNamespace() {
   ::close(fd);
   if (n <= 0) return -1;
   int64_t pid = 0;
-  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; ++i) pid = pid * 10 + (text[i] - '0');
+  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; ++i)
+    pid = pid * 10 + (text[i] - '0');
   return pid;
 }
 

@@ -50,8 +50,7 @@ void UseListenedFilter(CommandLaunch& command, bool watch_fallocate) {
   command.seccomp_without_listener = &DefaultSeccompProgram();
 }
 
-StatusOr<ListenerChannel> MakeListenerChannel(const std::string& workspace,
-                                              bool watch_fallocate) {
+StatusOr<ListenerChannel> MakeListenerChannel(const std::string& workspace, bool watch_fallocate) {
   ListenerChannel channel;
   channel.watch_fallocate = watch_fallocate;
   struct stat st;
@@ -85,7 +84,8 @@ bool AttachFilterAndSendListener(const std::vector<BpfInstruction>& with_listene
 }
 
 SeccompListener::SeccompListener(UniqueFd channel, bool watch_fallocate, dev_t workspace_dev)
-    : channel_(std::move(channel)), watch_fallocate_(watch_fallocate),
+    : channel_(std::move(channel)),
+      watch_fallocate_(watch_fallocate),
       workspace_dev_(workspace_dev) {}
 
 int SeccompListener::fd() const {

@@ -42,9 +42,9 @@ class Loop {
         listener_(std::move(box.listener_read), box.watch_fallocate, box.workspace_dev) {
     sigset_t set = SupervisorSignals();
     signal_fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-    int fds[kSlots] = {
-        box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(), box.error_read.get(),
-        box.pidfd.get(),       signal_fd_.get(),      limits.cancel_fd,      listener_.fd()};
+    int fds[kSlots] = {box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(),
+                       box.error_read.get(),  box.pidfd.get(),       signal_fd_.get(),
+                       limits.cancel_fd,      listener_.fd()};
     for (int i = 0; i < kSlots; ++i) {
       pfds_[i] = {fds[i], POLLIN, 0};
       if (i != kInit && i != kCancel && i != kListener && fds[i] >= 0) {

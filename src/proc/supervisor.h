@@ -66,7 +66,7 @@ struct SupervisionOutcome {
   // The seccomp listener served the command: denied_syscalls is every denial of its tree.
   bool syscalls_observed = false;
   std::vector<DeniedSyscall> denied_syscalls;
-  std::vector<Wall> output_walls;  // what its stderr named (proto/output_walls.h)
+  std::vector<Wall> output_walls;         // what its stderr named (proto/output_walls.h)
   std::optional<uint64_t> written_bytes;  // from the init's report
   std::optional<uint64_t> pids_started;
 };

@@ -83,8 +83,7 @@ class Walker {
       Note("directories deeper than " + std::to_string(kMaxDepth) + " levels are not walked");
       return;
     }
-    UniqueFd child(
-        ::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd child(::openat(dir_fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!child.valid()) {
       Note("a directory could not be read: " + path);
       return;

@@ -137,7 +137,7 @@ std::optional<uint64_t> OptionalCount(const json& j, const char* key) {
 
 // "seccomp unshare x2", "read-only root /usr/bin x812", "timeout 2s".
 std::string ShortWall(const Wall& w) {
-  std::string kind = w.wall == kWallReadOnlyRoot    ? "read-only root"
+  std::string kind = w.wall == kWallReadOnlyRoot   ? "read-only root"
                      : w.wall == kWallPidNamespace ? "pid namespace"
                      : w.wall == kWallLimit        ? ""
                                                    : w.wall;
@@ -238,8 +238,8 @@ std::string EffectsSummaryLine(const EffectReport& r) {
     for (size_t i = 0; i < r.walls.size() && i < kShown; ++i) {
       line += (i ? ", " : "") + ShortWall(r.walls[i]);
     }
-    const uint64_t more = r.walls.size() > kShown ? r.walls.size() - kShown + r.walls_omitted
-                                                  : r.walls_omitted;
+    const uint64_t more =
+        r.walls.size() > kShown ? r.walls.size() - kShown + r.walls_omitted : r.walls_omitted;
     if (more > 0) line += " and " + std::to_string(more) + " more";
   }
   if (r.processes_started) line += "; " + std::to_string(*r.processes_started) + " processes";

@@ -49,26 +49,28 @@ struct WorkspaceChanges {
   bool partial = false;
   std::string reason;  // why not observed, or why partial; "" otherwise
   uint64_t created = 0, modified = 0, deleted = 0;
-  int64_t size_delta = 0;                // the sum over every change
-  std::vector<WorkspaceChange> listed;   // the first kMaxListedChanges, in path order
-  uint64_t omitted = 0;                  // changes counted but not listed
+  int64_t size_delta = 0;               // the sum over every change
+  std::vector<WorkspaceChange> listed;  // the first kMaxListedChanges, in path order
+  uint64_t omitted = 0;                 // changes counted but not listed
 
   bool empty() const { return created == 0 && modified == 0 && deleted == 0; }
 };
 
 // Kinds of wall, as "wall" says them in JSON.
-inline constexpr const char* kWallSeccomp = "seccomp";            // a syscall the filter denied
-inline constexpr const char* kWallReadOnlyRoot = "read_only_root";  // a write outside the writable dirs
-inline constexpr const char* kWallPermission = "permission";      // uid 1000, no capabilities
+inline constexpr const char* kWallSeccomp = "seccomp";  // a syscall the filter denied
+inline constexpr const char* kWallReadOnlyRoot =
+    "read_only_root";                                         // a write outside the writable dirs
+inline constexpr const char* kWallPermission = "permission";  // uid 1000, no capabilities
 inline constexpr const char* kWallPidNamespace = "pid_namespace";  // a process not in the sandbox
-inline constexpr const char* kWallNetwork = "network";            // a connection the policy stopped
-inline constexpr const char* kWallLimit = "limit";                // a limit hit, with its value
+inline constexpr const char* kWallNetwork = "network";  // a connection the policy stopped
+inline constexpr const char* kWallLimit = "limit";      // a limit hit, with its value
 
 // How a wall was seen.
 inline constexpr const char* kSeenByKernel = "seccomp_notification";  // the filter's listener
-inline constexpr const char* kSeenInOutput = "stderr";      // the command's own error message
-inline constexpr const char* kSeenByProxy = "egress_proxy";  // the allow_hosts proxy
-inline constexpr const char* kSeenBySupervisor = "supervisor";  // cgroup counters, clock, quota
+inline constexpr const char* kSeenInOutput = "stderr";           // the command's own error message
+inline constexpr const char* kSeenByProxy = "egress_proxy";      // the allow_hosts proxy
+inline constexpr const char* kSeenByDnsCatcher = "dns_catcher";  // names looked up, no network
+inline constexpr const char* kSeenBySupervisor = "supervisor";   // cgroup counters, clock, quota
 
 struct Wall {
   std::string wall;     // one of kWall*

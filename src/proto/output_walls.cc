@@ -16,7 +16,8 @@ bool ContainsNoCase(std::string_view text, std::string_view word) {
 }
 
 bool Under(std::string_view path, std::string_view dir) {
-  return path.substr(0, dir.size()) == dir && (path.size() == dir.size() || path[dir.size()] == '/');
+  return path.substr(0, dir.size()) == dir &&
+         (path.size() == dir.size() || path[dir.size()] == '/');
 }
 
 // Where the sandbox may write, and the kernel's own trees: a refusal there is no read-only root.
@@ -185,8 +186,8 @@ std::vector<Wall> OutputWalls::Walls() const {
     w.what = s.example;
     w.count = s.count;
     w.error = s.error;
-    w.rule = s.kind == kWallReadOnlyRoot    ? "read-only root"
-             : s.kind == kWallPermission    ? "uid 1000, no capabilities"
+    w.rule = s.kind == kWallReadOnlyRoot   ? "read-only root"
+             : s.kind == kWallPermission   ? "uid 1000, no capabilities"
              : s.kind == kWallPidNamespace ? "pid namespace"
                                            : "allow_hosts";
     w.seen_by = kSeenInOutput;
@@ -198,11 +199,10 @@ std::vector<Wall> OutputWalls::Walls() const {
 
 std::string OutputWallMessage(std::string_view kind, std::string_view example,
                               std::string_view group, uint64_t count, bool at_least) {
-  const std::string times = count > 1 || at_least
-                                ? std::string(at_least ? " (at least " : " (") +
-                                      std::to_string(count) + " times under " +
-                                      std::string(group) + ")"
-                                : "";
+  const std::string times = count > 1 || at_least ? std::string(at_least ? " (at least " : " (") +
+                                                        std::to_string(count) + " times under " +
+                                                        std::string(group) + ")"
+                                                  : "";
   const std::string what(example);
   if (kind == kWallReadOnlyRoot) {
     return "read-only root: " + what + times +

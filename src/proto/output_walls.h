@@ -36,10 +36,10 @@ class OutputWalls {
 
  private:
   struct Seen {
-    std::string kind;      // kWall*
-    std::string key;       // what groups lines: a path's first two components, a pid, a host
-    std::string example;   // the first path (pid, host) seen for the key
-    std::string error;     // errno name
+    std::string kind;     // kWall*
+    std::string key;      // what groups lines: a path's first two components, a pid, a host
+    std::string example;  // the first path (pid, host) seen for the key
+    std::string error;    // errno name
     uint64_t count = 0;
   };
   void Line(std::string_view line);

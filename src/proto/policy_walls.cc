@@ -8,9 +8,7 @@
 namespace agentbox {
 namespace {
 
-std::string SizeText(uint64_t bytes) {
-  return bytes == kNoDiskLimit ? "none" : FormatSize(bytes);
-}
+std::string SizeText(uint64_t bytes) { return bytes == kNoDiskLimit ? "none" : FormatSize(bytes); }
 
 Wall LimitWall(const std::string& limit, const LimitValues& v) {
   Wall w;
@@ -51,24 +49,34 @@ Wall LimitWall(const std::string& limit, const LimitValues& v) {
   return w;
 }
 
-Wall ProxyWall(const NetworkConnection& c) {
+// A connection the proxy refused, or a name the sandbox's DNS catcher answered "no such host".
+Wall NetworkWall(const NetworkConnection& c, bool egress) {
   Wall w;
   w.wall = kWallNetwork;
+  const std::string rule = egress ? "allow_hosts" : "no network";
+  w.rule = rule;
+  if (c.kind == NetworkKind::kLookup) {
+    w.what = c.host;
+    w.seen_by = kSeenByDnsCatcher;
+    w.message = "network: lookup of " + c.host + " denied by policy (" + rule +
+                (egress ? ": not in allow_hosts" : ": the sandbox has no network; --allow-host") +
+                ")";
+    return w;
+  }
   const bool v6 = c.host.find(':') != std::string::npos;
-  w.what = c.port == 0 ? "a connection" : (v6 ? "[" + c.host + "]" : c.host) + ":" +
-                                              std::to_string(c.port);
-  w.rule = "allow_hosts";
+  w.what = c.port == 0 ? "a connection"
+                       : (v6 ? "[" + c.host + "]" : c.host) + ":" + std::to_string(c.port);
   w.seen_by = kSeenByProxy;
   w.message = "network: " + (c.port == 0 ? w.what : "connect to " + w.what) +
-              " denied by policy (allow_hosts)" + (c.reason.empty() ? "" : ": " + c.reason);
+              " denied by policy (" + rule + ")" + (c.reason.empty() ? "" : ": " + c.reason);
   return w;
 }
 
 }  // namespace
 
 LimitValues LimitValuesOf(const Limits& limits) {
-  return {limits.timeout_seconds, limits.memory_bytes, limits.pids,
-          limits.cpus,            limits.output_bytes, limits.disk_bytes};
+  return {limits.timeout_seconds, limits.memory_bytes, limits.pids, limits.cpus,
+          limits.output_bytes,    limits.disk_bytes};
 }
 
 void AddPolicyWalls(ExecResult& result, const LimitValues& limits) {
@@ -77,7 +85,7 @@ void AddPolicyWalls(ExecResult& result, const LimitValues& limits) {
   for (const std::string& limit : result.limits_hit) before.push_back(LimitWall(limit, limits));
   for (const NetworkConnection& c : result.network.connections) {
     if (c.allowed) continue;
-    Wall w = ProxyWall(c);
+    Wall w = NetworkWall(c, result.network.egress);
     auto same = std::find_if(before.begin(), before.end(),
                              [&](const Wall& o) { return o.message == w.message; });
     if (same != before.end()) {
@@ -86,13 +94,18 @@ void AddPolicyWalls(ExecResult& result, const LimitValues& limits) {
       before.push_back(std::move(w));
     }
   }
+  const bool saw_network = result.network.egress || !result.network.connections.empty();
   std::vector<Wall> rest = std::move(effects.walls);
   const uint64_t omitted = effects.walls_omitted;
   effects.walls.clear();
   effects.walls_omitted = 0;
   for (Wall& w : before) effects.AddWall(std::move(w));
   for (Wall& w : rest) {
-    if (result.network.egress && w.wall == kWallNetwork && w.seen_by == kSeenInOutput) continue;
+    // The proxy and the DNS catcher saw the attempts: stderr's guesses at them add nothing.
+    if (saw_network && w.wall == kWallNetwork && w.seen_by == kSeenInOutput) continue;
+    if (w.wall == kWallNetwork && w.seen_by == kSeenInOutput && !result.network.egress) {
+      w.rule = "no network";  // stderr cannot tell; the policy can
+    }
     effects.AddWall(std::move(w));
   }
   effects.walls_omitted += omitted;

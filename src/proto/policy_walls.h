@@ -22,9 +22,9 @@ struct LimitValues {
 };
 LimitValues LimitValuesOf(const Limits& limits);
 
-// Puts one wall per limit in result.limits_hit first, then one per connection the proxy denied;
-// with egress (allow_hosts), drops the network walls guessed from stderr: the proxy saw every
-// attempt. Walls already there keep their order after these.
+// Puts one wall per limit in result.limits_hit first, then one per connection the proxy denied
+// and per name the DNS catcher refused; when either saw attempts, drops the network walls
+// guessed from stderr (they saw every attempt). Walls already there keep their order after these.
 void AddPolicyWalls(ExecResult& result, const LimitValues& limits);
 
 }  // namespace agentbox

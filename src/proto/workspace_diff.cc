@@ -21,7 +21,7 @@ class Recorder {
   Recorder(WorkspaceChanges& out, std::string_view shown_root) : out_(out), root_(shown_root) {}
 
   void Add(ChangeKind kind, const ManifestEntry& e, int64_t delta) {
-    (kind == ChangeKind::kCreated    ? out_.created
+    (kind == ChangeKind::kCreated   ? out_.created
      : kind == ChangeKind::kDeleted ? out_.deleted
                                     : out_.modified) += 1;
     out_.size_delta += delta;

@@ -27,8 +27,8 @@ struct ManifestEntry {
 
 struct WorkspaceManifest {
   std::vector<ManifestEntry> entries;  // in PathBefore order
-  bool complete = true;  // false: the walk stopped at its bound; entries is a prefix
-  std::string note;      // why incomplete, or a directory that could not be read; "" otherwise
+  bool complete = true;                // false: the walk stopped at its bound; entries is a prefix
+  std::string note;  // why incomplete, or a directory that could not be read; "" otherwise
 };
 
 // Component-wise order ("a" < "a/b" < "a-b"): a depth-first walk with children in name order.

@@ -78,9 +78,14 @@ TEST(SeccompMatch, AgreesWithTheFilterOnRandomArguments) {
       for (uint64_t& a : args) {
         // Mostly small values and single bits, where the conditions are; sometimes anything.
         switch (random() % 3) {
-          case 0: a = random() % 64; break;
-          case 1: a = uint64_t{1} << (random() % 64); break;
-          default: a = random();
+          case 0:
+            a = random() % 64;
+            break;
+          case 1:
+            a = uint64_t{1} << (random() % 64);
+            break;
+          default:
+            a = random();
         }
       }
       ExpectAgreement(nr, args);

@@ -28,12 +28,12 @@ struct Seen {
   int unshare_errno = 0, packet_errno = 0, packet_again_errno = 0, getpid_ok = 0;
 };
 
-// A filter attached with a listener that is closed at once: any later listener is EBUSY.
+// A filter attached with a listener kept open: while it is held, any later listener in the
+// chain is EBUSY (a closed one frees its place).
 void TakeTheOnlyListener() {
   struct sock_filter allow = BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
   struct sock_fprog prog = {1, &allow};
-  long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
-  if (fd >= 0) close(static_cast<int>(fd));
+  (void)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 }
 
 [[noreturn]] void Child(int channel, int report, bool listener_taken) {
@@ -58,7 +58,7 @@ struct Outcome {
   std::vector<DeniedSyscall> denied;
 };
 
-Outcome Run(bool listener_taken) {
+Outcome RunProbe(bool listener_taken) {
   auto channel = MakeListenerChannel("/", false);
   EXPECT_TRUE(channel.ok());
   int report[2];
@@ -87,7 +87,7 @@ Outcome Run(bool listener_taken) {
 }
 
 TEST(SeccompListenerTest, DenialsAreAnsweredWithTheRulesErrnoAndCounted) {
-  Outcome out = Run(false);
+  Outcome out = RunProbe(false);
   ASSERT_TRUE(WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) << out.status;
   EXPECT_EQ(out.seen.unshare_errno, EPERM);
   EXPECT_EQ(out.seen.packet_errno, EAFNOSUPPORT);
@@ -107,7 +107,7 @@ TEST(SeccompListenerTest, DenialsAreAnsweredWithTheRulesErrnoAndCounted) {
 // No listener to be had (EBUSY here; EINVAL under gVisor): the plain filter, the same errnos
 // from the kernel, and the supervisor told nothing is itemized.
 TEST(SeccompListenerTest, WithoutAListenerThePlainFilterDeniesTheSame) {
-  Outcome out = Run(true);
+  Outcome out = RunProbe(true);
   ASSERT_TRUE(WIFEXITED(out.status) && WEXITSTATUS(out.status) == 0) << out.status;
   EXPECT_EQ(out.seen.unshare_errno, EPERM);
   EXPECT_EQ(out.seen.packet_errno, EAFNOSUPPORT);

@@ -42,7 +42,23 @@ TEST(PolicyWallsTest, WithoutEgressTheStderrsNetworkWallStays) {
   ExecResult r;
   r.effects.AddWall({kWallNetwork, "example.com", 1, "", "allow_hosts", "", kSeenInOutput, "x"});
   AddPolicyWalls(r, LimitValues{});
-  EXPECT_EQ(r.effects.walls.size(), 1u);
+  ASSERT_EQ(r.effects.walls.size(), 1u);
+  EXPECT_EQ(r.effects.walls[0].rule, "no network");  // no allow_hosts: nothing is reachable
+}
+
+// The DNS catcher saw the lookup: its wall names the host and the rule; stderr's guess goes.
+TEST(PolicyWallsTest, ALookupInTheSandboxIsANoNetworkWall) {
+  ExecResult r;
+  NetworkConnection lookup;
+  lookup.host = "pypi.org";
+  lookup.kind = NetworkKind::kLookup;
+  r.network.connections.push_back(lookup);
+  r.effects.AddWall({kWallNetwork, "pypi.org", 1, "", "allow_hosts", "", kSeenInOutput, "x"});
+  AddPolicyWalls(r, LimitValues{});
+  ASSERT_EQ(r.effects.walls.size(), 1u);
+  EXPECT_EQ(r.effects.walls[0].what, "pypi.org");
+  EXPECT_EQ(r.effects.walls[0].rule, "no network");
+  EXPECT_EQ(r.effects.walls[0].seen_by, kSeenByDnsCatcher);
 }
 
 }  // namespace

@@ -21,14 +21,14 @@ TEST(PathBeforeTest, ComponentWiseOrderIsTheWalksOrder) {
 }
 
 TEST(DiffManifestsTest, CreatedModifiedDeletedWithSizeDeltas) {
-  WorkspaceManifest before{{Dir("d", 10), File("d/keep", 11, 5), File("d/old", 12, 100),
-                            File("edit", 13, 10, 1)},
-                           true,
-                           ""};
-  WorkspaceManifest after{{Dir("d", 10, 2), File("d/keep", 11, 5), File("d/new", 14, 40),
-                           File("edit", 13, 25, 2)},
-                          true,
-                          ""};
+  WorkspaceManifest before{
+      {Dir("d", 10), File("d/keep", 11, 5), File("d/old", 12, 100), File("edit", 13, 10, 1)},
+      true,
+      ""};
+  WorkspaceManifest after{
+      {Dir("d", 10, 2), File("d/keep", 11, 5), File("d/new", 14, 40), File("edit", 13, 25, 2)},
+      true,
+      ""};
   WorkspaceChanges c = DiffManifests(before, after);
   EXPECT_TRUE(c.observed);
   EXPECT_FALSE(c.partial);
