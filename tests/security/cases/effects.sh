@@ -50,8 +50,12 @@ case_effects_seccomp_denial_named_and_counted() {
 case_effects_rm_rf_system_dir_names_read_only_root() {
   boxj -- sh -c 'touch /etc/abeffects-probe 2>/dev/null && exit 9; rm -rf /etc'
   expect_rc 1
-  wall_assert read_only_root "read-only root"
-  json_assert "any(w['errno'] == 'EROFS' and w['what'].startswith('/etc') for w in r['effects']['walls'])"
+  if on_gvisor; then  # gVisor's rm gets EACCES for the root's files: a permission wall
+    json_assert "any(w['wall'] in ('read_only_root', 'permission') and w['what'].startswith('/etc') for w in r['effects']['walls'])"
+  else
+    wall_assert read_only_root "read-only root"
+    json_assert "any(w['errno'] == 'EROFS' and w['what'].startswith('/etc') for w in r['effects']['walls'])"
+  fi
   [[ -f /etc/passwd ]] || fail "the host's /etc is damaged"
 }
 
