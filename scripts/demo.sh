@@ -53,6 +53,9 @@ except ValueError:
          "duration_ms": 0, "error": "agentbox printed no JSON result"}
 fields = {k: r.get(k) for k in ("exit_code", "reason", "stdout", "stderr", "error")}
 fields["limits_hit"] = ",".join(r.get("limits_hit") or [])
+# The walls the effect report names ("wall:rule" each, joined by commas): what stopped it.
+walls = (r.get("effects") or {}).get("walls") or []
+fields["walls"] = ",".join(f"{w.get('wall')}:{w.get('rule')}" for w in walls)
 with open(sys.argv[2], "w") as out:
     for key, value in fields.items():
         out.write(f"R_{key}={shlex.quote('' if value is None else str(value))}\n")
@@ -71,6 +74,13 @@ if r.get("error"):
 for stream in ("stdout", "stderr"):
     for i, line in enumerate(excerpt(r.get(stream) or "")):
         print(f"       {stream + ':' if i == 0 else ' ' * (len(stream) + 1)} {line}")
+effects = r.get("effects") or {}
+ws = effects.get("workspace") or {}
+if ws.get("observed") and (ws.get("created") or ws.get("modified") or ws.get("deleted")):
+    print(f"       effects: /workspace {ws['created']} created, {ws['modified']} modified, "
+          f"{ws['deleted']} deleted ({ws['size_delta']:+d} bytes)")
+for w in walls[:4]:
+    print(f"       wall:   {w.get('message', '')[:150]}")
 EOF
 
 # run_json [RUN_OPTIONS...] -- COMMAND...: `agentbox run --json`; the result's fields into R_*.
@@ -114,6 +124,8 @@ check() {
 }
 
 is() { [ "$(field "$1")" = "$2" ]; }
+# wall_named KIND [RULE]: the result's effects name a wall of that kind (and rule, if given).
+wall_named() { local text; text=$(field walls); [[ ",$text," == *",$1:${2:-}"* ]]; }
 isnt() { ! is "$@"; }
 stderr_has() { local text; text=$(field stderr); [[ "$text" == *"$1"* ]]; }
 limits_include() { local text; text=$(field limits_hit); [[ ",$text," == *",$1,"* ]]; }
@@ -160,6 +172,7 @@ if [ -e /usr/bin/agentbox-demo-probe ] || ! stderr_has 'Read-only file system'; 
 else
   agent -- rm -rf /usr/bin
   check "rm failed with 'Read-only file system'" stderr_has 'Read-only file system'
+  check "the result names the wall: read_only_root" wall_named read_only_root
   after=$(ls /usr/bin | wc -l)
   host "ls /usr/bin | wc -l   -> $after"
   check "nothing lost on the host ($before files before, $after after)" test "$before" -eq "$after"
@@ -170,11 +183,13 @@ if /usr/bin/python3 -c 'import pip' 2>/dev/null; then
   agent --timeout 15 -- python3 -m pip install --break-system-packages --no-cache-dir \
     --retries 0 --timeout 3 requests
   check "pip install failed (no network to fetch from)" isnt exit_code 0
+  check "the result names the wall: network (no network)" wall_named network 'no network'
 else
   echo "    (pip is not installed on this host: skipping the pip attempt)"
 fi
 agent -- touch /usr/lib/python3/dist-packages/requests.py
 check "writing into dist-packages refused: Read-only file system" stderr_has 'Read-only file system'
+check "the result names the wall: read_only_root" wall_named read_only_root
 check "nothing appeared on the host" test ! -e /usr/lib/python3/dist-packages/requests.py
 
 step 5 "Accident: killing host processes \"to free memory\""
@@ -183,12 +198,14 @@ HOST_SLEEP_PID=$!
 host "sleep 300 &   -> pid $HOST_SLEEP_PID"
 agent -- sh -c "kill -9 $HOST_SLEEP_PID; pkill sleep; echo \"processes visible: \$(ls -d /proc/[0-9]* | wc -l)\""
 check "kill could not reach it (No such process)" stderr_has 'No such process'
+check "the result names the wall: pid_namespace" wall_named pid_namespace
 host "kill -0 $HOST_SLEEP_PID"
 check "the host's sleep $HOST_SLEEP_PID is still alive" kill -0 "$HOST_SLEEP_PID"
 
 step 6 "Accident: reaching the network"
 agent --timeout 10 -- python3 -c "import urllib.request; urllib.request.urlopen('http://example.com', timeout=3)"
 check "the download failed (URLError)" stderr_has 'URLError'
+check "the result names the wall: network (no network)" wall_named network 'no network'
 PORT_FILE="$DEMO_DIR/port" CONNECTED="$DEMO_DIR/connected"
 "$PYTHON" - "$PORT_FILE" "$CONNECTED" <<'EOF' &
 import socket, sys
@@ -213,6 +230,7 @@ agent --timeout 2 -- sh -c 'while true; do grep -r needle-that-is-not-there /usr
 check "exit 124" is exit_code 124
 check "reason timeout" is reason timeout
 check "limits_hit includes timeout" limits_include timeout
+check "the result names the wall: the time limit with its value (timeout 2s)" wall_named limit 'timeout 2s'
 host "pgrep -f needle-that-is-not-there"
 check "nothing of it is left running on the host" nothing_running needle-that-is-not-there
 
@@ -221,6 +239,7 @@ agent --memory 64M -- python3 -c "data = b'x' * (1 << 30)"
 check "exit 137" is exit_code 137
 check "reason oom" is reason oom
 check "limits_hit includes memory" limits_include memory
+check "the result names the wall: the memory limit with its value (memory 64M)" wall_named limit 'memory 64'
 
 step 9 "The same agent on the docker backend, in a Debian image (python3, pip, venv, gcc)"
 if curl -fsS --max-time 3 --unix-socket /var/run/docker.sock http://docker/_ping >/dev/null 2>&1; then

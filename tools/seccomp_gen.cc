@@ -105,6 +105,17 @@ bool ExportBpf(scmp_filter_ctx ctx, std::vector<Instruction>* out) {
   return ok || Fail("seccomp_export_bpf", rc != 0 ? rc : EIO);
 }
 
+// Each rule's syscall number on this architecture (-1: it has no such call), in table order, so
+// the supervisor can name the rule behind a notification without libseccomp at run time.
+std::vector<int> RuleNumbers() {
+  std::vector<int> numbers;
+  for (const SeccompRule& rule : agentbox::SeccompRules()) {
+    const int nr = ResolveSyscall(rule.syscall);
+    numbers.push_back(nr < 0 ? -1 : nr);
+  }
+  return numbers;
+}
+
 std::string RenderSource(const std::vector<Instruction>& program) {
   const scmp_version* v = seccomp_version();
   std::ostringstream s;
@@ -118,8 +129,11 @@ std::string RenderSource(const std::vector<Instruction>& program) {
     std::snprintf(line, sizeof(line), "    {0x%04x, %u, %u, 0x%08x},\n", i.code, i.jt, i.jf, i.k);
     s << line;
   }
+  s << "};\n\nconstexpr int32_t kRuleNumbers[] = {";
+  for (int nr : RuleNumbers()) s << nr << ", ";
   s << "};\n\n}  // namespace\n\n"
-    << "std::span<const BpfInstruction> GeneratedSeccompProgram() { return kProgram; }\n\n"
+    << "std::span<const BpfInstruction> GeneratedSeccompProgram() { return kProgram; }\n"
+    << "std::span<const int32_t> GeneratedRuleSyscallNumbers() { return kRuleNumbers; }\n\n"
     << "}  // namespace agentbox::seccomp_internal\n";
   return s.str();
 }

@@ -20,8 +20,9 @@ SupervisedSandbox SupervisedFromPipes(pid_t init_pid, UniqueFd init_pidfd, ExecP
   box.stderr_read = std::move(pipes.err.read);
   box.status_read = std::move(pipes.status.read);
   box.error_read = std::move(pipes.error.read);
-  box.watch_read = std::move(pipes.watch.supervisor);
-  box.workspace_dev = pipes.watch.workspace_dev;
+  box.listener_read = std::move(pipes.listener.supervisor);
+  box.watch_fallocate = pipes.listener.watch_fallocate;
+  box.workspace_dev = pipes.listener.workspace_dev;
   pipes = ExecPipes{};  // the child's ends close here: EOF follows the command's exit
   return box;
 }

@@ -14,7 +14,7 @@
 #include "agent/agent_options.h"
 #include "base/status.h"
 #include "proc/child_plan.h"
-#include "proc/fallocate_watch.h"
+#include "proc/seccomp_listener.h"
 #include "proc/supervisor.h"
 #include "proto/exec_wire.h"
 #include "sys/unique_fd.h"
@@ -23,7 +23,7 @@ namespace agentbox {
 
 struct ExecPipes {
   Pipe out, err, status, error;
-  WatchChannel watch;  // the fallocate watch's channel; invalid ends: no watch
+  ListenerChannel listener;  // the seccomp listener's channel (proc/seccomp_listener.h)
 };
 
 class ExecLauncher {

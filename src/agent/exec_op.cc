@@ -21,6 +21,8 @@
 #include "policy/sandbox_env.h"
 #include "proc/exec_go.h"
 #include "proc/outcome.h"
+#include "proc/seccomp_listener.h"
+#include "proc/workspace_manifest.h"
 #include "proto/agent_protocol.h"
 #include "proto/process_wire.h"
 #include "spec/sandbox_spec.h"
@@ -36,9 +38,8 @@ StatusOr<ExecPipes> MakePipes(const ExecSetup& setup) {
   for (Pipe* pipe : {&p.out, &p.err, &p.status, &p.error}) {
     AB_ASSIGN_OR_RETURN(*pipe, MakePipe());
   }
-  if (setup.disk_watch) {
-    AB_ASSIGN_OR_RETURN(p.watch, MakeWatchChannel(kWorkspaceDir));
-  }
+  // Every exec's denials come to its handler; with --disk-watch its fallocate calls too.
+  AB_ASSIGN_OR_RETURN(p.listener, MakeListenerChannel(kWorkspaceDir, setup.disk_watch));
   return p;
 }
 
@@ -63,12 +64,12 @@ void FillRequestFields(const ExecRequest& req, int stdin_fd, CommandStrings& sto
 void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
   plan.command.uid = AgentUser().uid;
   plan.command.gid = AgentUser().gid;
-  plan.command.seccomp = &DefaultSeccompProgram();
+  UseListenedFilter(plan.command, pipes.listener.watch_fallocate);
   plan.error_write = pipes.error.write.get();
   plan.command.status_write = pipes.status.write.get();
   plan.command.stdout_write = pipes.out.write.get();
   plan.command.stderr_write = pipes.err.write.get();
-  plan.command.watch_channel = pipes.watch.child.get();
+  plan.command.listener_channel = pipes.listener.child.get();
 }
 
 // tty_fd >= 0: a terminal exec (agent/terminal.h), that PTY slave its stdin, stdout and stderr.
@@ -172,10 +173,12 @@ Status HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecS
                   int control_fd, std::unique_ptr<PreparedExec> prepared) {
   if (req.tty) return HandleTerminalExec(conn_fd, req, setup, control_fd, std::move(prepared));
   auto start = Clock::now();
+  auto manifest = TakeManifest(kWorkspaceDir);  // the workspace as it was, for its changes
   const std::optional<uint64_t> lookups = LookupsMark(control_fd);
   AB_ASSIGN_OR_RETURN(StartedExec exec, Launch(req, stdin_fd, setup, std::move(prepared)));
   ExecResult result = Supervised(conn_fd, conn_fd, req, *exec.launcher, exec.box, start);
   AddLookupsSince(control_fd, lookups, result);
+  result.effects.workspace = ChangesSince(manifest, kWorkspaceDir);
   Reply(conn_fd, std::move(result), start);
   exec.launcher->Reap(exec.box);
   return OkStatus();
@@ -189,6 +192,7 @@ Status HandleTerminalExec(int conn_fd, const ExecRequest& req, const ExecSetup& 
     prepared->started.launcher->Reap(prepared->started.box);
   }
   auto start = Clock::now();
+  auto manifest = TakeManifest(kWorkspaceDir);
   const std::optional<uint64_t> lookups = LookupsMark(control_fd);
   AB_ASSIGN_OR_RETURN(auto terminal, Terminal::Open({req.rows, req.cols}));
   AB_ASSIGN_OR_RETURN(StartedExec exec, StartExec(req, -1, setup, terminal->slave()));
@@ -204,6 +208,7 @@ Status HandleTerminalExec(int conn_fd, const ExecRequest& req, const ExecSetup& 
   exec.box.stderr_read.reset();
   ExecResult result = Supervised(conn_fd, *client, req, *exec.launcher, exec.box, start);
   AddLookupsSince(control_fd, lookups, result);
+  result.effects.workspace = ChangesSince(manifest, kWorkspaceDir);
   Reply(conn_fd, std::move(result), start);
   exec.launcher->Reap(exec.box);
   return OkStatus();

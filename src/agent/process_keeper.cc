@@ -379,6 +379,9 @@ void RunKeeper(KeeperStart start, StartedExec exec) {
   if (failed) outcome.setup_error = *failed;
   exec.launcher->Finish(outcome);
   ExecResult result = ResultOfSupervision(outcome, nullptr, output);
+  result.effects.workspace.reason =
+      "a background process: what it changed in /workspace is not told apart from what other "
+      "commands changed meanwhile";
   result.duration_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   {
     std::lock_guard<std::mutex> lock(shared.mutex);

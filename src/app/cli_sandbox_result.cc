@@ -38,6 +38,10 @@ int ReportResult(const ExecResult& result, bool json) {
     // "denied by policy", not the command's own "Temporary failure in name resolution".
     WriteStderr(NetworkNotes(result));
     if (std::string what = WhatHappened(result); !what.empty()) PrintError(what);
+    // What it changed and which walls stopped it, in one line (--json has it all).
+    if (std::string effects = EffectsSummaryLine(result.effects); !effects.empty()) {
+      PrintError(effects);
+    }
   }
   return ExitStatusOf(result);
 }

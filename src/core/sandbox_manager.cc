@@ -14,6 +14,7 @@
 #include "core/warm_pool.h"
 #include "policy/sandbox_env.h"
 #include "proto/agent_protocol.h"
+#include "proto/policy_walls.h"
 #include "spec/spec_json.h"
 #include "spec/units.h"
 #include "sys/unique_fd.h"
@@ -238,6 +239,18 @@ StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const Exe
   auto after = backend->Snapshot(record);
   if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
   result.disk_limit = DiskLimitReportOf(record.disk_quota);
+  LimitValues limits = LimitValuesOf(record.spec.limits);
+  limits.timeout_seconds = request.timeout_seconds;
+  limits.output_bytes = request.output_limit;
+  AddPolicyWalls(result, limits);
+  if (record.backend == BackendKind::kDocker && result.effects.syscalls_observed) {
+    // The container's own profile holds the same rules and ranks first (ERRNO beats the
+    // commands' user notification), so the listener never sees a denial there.
+    result.effects.syscalls_observed = false;
+    result.effects.syscalls_reason =
+        "docker: the container's seccomp profile (the same rules) answers denied calls before "
+        "the command's filter can report them: still denied, not itemized";
+  }
   return result;
 }
 

@@ -55,7 +55,9 @@ json ResultProperties() {
          {{"type", "string"}, {"enum", {"timeout", "memory", "pids", "output", "disk", "cpu"}}}}}},
       {"disk_limit", Ref("DiskLimit")},
       // (a $ref takes no sibling description: docs/api.md says it is absent when reason is error)
-      {"network", Ref("NetworkReport")}};
+      {"network", Ref("NetworkReport")},
+      // Absent, like network, when reason is error (docs/api.md "The effect report").
+      {"effects", Ref("Effects")}};
 }
 
 const std::vector<std::string> kResultRequired = {
@@ -89,6 +91,61 @@ json NetworkReportSchema() {
        {"connections_dropped",
         {{"type", "integer"}, {"description", "attempts past the ones listed"}}}},
       {"egress", "connections"});
+}
+
+// The `effects` section of every result of a command that ran (proto/effect_report.h,
+// docs/api.md "The effect report").
+json EffectsSchema() {
+  json integer = {{"type", "integer"}};
+  json str = {{"type", "string"}};
+  json change =
+      Object({{"path", str},
+              {"change", {{"type", "string"}, {"enum", {"created", "modified", "deleted"}}}},
+              {"type", {{"type", "string"}, {"enum", {"file", "dir", "symlink", "other"}}}},
+              {"size_delta", integer}},
+             {"path", "change", "type", "size_delta"});
+  json workspace =
+      Object({{"observed",
+               {{"type", "boolean"},
+                {"description", "false: the workspace was not compared (reason says why)"}}},
+              {"reason", str},
+              {"created", integer},
+              {"modified", integer},
+              {"deleted", integer},
+              {"size_delta", integer},
+              {"changes", {{"type", "array"}, {"items", change}, {"description", "at most 100"}}},
+              {"changes_omitted", integer},
+              {"partial",
+               {{"type", "boolean"},
+                {"description", "the walk met its bound: later paths not compared"}}}},
+             {"observed"});
+  json wall = Object(
+      {{"wall",
+        {{"type", "string"},
+         {"enum",
+          {"seccomp", "read_only_root", "permission", "pid_namespace", "network", "limit"}}}},
+       {"what", str},
+       {"count", integer},
+       {"errno", str},
+       {"rule", {{"type", "string"}, {"description", "the policy rule that stopped it"}}},
+       {"process", str},
+       {"seen_by",
+        {{"type", "string"},
+         {"enum",
+          {"seccomp_notification", "stderr", "egress_proxy", "dns_catcher", "supervisor"}}}},
+       {"message", {{"type", "string"}, {"description", "one line an agent can act on"}}}},
+      {"wall", "what", "count", "rule", "seen_by", "message"});
+  return Object(
+      {{"workspace", workspace},
+       {"walls", {{"type", "array"}, {"items", wall}}},
+       {"walls_omitted", integer},
+       {"syscalls_observed",
+        {{"type", "boolean"},
+         {"description", "denied syscalls are itemized (false: syscalls_reason says why)"}}},
+       {"syscalls_reason", str},
+       {"processes_started", Nullable(integer)},
+       {"bytes_written", Nullable(integer)}},
+      {"workspace", "walls", "syscalls_observed", "processes_started", "bytes_written"});
 }
 
 // Policy keys come from the spec's own field table: a new policy key shows up here by itself.
@@ -256,6 +313,7 @@ json Schemas() {
                              {"sandboxes"})},
       {"DiskLimit", DiskLimitSchema()},
       {"NetworkReport", NetworkReportSchema()},
+      {"Effects", EffectsSchema()},
       {"ProcessResult", Object(ResultProperties(), kResultRequired,
                                "a background process's result: the exec result without stdout "
                                "and stderr")},

@@ -146,6 +146,10 @@ std::vector<std::string> LimitNotes(const ExecResult& result, const CommandLimit
                                 " reached: a write to /workspace was refused]"
                           : "[disk limit reached: a write to /workspace was refused]");
   }
+  // What the command changed and which walls refused it, so the model need not guess.
+  if (std::string effects = EffectsSummaryLine(result.effects); !effects.empty()) {
+    notes.push_back("[" + effects + "]");
+  }
   // "denied by policy", so the model does not read a name-resolution failure as a flaky network.
   const std::string denied = NetworkNotes(result);
   for (size_t start = 0, end; start < denied.size(); start = end + 1) {

@@ -32,7 +32,28 @@ constexpr const char* kExecResultSchema = R"json({
         "host": {"type": "string"}, "port": {"type": "integer"}, "allowed": {"type": "boolean"},
         "address": {"type": ["string", "null"]}, "bytes_sent": {"type": "integer"},
         "bytes_received": {"type": "integer"}, "reason": {"type": "string"}}}},
-      "connections_dropped": {"type": "integer"}}}
+      "connections_dropped": {"type": "integer"}}},
+    "effects": {"type": "object", "properties": {
+      "workspace": {"type": "object", "properties": {
+        "observed": {"type": "boolean"}, "reason": {"type": "string"}, "partial": {"type": "boolean"},
+        "created": {"type": "integer"}, "modified": {"type": "integer"}, "deleted": {"type": "integer"},
+        "size_delta": {"type": "integer"},
+        "changes": {"type": "array", "items": {"type": "object", "properties": {
+          "path": {"type": "string"}, "change": {"type": "string", "enum": ["created", "modified", "deleted"]},
+          "type": {"type": "string", "enum": ["file", "dir", "symlink", "other"]},
+          "size_delta": {"type": "integer"}}}},
+        "changes_omitted": {"type": "integer"}}},
+      "walls": {"type": "array", "items": {"type": "object", "properties": {
+        "wall": {"type": "string", "enum": ["seccomp", "read_only_root", "permission", "pid_namespace", "network", "limit"]},
+        "what": {"type": "string"}, "count": {"type": "integer"}, "errno": {"type": "string"},
+        "rule": {"type": "string"}, "process": {"type": "string"},
+        "seen_by": {"type": "string", "enum": ["seccomp_notification", "stderr", "egress_proxy", "dns_catcher", "supervisor"]},
+        "message": {"type": "string"}}}},
+      "walls_omitted": {"type": "integer"},
+      "syscalls_observed": {"type": "boolean"},
+      "syscalls_reason": {"type": "string"},
+      "processes_started": {"type": ["integer", "null"]},
+      "bytes_written": {"type": ["integer", "null"]}}}
   },
   "required": ["exit_code", "signal", "reason", "stdout", "stderr", "limits_hit"]
 })json";

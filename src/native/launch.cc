@@ -14,7 +14,7 @@
 #include "policy/sandbox_env.h"
 #include "policy/seccomp_program.h"
 #include "proc/child_order.h"
-#include "proc/fallocate_watch.h"
+#include "proc/seccomp_listener.h"
 #include "proc/userns_hint.h"
 #include "proto/agent_protocol.h"
 #include "sys/file_util.h"
@@ -131,10 +131,14 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   AB_ASSIGN_OR_RETURN(Pipe status, MakePipe());
   AB_ASSIGN_OR_RETURN(Pipe out, MakePipe());
   AB_ASSIGN_OR_RETURN(Pipe err, MakePipe());
-  WatchChannel watch;
-  if (req.watch_fallocate && req.agent_fd < 0) {
-    AB_ASSIGN_OR_RETURN(watch, MakeWatchChannel(req.workspace.host_path));
-    plan.command.watch_channel = watch.child.get();
+  // `run`'s command: its denials (and, with a held disk limit, its fallocate calls) come to
+  // this process. A persistent sandbox's agent makes one per exec.
+  ListenerChannel listener;
+  if (req.agent_fd < 0) {
+    AB_ASSIGN_OR_RETURN(listener,
+                        MakeListenerChannel(req.workspace.host_path, req.watch_fallocate));
+    plan.command.listener_channel = listener.child.get();
+    UseListenedFilter(plan.command, req.watch_fallocate);
   }
   // The agent never gets the creator's stdin: each exec passes its own.
   AB_ASSIGN_OR_RETURN(UniqueFd stdin_fd, OpenStdin(req.spec.pass_stdin && req.agent_fd < 0));
@@ -180,8 +184,9 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   launched.box.status_read = std::move(status.read);
   launched.box.error_read = std::move(error.read);
   launched.box.parent_alive = std::move(sync.write);
-  launched.box.watch_read = std::move(watch.supervisor);
-  launched.box.workspace_dev = watch.workspace_dev;
+  launched.box.listener_read = std::move(listener.supervisor);
+  launched.box.watch_fallocate = listener.watch_fallocate;
+  launched.box.workspace_dev = listener.workspace_dev;
   return launched;
 }
 

@@ -26,6 +26,8 @@
 #include "proc/outcome.h"
 #include "proc/supervisor.h"
 #include "proc/workspace.h"
+#include "proc/workspace_manifest.h"
+#include "proto/policy_walls.h"
 
 namespace agentbox {
 namespace {
@@ -74,6 +76,8 @@ ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string
     return ErrorResult(ws.status());
   }
 
+  // The workspace as it was, for the effect report's list of changes.
+  auto manifest = TakeManifest(ws->host_path);
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
   request.watch_fallocate = ws->quota.enforced() && ws->quota.limited();
   if (image) request.image_root_fd = image->overlay.get();
@@ -101,6 +105,10 @@ ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string
     if (disk.ok() && disk->at_limit) result.AddLimitHit(kLimitDisk);
   }
   (void)(*cgroup)->KillAll();
+  if (launched.ok()) {
+    result.effects.workspace = ChangesSince(manifest, ws->host_path);
+    AddPolicyWalls(result, LimitValuesOf(spec.limits));
+  }
   (void)(*cgroup)->Remove();
   ReleaseWorkspace(state_root, name, ws->host_path, ws->temporary, ws->quota);
   result.disk_limit = DiskLimitReportOf(ws->quota);

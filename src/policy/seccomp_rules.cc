@@ -11,16 +11,17 @@ namespace {
 using namespace seccomp_consts;  // NOLINT(google-build-using-namespace): the table reads better
 
 constexpr SeccompRule Deny(std::string_view name, std::string_view why) {
-  return {name, EPERM, std::nullopt, why};
+  return {name, EPERM, std::nullopt, why, ""};
 }
 
 constexpr SeccompRule Fail(std::string_view name, int err, std::string_view why) {
-  return {name, err, std::nullopt, why};
+  return {name, err, std::nullopt, why, ""};
 }
 
+// `label` names the condition where a denial is reported: "clone(CLONE_NEWUSER)".
 constexpr SeccompRule DenyIf(std::string_view name, int err, SeccompArgCondition cond,
-                             std::string_view why) {
-  return {name, err, cond, why};
+                             std::string_view label, std::string_view why) {
+  return {name, err, cond, why, label};
 }
 
 // (arg & bit) == bit: the flag is set.
@@ -80,14 +81,14 @@ constexpr auto kFixedRules = std::to_array<SeccompRule>({
     Deny("mount_setattr", "would make read-only mounts writable"),
     Deny("unshare", kNamespaceWhy),
     Deny("setns", kNamespaceWhy),
-    DenyIf("clone", EPERM, BitSet(0, kCloneNewNs), kNamespaceWhy),
-    DenyIf("clone", EPERM, BitSet(0, kCloneNewUts), kNamespaceWhy),
-    DenyIf("clone", EPERM, BitSet(0, kCloneNewIpc), kNamespaceWhy),
-    DenyIf("clone", EPERM, BitSet(0, kCloneNewUser), kNamespaceWhy),
-    DenyIf("clone", EPERM, BitSet(0, kCloneNewPid), kNamespaceWhy),
-    DenyIf("clone", EPERM, BitSet(0, kCloneNewNet), kNamespaceWhy),
-    DenyIf("clone", EPERM, BitSet(0, kCloneNewCgroup), kNamespaceWhy),
-    DenyIf("clone", EPERM, BitSet(0, kCloneNewTime), kNamespaceWhy),
+    DenyIf("clone", EPERM, BitSet(0, kCloneNewNs), "CLONE_NEWNS", kNamespaceWhy),
+    DenyIf("clone", EPERM, BitSet(0, kCloneNewUts), "CLONE_NEWUTS", kNamespaceWhy),
+    DenyIf("clone", EPERM, BitSet(0, kCloneNewIpc), "CLONE_NEWIPC", kNamespaceWhy),
+    DenyIf("clone", EPERM, BitSet(0, kCloneNewUser), "CLONE_NEWUSER", kNamespaceWhy),
+    DenyIf("clone", EPERM, BitSet(0, kCloneNewPid), "CLONE_NEWPID", kNamespaceWhy),
+    DenyIf("clone", EPERM, BitSet(0, kCloneNewNet), "CLONE_NEWNET", kNamespaceWhy),
+    DenyIf("clone", EPERM, BitSet(0, kCloneNewCgroup), "CLONE_NEWCGROUP", kNamespaceWhy),
+    DenyIf("clone", EPERM, BitSet(0, kCloneNewTime), "CLONE_NEWTIME", kNamespaceWhy),
     // clone3 passes its flags in a struct seccomp cannot read; ENOSYS makes glibc (>= 2.34) fall
     // back to clone, whose flags we check above. Docker/runc do the same.
     Fail("clone3", ENOSYS, "flags unreadable by seccomp; ENOSYS -> glibc falls back to clone"),
@@ -105,24 +106,32 @@ constexpr auto kFixedRules = std::to_array<SeccompRule>({
     Deny("clock_adjtime", "the wall clock is host-wide"),
     Deny("adjtimex", "the wall clock is host-wide"),
     // Rarely-audited socket families with a record of LPEs.
-    DenyIf("socket", EAFNOSUPPORT, Low32Equal(0, kAfAlg),
+    DenyIf("socket", EAFNOSUPPORT, Low32Equal(0, kAfAlg), "AF_ALG",
            "AF_ALG: crypto API LPEs (CVE-2017-17805, CVE-2019-8912)"),
-    DenyIf("socket", EAFNOSUPPORT, Low32Equal(0, kAfVsock), "AF_VSOCK: LPE CVE-2021-26708"),
-    DenyIf("socket", EAFNOSUPPORT, Low32Equal(0, kAfPacket),
+    DenyIf("socket", EAFNOSUPPORT, Low32Equal(0, kAfVsock), "AF_VSOCK",
+           "AF_VSOCK: LPE CVE-2021-26708"),
+    DenyIf("socket", EAFNOSUPPORT, Low32Equal(0, kAfPacket), "AF_PACKET",
            "AF_PACKET: LPEs CVE-2016-8655, CVE-2017-7308, CVE-2020-14386"),
-    DenyIf("socketpair", EAFNOSUPPORT, Low32Equal(0, kAfAlg), "AF_ALG, as socket"),
-    DenyIf("socketpair", EAFNOSUPPORT, Low32Equal(0, kAfVsock), "AF_VSOCK, as socket"),
-    DenyIf("socketpair", EAFNOSUPPORT, Low32Equal(0, kAfPacket), "AF_PACKET, as socket"),
+    DenyIf("socketpair", EAFNOSUPPORT, Low32Equal(0, kAfAlg), "AF_ALG", "AF_ALG, as socket"),
+    DenyIf("socketpair", EAFNOSUPPORT, Low32Equal(0, kAfVsock), "AF_VSOCK", "AF_VSOCK, as socket"),
+    DenyIf("socketpair", EAFNOSUPPORT, Low32Equal(0, kAfPacket), "AF_PACKET",
+           "AF_PACKET, as socket"),
     // Terminal injection: TIOCSTI pushes input into the controlling terminal, i.e. the host
     // shell (CVE-2016-7545, CVE-2017-5226; high-bit bypass CVE-2019-10063).
-    DenyIf("ioctl", EPERM, Low32Equal(1, kTiocsti), "TIOCSTI: CVE-2017-5226, CVE-2019-10063"),
-    DenyIf("ioctl", EPERM, Low32Equal(1, kTioclinux), "TIOCLINUX: console paste CVE-2023-28100"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kTiocsti), "TIOCSTI",
+           "TIOCSTI: CVE-2017-5226, CVE-2019-10063"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kTioclinux), "TIOCLINUX",
+           "TIOCLINUX: console paste CVE-2023-28100"),
     // A btrfs subvolume is a qgroup of its own: one made inside a workspace of agentbox's pool
     // would hold bytes the workspace's disk quota does not count (any user may make one).
-    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSubvolCreate), "btrfs subvolume: quota escape"),
-    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSubvolCreateV2), "btrfs subvolume: quota escape"),
-    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSnapCreate), "btrfs snapshot: quota escape"),
-    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSnapCreateV2), "btrfs snapshot: quota escape"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSubvolCreate), "BTRFS_IOC_SUBVOL_CREATE",
+           "btrfs subvolume: quota escape"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSubvolCreateV2), "BTRFS_IOC_SUBVOL_CREATE_V2",
+           "btrfs subvolume: quota escape"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSnapCreate), "BTRFS_IOC_SNAP_CREATE",
+           "btrfs snapshot: quota escape"),
+    DenyIf("ioctl", EPERM, Low32Equal(1, kBtrfsSnapCreateV2), "BTRFS_IOC_SNAP_CREATE_V2",
+           "btrfs snapshot: quota escape"),
     Deny("name_to_handle_at", "file handles bypass the mount plan ('shocker' escape, 2014)"),
     Deny("open_by_handle_at", "opens any inode on the filesystem ('shocker' escape, 2014)"),
     Deny("acct", "host-wide process accounting"),
@@ -143,35 +152,36 @@ constexpr auto kFixedRules = std::to_array<SeccompRule>({
     // second wall, and it also keeps the overlayfs whiteout (char 0:0, allowed unprivileged
     // since Linux 5.8) out. Any other type the kernel rejects itself (EINVAL, or EPERM for a
     // directory).
-    DenyIf("mknod", EPERM, FileTypeIs(1, kCharDevice),
+    DenyIf("mknod", EPERM, FileTypeIs(1, kCharDevice), "char device",
            "char devices would bypass the minimal /dev"),
-    DenyIf("mknod", EPERM, FileTypeIs(1, kBlockDevice), "block devices: raw disks"),
-    DenyIf("mknod", EPERM, BitSet(1, kSetUidBit), kSetIdWhy),
-    DenyIf("mknod", EPERM, BitSet(1, kSetGidBit), kSetIdWhy),
-    DenyIf("mknodat", EPERM, FileTypeIs(2, kCharDevice),
+    DenyIf("mknod", EPERM, FileTypeIs(1, kBlockDevice), "block device", "block devices: raw disks"),
+    DenyIf("mknod", EPERM, BitSet(1, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("mknod", EPERM, BitSet(1, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("mknodat", EPERM, FileTypeIs(2, kCharDevice), "char device",
            "char devices would bypass the minimal /dev"),
-    DenyIf("mknodat", EPERM, FileTypeIs(2, kBlockDevice), "block devices: raw disks"),
-    DenyIf("mknodat", EPERM, BitSet(2, kSetUidBit), kSetIdWhy),
-    DenyIf("mknodat", EPERM, BitSet(2, kSetGidBit), kSetIdWhy),
+    DenyIf("mknodat", EPERM, FileTypeIs(2, kBlockDevice), "block device",
+           "block devices: raw disks"),
+    DenyIf("mknodat", EPERM, BitSet(2, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("mknodat", EPERM, BitSet(2, kSetGidBit), "setgid bit", kSetIdWhy),
     // No setuid/setgid file, ever: mode checks on every call that sets a mode.
-    DenyIf("chmod", EPERM, BitSet(1, kSetUidBit), kSetIdWhy),
-    DenyIf("chmod", EPERM, BitSet(1, kSetGidBit), kSetIdWhy),
-    DenyIf("fchmod", EPERM, BitSet(1, kSetUidBit), kSetIdWhy),
-    DenyIf("fchmod", EPERM, BitSet(1, kSetGidBit), kSetIdWhy),
-    DenyIf("fchmodat", EPERM, BitSet(2, kSetUidBit), kSetIdWhy),
-    DenyIf("fchmodat", EPERM, BitSet(2, kSetGidBit), kSetIdWhy),
-    DenyIf("fchmodat2", EPERM, BitSet(2, kSetUidBit), kSetIdWhy),
-    DenyIf("fchmodat2", EPERM, BitSet(2, kSetGidBit), kSetIdWhy),
-    DenyIf("creat", EPERM, BitSet(1, kSetUidBit), kSetIdWhy),
-    DenyIf("creat", EPERM, BitSet(1, kSetGidBit), kSetIdWhy),
-    DenyIf("open", EPERM, BitSet(2, kSetUidBit), kSetIdWhy),
-    DenyIf("open", EPERM, BitSet(2, kSetGidBit), kSetIdWhy),
-    DenyIf("openat", EPERM, BitSet(3, kSetUidBit), kSetIdWhy),
-    DenyIf("openat", EPERM, BitSet(3, kSetGidBit), kSetIdWhy),
-    DenyIf("mkdir", EPERM, BitSet(1, kSetUidBit), kSetIdWhy),
-    DenyIf("mkdir", EPERM, BitSet(1, kSetGidBit), kSetIdWhy),
-    DenyIf("mkdirat", EPERM, BitSet(2, kSetUidBit), kSetIdWhy),
-    DenyIf("mkdirat", EPERM, BitSet(2, kSetGidBit), kSetIdWhy),
+    DenyIf("chmod", EPERM, BitSet(1, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("chmod", EPERM, BitSet(1, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("fchmod", EPERM, BitSet(1, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("fchmod", EPERM, BitSet(1, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("fchmodat", EPERM, BitSet(2, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("fchmodat", EPERM, BitSet(2, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("fchmodat2", EPERM, BitSet(2, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("fchmodat2", EPERM, BitSet(2, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("creat", EPERM, BitSet(1, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("creat", EPERM, BitSet(1, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("open", EPERM, BitSet(2, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("open", EPERM, BitSet(2, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("openat", EPERM, BitSet(3, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("openat", EPERM, BitSet(3, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("mkdir", EPERM, BitSet(1, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("mkdir", EPERM, BitSet(1, kSetGidBit), "setgid bit", kSetIdWhy),
+    DenyIf("mkdirat", EPERM, BitSet(2, kSetUidBit), "setuid bit", kSetIdWhy),
+    DenyIf("mkdirat", EPERM, BitSet(2, kSetGidBit), "setgid bit", kSetIdWhy),
     // openat2 passes its mode in a struct seccomp cannot read; glibc falls back to openat.
     Fail("openat2", ENOSYS, "mode unreadable by seccomp; ENOSYS -> callers fall back to openat"),
 });
@@ -195,13 +205,13 @@ constexpr std::array<SeccompRule, kPersonalityRuleCount> PersonalityRules() {
   for (int b = 0; b < 31; ++b) {
     const uint64_t bit = uint64_t{1} << b;
     rules[n++] = DenyIf("personality", EPERM, {0, SeccompArgOp::kMaskedEqual, kBit31 | bit, kBit31},
-                        kPersonalityWhy);
+                        "persona flags", kPersonalityWhy);
   }
   for (int b = 0; b < 31; ++b) {
     const uint64_t bit = uint64_t{1} << b;
     if ((bit & kPersonalityAllowedBits) != 0) continue;
     rules[n++] = DenyIf("personality", EPERM, {0, SeccompArgOp::kMaskedEqual, kBit31 | bit, bit},
-                        kPersonalityWhy);
+                        "persona flags", kPersonalityWhy);
   }
   return rules;
 }

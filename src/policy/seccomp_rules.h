@@ -40,6 +40,8 @@ struct SeccompRule {
   int errno_value = 0;
   std::optional<SeccompArgCondition> condition;
   std::string_view why;  // one line; cites the CVE or advisory where one exists
+  // What the condition selects, for reports ("CLONE_NEWUSER", "setuid bit"); "" without one.
+  std::string_view label;
 };
 
 // Every rule, in table order. Never empty; static storage, free to call.

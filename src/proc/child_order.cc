@@ -10,8 +10,8 @@
 
 #include "proc/child_steps.h"
 #include "proc/exec_go.h"
-#include "proc/fallocate_watch.h"
 #include "proc/process_tree.h"
+#include "proc/seccomp_listener.h"
 
 namespace agentbox {
 namespace {
@@ -47,33 +47,37 @@ int CommandMain(void* arg) {
   if (plan.command.init_is_subreaper && !BecomeSubreaper()) {
     DieWithChildError(plan, ChildStep::kSubreaper, "");
   }
-  // L2-L5 before the spawn, so the command inherits them: one filter attached (and JIT-compiled)
+  // L2-L4 before the spawn, so the command inherits them: one filter attached (and JIT-compiled)
   // per command, not one for the init and one for it. Nothing after them can regain privilege.
   // L2. uid/gid 1000 with every capability set empty (docs/contract.md §2).
   if (!DropPrivileges(plan)) DieWithChildError(plan, ChildStep::kDropPrivileges, "");
   // L3. No setuid file or file capability can give any of it back.
   if (!SetNoNewPrivs()) DieWithChildError(plan, ChildStep::kNoNewPrivs, "");
-  // L4. The fallocate watch, before the main filter, which would deny the sendmsg of its
-  //     listener to the supervisor.
-  if (plan.command.watch_channel >= 0) {
-    if (!InstallFallocateWatch(plan.command.watch_channel)) {
-      DieWithChildError(plan, ChildStep::kSeccomp, "sending the fallocate watch");
+  // L4. The filter last, so every step before it may use any syscall. Its listener goes to the
+  //     supervisor, which answers the denials (and the fallocate watch) and counts them for the
+  //     effect report; where the kernel gives none, the kernel answers them.
+  if (plan.command.listener_channel >= 0) {
+    if (!AttachFilterAndSendListener(*plan.command.seccomp, *plan.command.seccomp_without_listener,
+                                     plan.command.listener_channel)) {
+      DieWithChildError(plan, ChildStep::kSeccomp, "sending the seccomp listener");
     }
-    plan.command.watch_channel = -1;
+    plan.command.listener_channel = -1;
+  } else if (!InstallSeccomp(plan.command)) {
+    DieWithChildError(plan, ChildStep::kSeccomp, "");
   }
-  // L5. The filter last, so every step before it may use any syscall.
-  if (!InstallSeccomp(plan.command)) DieWithChildError(plan, ChildStep::kSeccomp, "");
-  // L6. Found before a prepared init waits, so the command's side does not ask for all 64.
+  // L5. Found before a prepared init waits, so the command's side does not ask for all 64.
   CommandSpawn spawn;
   spawn.plan = &plan;
   FindCaughtSignals(spawn);
-  // L7. A prepared init (a warm handler's): hardened, it now waits for the request's fields.
+  // L6. A prepared init (a warm handler's): hardened, it now waits for the request's fields.
   if (plan.command.go_fd >= 0) AwaitGo(plan);
-  // L8. CLONE_VM | CLONE_VFORK, as posix_spawn: no copy of the page tables before the exec.
+  // L7. CLONE_VM | CLONE_VFORK, as posix_spawn: no copy of the page tables before the exec.
+  //     The namespace's last pid first: the report counts the pids handed out after it.
+  const int64_t last_pid = LastPidOfNamespace();
   pid_t command = SpawnCommand(spawn, CommandMain);
   if (command < 0) DieWithChildError(plan, ChildStep::kFork, "");
-  // L9. Reap until the command exits, kill and reap what is left of its tree, report.
-  RunInit(plan, command);
+  // L8. Reap until the command exits, kill and reap what is left of its tree, report.
+  RunInit(plan, command, last_pid);
 }
 
 }  // namespace

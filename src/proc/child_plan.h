@@ -57,7 +57,11 @@ struct CommandLaunch {
   std::string cwd;
   std::vector<char*> argv;  // null-terminated, pointing into the parent's strings
   std::vector<char*> envp;  // null-terminated
+  // The filter. With a listener channel, `seccomp` is attached with a user-notification
+  // listener the init sends to the supervisor (proc/seccomp_listener.h), or
+  // `seccomp_without_listener` where the kernel gives none; without one, `seccomp` as it is.
   const std::vector<BpfInstruction>* seccomp = nullptr;
+  const std::vector<BpfInstruction>* seccomp_without_listener = nullptr;
   uint64_t rlimit_nofile = 1024;  // 0 = keep the inherited limit
 
   int stdin_fd = -1;
@@ -70,9 +74,9 @@ struct CommandLaunch {
   // A prepared exec init (proc/exec_go.h): once hardened it waits here for the request's cwd,
   // argv, envp and stdin, which are unset until then. -1: they are set already.
   int go_fd = -1;
-  // The fallocate watch's channel (proc/fallocate_watch.h): the init sends the watch's listener
-  // on it when it hardens, then closes it. -1: no watch.
-  int watch_channel = -1;
+  // The seccomp listener's channel (proc/seccomp_listener.h): the init sends the filter's
+  // listener on it when it hardens, then closes it. -1: no listener.
+  int listener_channel = -1;
 };
 
 // Everything the cloned child needs: the box, the command, and its link to the parent. The child
@@ -125,6 +129,10 @@ struct InitReport {
   int32_t command_status;  // raw wait status of the command
   int64_t cpu_us;          // user + system time of every process of the tree (RUSAGE_CHILDREN)
   int64_t max_rss_kb;      // the largest of them
+  int64_t written_bytes;   // what they dirtied in files on storage (ru_oublock, 512-byte units)
+  // Pids the init's PID namespace handed out while the command ran (its ns_last_pid before and
+  // after): processes and threads started. -1 when it cannot be read (gVisor).
+  int64_t pids_started;
 };
 
 struct ChildError {

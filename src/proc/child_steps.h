@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <cstdint>
+
 #include "proc/child_plan.h"
 
 namespace agentbox {
@@ -49,8 +51,11 @@ void RestoreSignals(const CommandSpawn& spawn);  // the command's first step
 bool RedirectStdio(const ChildPlan& plan);       // 0-2 from the plan, every other fd closed
 // execvp with the plan's argv and envp; on failure reports and exits 127 (ENOENT) or 126.
 [[noreturn]] void ExecCommand(const ChildPlan& plan);
-// The init's life once the command runs: reap, then kill and reap the rest, report. Never returns.
-[[noreturn]] void RunInit(ChildPlan& plan, pid_t command);
+// The last pid this process's PID namespace handed out (its ns_last_pid), -1 if unreadable.
+int64_t LastPidOfNamespace();
+// The init's life once the command runs: reap, then kill and reap the rest, report (the pids
+// handed out since `last_pid_before`, LastPidOfNamespace before the spawn). Never returns.
+[[noreturn]] void RunInit(ChildPlan& plan, pid_t command, int64_t last_pid_before);
 
 // --- Reporting (box_steps.cc).
 // One error record, best effort.

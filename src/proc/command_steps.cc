@@ -1,6 +1,7 @@
 // The command's steps and its init's (proc/child_steps.h): hardening, the spawn, the exec and the
 // init's reaping. Their order is child_order.cc's. The init is PID 1 of the sandbox (`run`) or of
 // an exec's own PID namespace (native agent), or a subreaper (container agent).
+#include <fcntl.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/filter.h>
@@ -217,12 +218,26 @@ void ForwardSignalsTo(pid_t command) {
 
 }  // namespace
 
+int64_t LastPidOfNamespace() {
+  // Reads the pid namespace of the reader (not of the /proc mounted), which is the init's own.
+  int fd = ::open("/proc/sys/kernel/ns_last_pid", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char text[24];
+  ssize_t n = ::read(fd, text, sizeof(text) - 1);
+  ::close(fd);
+  if (n <= 0) return -1;
+  int64_t pid = 0;
+  for (ssize_t i = 0; i < n && text[i] >= '0' && text[i] <= '9'; ++i)
+    pid = pid * 10 + (text[i] - '0');
+  return pid;
+}
+
 // Reaps orphans until the command exits, then kills and reaps what is left of its tree
 // (setsid'd, double-forked, SIGTERM-ignoring and stopped processes alike) and reports the
 // command's wait status with the tree's usage. So the supervisor need not wait for this
 // process's own exit, which tears down its namespaces. Without a PID namespace
 // (init_is_subreaper) the orphans are this subreaper's children, found in /proc.
-void RunInit(ChildPlan& plan, pid_t command) {
+void RunInit(ChildPlan& plan, pid_t command, int64_t last_pid_before) {
   int status_fd = plan.command.status_write;
   // Before the error pipe closes: its EOF tells a keeper the command runs and may be signalled.
   ForwardSignalsTo(command);
@@ -249,6 +264,11 @@ void RunInit(ChildPlan& plan, pid_t command) {
       report.cpu_us = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000LL +
                       usage.ru_utime.tv_usec + usage.ru_stime.tv_usec;
       report.max_rss_kb = usage.ru_maxrss;
+      report.written_bytes = static_cast<int64_t>(usage.ru_oublock) * 512;
+      const int64_t last_pid = LastPidOfNamespace();
+      // A namespace that wrapped around pid_max says nothing exact: unknown.
+      report.pids_started =
+          last_pid_before >= 0 && last_pid >= last_pid_before ? last_pid - last_pid_before : -1;
       ssize_t ignored = ::write(status_fd, &report, sizeof(report));
       (void)ignored;
       ::_exit(0);

@@ -17,9 +17,10 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
-#include "sys/fd_passing.h"
 #include "sys/syscalls.h"
+#include "sys/unique_fd.h"
 
 namespace agentbox {
 namespace {
@@ -32,15 +33,16 @@ constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
 #error "the fallocate watch names the native audit architecture"
 #endif
 
-// fallocate of the native ABI goes to the listener; everything else is left to the sandbox's own
-// filter (which kills foreign ABIs and x32, whose numbers never equal this one).
-const struct sock_filter kWatchFilter[] = {
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kNativeArch, 0, 3),
-    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fallocate, 0, 1),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF),
-    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+// fallocate of the native ABI goes to the listener; everything else falls through to the
+// sandbox's own filter, which starts right after these instructions (and kills foreign ABIs and
+// x32, whose numbers never equal this one).
+constexpr uint8_t kToProgram = 3;  // from the arch check: skip the three below
+const BpfInstruction kWatchPrefix[] = {
+    {BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch)},
+    {BPF_JMP | BPF_JEQ | BPF_K, 0, kToProgram, kNativeArch},
+    {BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, nr)},
+    {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, __NR_fallocate},
+    {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_USER_NOTIF},
 };
 
 // The smaller of this process's and `pid`'s RLIMIT_FSIZE; 0 when `pid`'s cannot be read (so the
@@ -105,87 +107,31 @@ UniqueFd OpenProcessOf(pid_t tid) {
 
 }  // namespace
 
-StatusOr<WatchChannel> MakeWatchChannel(const std::string& workspace) {
-  WatchChannel channel;
-  struct stat st;
-  if (::stat(workspace.c_str(), &st) != 0) return ErrnoStatus("stat " + workspace);
-  channel.workspace_dev = st.st_dev;
-  int pair[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) {
-    return ErrnoStatus("socketpair for the fallocate watch");
-  }
-  channel.supervisor.reset(pair[0]);
-  channel.child.reset(pair[1]);
-  return channel;
+std::vector<BpfInstruction> WithFallocateWatch(const std::vector<BpfInstruction>& program) {
+  std::vector<BpfInstruction> out(std::begin(kWatchPrefix), std::end(kWatchPrefix));
+  out.insert(out.end(), program.begin(), program.end());
+  return out;
 }
 
-bool InstallFallocateWatch(int channel) {
-  struct sock_fprog prog = {};
-  prog.len = static_cast<unsigned short>(sizeof(kWatchFilter) / sizeof(kWatchFilter[0]));
-  prog.filter = const_cast<struct sock_filter*>(kWatchFilter);
-  int listener = static_cast<int>(
-      ::syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog));
-  if (listener < 0) {  // nothing attached: nothing to watch with, nothing changed
-    ::close(channel);
-    return true;
-  }
-  char byte = 'L';
-  bool sent = sys::SendWithFd(channel, &byte, 1, listener) == 1;
-  int saved = errno;
-  ::close(listener);
-  ::close(channel);
-  errno = saved;
-  return sent;
+bool IsWatchedFallocate(const struct seccomp_notif& req) {
+  return req.data.arch == kNativeArch && req.data.nr == __NR_fallocate;
 }
 
-FallocateWatch::FallocateWatch(UniqueFd channel, dev_t workspace_dev)
-    : channel_(std::move(channel)), workspace_dev_(workspace_dev) {}
-
-int FallocateWatch::fd() const {
-  if (listener_.valid()) return listener_.get();
-  return channel_.get();
-}
-
-void FallocateWatch::OnReady(short revents) {
-  if (!listener_.valid()) {
-    if (channel_.valid()) ReceiveListener();
-    return;
-  }
-  if (revents & POLLIN) {
-    HandleNotification();
-  } else if (revents & (POLLHUP | POLLERR)) {
-    listener_.reset();  // every process of the filter is gone
-  }
-}
-
-void FallocateWatch::ReceiveListener() {
-  char byte;
-  int fd = -1;
-  ssize_t n = sys::ReceiveWithFd(channel_.get(), &byte, 1, &fd, MSG_DONTWAIT);
-  if (n < 0 && errno == EAGAIN) return;
-  listener_.reset(fd);
-  channel_.reset();  // the listener, or EOF: nothing more comes this way
-}
-
-void FallocateWatch::HandleNotification() {
-  struct seccomp_notif req;
-  std::memset(&req, 0, sizeof(req));  // the kernel refuses a buffer that is not zeroed
-  if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) return;  // ENOENT: gone
+bool AnswerFallocate(int listener, const struct seccomp_notif& req, dev_t workspace_dev) {
   int answer = kLetThrough;
   UniqueFd target(OpenProcessOf(static_cast<pid_t>(req.pid)));
   // After the pidfd, the id check proves the pid was not reused in between.
-  if (target.valid() && ::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0) {
+  if (target.valid() && ::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) == 0) {
     UniqueFd file(static_cast<int>(
         ::syscall(SYS_pidfd_getfd, target.get(), static_cast<int>(req.data.args[0]), 0)));
     struct stat st;
     const int mode = static_cast<int>(req.data.args[1]);
     const uint64_t offset = req.data.args[2], len = req.data.args[3];
     if (file.valid() && ::fstat(file.get(), &st) == 0 && S_ISREG(st.st_mode) &&
-        st.st_dev == workspace_dev_ &&
+        st.st_dev == workspace_dev &&
         !CrossesFileSizeLimit(static_cast<pid_t>(req.pid), mode, offset, len)) {
       answer = FallocateAsNobodySpecial(file.get(), mode, static_cast<off_t>(offset),
                                         static_cast<off_t>(len));
-      if (answer == EDQUOT || answer == ENOSPC) refused_ = true;
     }
   }
   struct seccomp_notif_resp resp;
@@ -196,7 +142,8 @@ void FallocateWatch::HandleNotification() {
   } else {
     resp.error = -answer;
   }
-  (void)::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_SEND, &resp);  // ENOENT: it was killed
+  (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);  // ENOENT: it was killed
+  return answer == EDQUOT || answer == ENOSPC;
 }
 
 }  // namespace agentbox

@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "policy/seccomp_match.h"
+
 namespace agentbox {
 
 std::string DescribeChildError(const ChildError& err) {
@@ -63,6 +65,36 @@ void FillSetupErrorResult(const ChildError& err, ExecResult& r) {
   r = ErrorResult(Status(code, message));
 }
 
+Wall SeccompWall(const DeniedSyscall& d) {
+  Wall w;
+  w.wall = kWallSeccomp;
+  w.what = d.rule ? SeccompRuleName(*d.rule) : "an unnamed call";
+  w.count = d.count;
+  w.error = ErrnoName(d.rule ? d.rule->errno_value : EPERM);
+  w.rule = "seccomp: " + w.what;
+  w.process = d.process;
+  w.seen_by = kSeenByKernel;
+  w.message = "seccomp denied " + w.what + " (" + w.error + ")" +
+              (d.count > 1 ? ", " + std::to_string(d.count) + " times" : "") +
+              (d.process.empty() ? "" : ", to " + d.process) + ": " +
+              (d.rule ? std::string(d.rule->why) : "no rule of the table names it");
+  return w;
+}
+
+// What the supervisor saw of the command's effects: denials, its own error messages, usage.
+void FillEffects(const SupervisionOutcome& outcome, EffectReport& effects) {
+  effects.syscalls_observed = outcome.syscalls_observed;
+  if (!outcome.syscalls_observed) {
+    effects.syscalls_reason =
+        "no seccomp user-notification listener here (gVisor and kernels before 5.0 give none): "
+        "the filter still denies the same calls, but they are not itemized";
+  }
+  for (const DeniedSyscall& d : outcome.denied_syscalls) effects.AddWall(SeccompWall(d));
+  for (const Wall& w : outcome.output_walls) effects.AddWall(w);
+  effects.processes_started = outcome.pids_started;
+  effects.bytes_written = outcome.written_bytes;
+}
+
 }  // namespace
 
 ExecResult ResultOfSupervision(const SupervisionOutcome& outcome, const CgroupStats* stats,
@@ -74,6 +106,7 @@ ExecResult ResultOfSupervision(const SupervisionOutcome& outcome, const CgroupSt
     r.stderr_data.clear();
   } else {
     FillOutcomeResult(outcome, stats ? *stats : CgroupStats{}, r);
+    FillEffects(outcome, r.effects);
   }
   if (outcome.disk_refused) r.AddLimitHit(kLimitDisk);
   r.cpu_ms = stats ? stats->cpu_ms : outcome.cpu_ms;

@@ -12,7 +12,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "proc/fallocate_watch.h"
+#include "proto/output_walls.h"
 
 namespace agentbox {
 namespace {
@@ -31,7 +31,7 @@ sigset_t SupervisorSignals() {
   return set;
 }
 
-enum Slot { kStdout, kStderr, kStatus, kError, kInit, kSignal, kCancel, kWatch, kSlots };
+enum Slot { kStdout, kStderr, kStatus, kError, kInit, kSignal, kCancel, kListener, kSlots };
 
 class Loop {
  public:
@@ -39,15 +39,15 @@ class Loop {
       : box_(box),
         output_(output),
         limits_(limits),
-        watch_(std::move(box.watch_read), box.workspace_dev) {
+        listener_(std::move(box.listener_read), box.watch_fallocate, box.workspace_dev) {
     sigset_t set = SupervisorSignals();
     signal_fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
-    int fds[kSlots] = {
-        box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(), box.error_read.get(),
-        box.pidfd.get(),       signal_fd_.get(),      limits.cancel_fd,      watch_.fd()};
+    int fds[kSlots] = {box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(),
+                       box.error_read.get(),  box.pidfd.get(),       signal_fd_.get(),
+                       limits.cancel_fd,      listener_.fd()};
     for (int i = 0; i < kSlots; ++i) {
       pfds_[i] = {fds[i], POLLIN, 0};
-      if (i != kInit && i != kCancel && i != kWatch && fds[i] >= 0) {
+      if (i != kInit && i != kCancel && i != kListener && fds[i] >= 0) {
         ::fcntl(fds[i], F_SETFL, O_NONBLOCK);
       }
     }
@@ -80,7 +80,10 @@ class Loop {
     // Records written just before the init exited are still in the pipes.
     ReadStatus();
     ReadError();
-    outcome_.disk_refused = watch_.refused();
+    outcome_.disk_refused = listener_.disk_refused();
+    outcome_.syscalls_observed = listener_.observed();
+    outcome_.denied_syscalls = listener_.denied();
+    outcome_.output_walls = stderr_walls_.Walls();
     return outcome_;
   }
 
@@ -94,9 +97,9 @@ class Loop {
     if (pfds_[kSignal].fd >= 0 && pfds_[kSignal].revents) ReadSignal();
     if (pfds_[kCancel].fd >= 0 && pfds_[kCancel].revents) CheckCancel();
     if (pfds_[kInit].fd >= 0 && pfds_[kInit].revents) ReapInit();
-    if (pfds_[kWatch].fd >= 0 && pfds_[kWatch].revents) {
-      watch_.OnReady(pfds_[kWatch].revents);
-      pfds_[kWatch].fd = watch_.fd();  // the channel gives way to the listener, then to none
+    if (pfds_[kListener].fd >= 0 && pfds_[kListener].revents) {
+      listener_.OnReady(pfds_[kListener].revents);
+      pfds_[kListener].fd = listener_.fd();  // the channel gives way to the listener, then none
     }
   }
 
@@ -142,8 +145,9 @@ class Loop {
     for (int i = 0; i < 16; ++i) {  // bounded: let the other stream and the timer have a turn
       ssize_t n = ::read(pfds_[slot].fd, buf, sizeof(buf));
       if (n > 0) {
-        output_.Append(slot == kStdout ? OutputStream::kStdout : OutputStream::kStderr,
-                       std::string_view(buf, static_cast<size_t>(n)));
+        const std::string_view data(buf, static_cast<size_t>(n));
+        if (slot == kStderr) stderr_walls_.Feed(data);
+        output_.Append(slot == kStdout ? OutputStream::kStdout : OutputStream::kStderr, data);
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
@@ -161,6 +165,8 @@ class Loop {
       outcome_.command_status = report.command_status;
       outcome_.cpu_ms = static_cast<double>(report.cpu_us) / 1e3;
       outcome_.max_rss_bytes = static_cast<uint64_t>(report.max_rss_kb) * 1024;
+      if (report.written_bytes >= 0) outcome_.written_bytes = report.written_bytes;
+      if (report.pids_started >= 0) outcome_.pids_started = report.pids_started;
     } else if (n == 0 || errno != EAGAIN) {
       pfds_[kStatus].fd = -1;  // EOF: the init is gone without a report
     }
@@ -188,7 +194,8 @@ class Loop {
   SupervisedSandbox& box_;
   OutputCapture& output_;
   const SupervisionLimits& limits_;
-  FallocateWatch watch_;
+  SeccompListener listener_;
+  OutputWalls stderr_walls_;
   UniqueFd signal_fd_;
   struct pollfd pfds_[kSlots];
   bool init_exited_ = false;

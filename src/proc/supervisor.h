@@ -11,8 +11,11 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "proc/child_plan.h"
+#include "proc/seccomp_listener.h"
+#include "proto/effect_report.h"
 #include "proto/output_capture.h"
 #include "sys/unique_fd.h"
 
@@ -26,9 +29,11 @@ struct SupervisedSandbox {
   UniqueFd status_read;   // the command's wait status, written by the init
   UniqueFd error_read;    // ChildError records from the setup
   UniqueFd parent_alive;  // held open while we live: the sandbox dies when it hangs up
-  // The fallocate watch (proc/fallocate_watch.h): its channel's receiving end (invalid: no
-  // watch) and the st_dev of the workspace whose refusals it reports.
-  UniqueFd watch_read;
+  // The seccomp listener's channel (proc/seccomp_listener.h), its receiving end (invalid: no
+  // listener); with watch_fallocate, the fallocate watch for the workspace of st_dev
+  // workspace_dev comes through it too (proc/fallocate_watch.h).
+  UniqueFd listener_read;
+  bool watch_fallocate = false;
   dev_t workspace_dev = 0;
 };
 
@@ -58,6 +63,12 @@ struct SupervisionOutcome {
   double cpu_ms = 0;           // every process of the tree (rusage; the init's too once reaped)
   uint64_t max_rss_bytes = 0;  // the largest single process (rusage)
   bool disk_refused = false;   // the watch saw a workspace allocation refused for want of space
+  // The seccomp listener served the command: denied_syscalls is every denial of its tree.
+  bool syscalls_observed = false;
+  std::vector<DeniedSyscall> denied_syscalls;
+  std::vector<Wall> output_walls;         // what its stderr named (proto/output_walls.h)
+  std::optional<uint64_t> written_bytes;  // from the init's report
+  std::optional<uint64_t> pids_started;
 };
 
 SupervisionOutcome Supervise(SupervisedSandbox& box, OutputCapture& output,

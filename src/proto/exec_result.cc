@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/utf8.h"
+#include "proto/output_walls.h"
 #include "spec/units.h"
 
 namespace agentbox {
@@ -225,46 +226,6 @@ std::string NetworkDenialLines(const NetworkReport& network) {
   return lines;
 }
 
-namespace {
-
-// Hosts named by the name-lookup failures of common clients, in order, without repeats.
-std::vector<std::string> HostsOfLookupFailures(std::string_view text) {
-  static const char* const kBefore[] = {"Could not resolve host: ",
-                                        "unable to resolve host address '",
-                                        "unable to resolve host address \xe2\x80\x98",
-                                        "bad address '",
-                                        "getaddrinfo EAI_AGAIN ",
-                                        "getaddrinfo ENOTFOUND ",
-                                        "Could not resolve hostname "};
-  std::vector<std::string> hosts;
-  for (const char* before : kBefore) {
-    for (size_t at = text.find(before); at != std::string_view::npos && hosts.size() < 8;
-         at = text.find(before, at + 1)) {
-      size_t start = at + std::strlen(before), end = start;
-      while (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) ||
-                                   text[end] == '.' || text[end] == '-' || text[end] == '_')) {
-        ++end;
-      }
-      std::string host(text.substr(start, end - start));
-      if (!host.empty() && std::find(hosts.begin(), hosts.end(), host) == hosts.end()) {
-        hosts.push_back(host);
-      }
-    }
-  }
-  return hosts;
-}
-
-bool ShowsNoNetwork(std::string_view text) {
-  for (const char* sign : {"Temporary failure in name resolution", "Name or service not known",
-                           "No address associated with hostname", "Network is unreachable",
-                           "EAI_AGAIN", "ENETUNREACH"}) {
-    if (text.find(sign) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
-}  // namespace
-
 std::string NetworkNotes(const ExecResult& result) {
   std::string observed = NetworkDenialLines(result.network);
   if (!observed.empty() || result.network.egress || result.reason == ExitReason::kError) {
@@ -321,7 +282,10 @@ ExecResultJson::ExecResultJson(const ExecResult& result) {
   }
   if (result.disk_limit) j["disk_limit"] = DiskLimitObject(*result.disk_limit);
   // Every command that ran says what it did on the network; one that never ran has its error.
-  if (result.reason != ExitReason::kError) j["network"] = NetworkJson(result.network);
+  if (result.reason != ExitReason::kError) {
+    j["network"] = NetworkJson(result.network);
+    j["effects"] = EffectsJson(result.effects);
+  }
   tail_ = j.dump();  // {"stdout_truncated":...}
   tail_[0] = ',';
   stdout_ = ValidUtf8(result.stdout_data, &stdout_storage_);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "proto/effect_report.h"
 #include "spec/workspace_quota.h"
 
 namespace agentbox {
@@ -89,6 +90,7 @@ struct ExecResult {
   std::vector<std::string> limits_hit;        // in the order first seen, no duplicates
   std::optional<DiskLimitReport> disk_limit;  // unset when no workspace was made (an error)
   NetworkReport network;
+  EffectReport effects;  // what it did and what the walls refused it (proto/effect_report.h)
 
   void AddLimitHit(const std::string& limit);
   bool HasLimitHit(const std::string& limit) const;

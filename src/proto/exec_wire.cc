@@ -202,6 +202,8 @@ std::string ExecResultToWire(const ExecResult& r) {
   if (r.reason == ExitReason::kError) {
     j["error"] = SanitizeUtf8(r.error);
     j["error_code"] = StatusCodeName(r.error_code);
+  } else {
+    j["effects"] = EffectsJson(r.effects);
   }
   // The names the sandbox's DNS catcher saw during the exec (printable ASCII already).
   std::vector<std::string> lookups = LookupNames(r.network);
@@ -246,6 +248,11 @@ StatusOr<ExecResult> ExecResultFromWire(const std::string& text) {
     out.stdout_truncated = r.at("stdout_truncated").get<bool>();
     out.stderr_truncated = r.at("stderr_truncated").get<bool>();
     out.limits_hit = r.at("limits_hit").get<std::vector<std::string>>();
+    if (r.contains("effects")) {
+      auto effects = EffectsFromJson(r["effects"]);
+      if (!effects.ok()) return effects.status();
+      out.effects = std::move(*effects);
+    }
     AB_RETURN_IF_ERROR(ReadLookups(r, out.network));
   } catch (const json::exception& e) {
     return Internal(std::string("malformed exec result from the agent: ") + e.what());

@@ -95,6 +95,10 @@ check "exec SSE stream" 'echo "$R" | grep -q "^event: result" && echo "$R" | gre
 # code an API error would have had.
 R=$(U -N -d '{"argv":["true"],"cwd":"/workspace/no-such-dir","stream":"ndjson"}' http://x/v1/sandboxes/$ID/exec)
 check "streamed error carries its code" '[ "$(echo "$R" | tail -n 1 | jq_ "(d[\"result\"][\"reason\"], d[\"result\"][\"error_code\"])")" = "('"'"'error'"'"', '"'"'not_found'"'"')" ]' "$R"
+# The effect report: the workspace's changes and the walls, with their rules (docs/api.md).
+R=$(U -d '{"argv":["sh","-c","echo x > eff.txt; unshare -r true; sleep 2"],"timeout":0.5}' http://x/v1/sandboxes/$ID/exec)
+check "exec result has effects: workspace change" 'echo "$R" | jq_ "[c[\"path\"] for c in d[\"effects\"][\"workspace\"][\"changes\"]]" | grep -q "/workspace/eff.txt"' "$R"
+check "exec result has effects: seccomp and timeout walls" '[ "$(echo "$R" | jq_ "sorted(w[\"rule\"] for w in d[\"effects\"][\"walls\"])")" = "['"'"'seccomp: unshare'"'"', '"'"'timeout 0.5s'"'"']" ]' "$R"
 check "exec timeout" '[ "$(U -d "{\"argv\":[\"sleep\",\"5\"],\"timeout\":0.3}" http://x/v1/sandboxes/$ID/exec | jq_ "d[\"reason\"]")" = timeout ]'
 check "verify: isolation report ok" '[ "$(U http://x/v1/sandboxes/$ID/verify | jq_ "(d[\"id\"] == \"$ID\", d[\"ok\"], len(d[\"checks\"]) > 20)")" = "(True, True, True)" ]'
 check "verify unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/nosuch/verify)" = 404 ]'

@@ -16,6 +16,8 @@ class SandboxTest(unittest.TestCase):
             self.assertIsInstance(result, ExecResult)
             self.assertEqual((result.exit_code, result.reason), (3, "exited"))
             self.assertEqual(result.network, {"egress": False, "connections": []})
+            self.assertEqual(result.effects["workspace"]["observed"], True)
+            self.assertIsInstance(result.effects["walls"], list)
             self.assertEqual((result.stdout, result.stderr), ("hi\n", "err\n"))
             self.assertFalse(result.ok)
             self.assertIn(sb.id, [s["id"] for s in client.list()])

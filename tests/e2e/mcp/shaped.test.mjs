@@ -119,6 +119,18 @@ describe('MCP tools shaped for models', { skip: skip || false }, () => {
     assert.equal(bad.isError, true);
     assert.match(text(bad), /output_limit/);
   });
+
+  test('exec: structuredContent carries the effect report (workspace changes, walls)', async () => {
+    const r = await client.callTool({
+      name: 'exec', arguments: { command: 'echo hi > effects-mcp.txt; touch /usr/bin/effects-mcp; true' },
+    });
+    assert.equal(r.isError, false);
+    const effects = r.structuredContent.effects;
+    assert.equal(effects.workspace.observed, true);
+    assert.ok(effects.workspace.changes.some((c) => c.path === '/workspace/effects-mcp.txt' && c.change === 'created'),
+      JSON.stringify(effects.workspace));
+    assert.ok(effects.walls.some((w) => w.wall === 'read_only_root' && w.errno === 'EROFS'), JSON.stringify(effects.walls));
+  });
 });
 
 describe('limits in words, in a sandbox with small limits', { skip: skip || false }, () => {

@@ -46,7 +46,10 @@ TEST(ExecResultJsonTest, ExactDefaultRendering) {
             R"({"exit_code":0,"signal":null,"reason":"exited","duration_ms":3.142,"cpu_ms":0.8,)"
             R"("peak_memory_bytes":1234567,"stdout":"hi\n","stderr":"","stdout_truncated":false,)"
             R"("stderr_truncated":false,"limits_hit":[],)"
-            R"("network":{"egress":false,"connections":[]}})");
+            R"("network":{"egress":false,"connections":[]},)"
+            R"("effects":{"workspace":{"observed":false,"reason":""},"walls":[],)"
+            R"("syscalls_observed":false,"syscalls_reason":"","processes_started":null,)"
+            R"("bytes_written":null}})");
 }
 
 TEST(ExecResultJsonTest, NetworkSectionAndDenialLines) {

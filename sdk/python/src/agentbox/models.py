@@ -26,6 +26,9 @@ class ExecResult:
     # {"egress": bool, "connections": [...]}: what the command did on the network (docs/api.md);
     # None when it never ran (reason "error").
     network: Optional[Dict[str, Any]] = None
+    # {"workspace": {...}, "walls": [...], ...}: what the command changed and what the walls
+    # refused it (docs/api.md "The effect report"); None when it never ran (reason "error").
+    effects: Optional[Dict[str, Any]] = None
 
     @property
     def ok(self) -> bool:
@@ -49,6 +52,7 @@ class ExecResult:
             error_code=data.get("error_code"),
             disk_limit=data.get("disk_limit"),
             network=data.get("network"),
+            effects=data.get("effects"),
         )
 
 

@@ -373,6 +373,49 @@ export interface components {
             old_str: string;
             path: string;
         };
+        Effects: {
+            bytes_written: number | null;
+            processes_started: number | null;
+            /** @description denied syscalls are itemized (false: syscalls_reason says why) */
+            syscalls_observed: boolean;
+            syscalls_reason?: string;
+            walls: {
+                count: number;
+                errno?: string;
+                /** @description one line an agent can act on */
+                message: string;
+                process?: string;
+                /** @description the policy rule that stopped it */
+                rule: string;
+                /** @enum {string} */
+                seen_by: "seccomp_notification" | "stderr" | "egress_proxy" | "dns_catcher" | "supervisor";
+                /** @enum {string} */
+                wall: "seccomp" | "read_only_root" | "permission" | "pid_namespace" | "network" | "limit";
+                what: string;
+            }[];
+            walls_omitted?: number;
+            workspace: {
+                /** @description at most 100 */
+                changes?: {
+                    /** @enum {string} */
+                    change: "created" | "modified" | "deleted";
+                    path: string;
+                    size_delta: number;
+                    /** @enum {string} */
+                    type: "file" | "dir" | "symlink" | "other";
+                }[];
+                changes_omitted?: number;
+                created?: number;
+                deleted?: number;
+                modified?: number;
+                /** @description false: the workspace was not compared (reason says why) */
+                observed: boolean;
+                /** @description the walk met its bound: later paths not compared */
+                partial?: boolean;
+                reason?: string;
+                size_delta?: number;
+            };
+        };
         Error: {
             code: string;
             error: string;
@@ -398,6 +441,7 @@ export interface components {
             cpu_ms: number;
             disk_limit?: components["schemas"]["DiskLimit"];
             duration_ms: number;
+            effects?: components["schemas"]["Effects"];
             /** @description with reason "error": the message */
             error?: string;
             /** @description with error: the code an API error with this message has */
@@ -486,6 +530,7 @@ export interface components {
             cpu_ms: number;
             disk_limit?: components["schemas"]["DiskLimit"];
             duration_ms: number;
+            effects?: components["schemas"]["Effects"];
             /** @description with reason "error": the message */
             error?: string;
             /** @description with error: the code an API error with this message has */
