@@ -1,6 +1,7 @@
 // How agentbox-agent was started: in a box agentbox built itself, or in one it did not.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,19 @@ struct AgentOptions {
   // --disk-watch: the workspace's disk limit is held by the kernel, and each exec reports an
   // allocation it refused (proc/fallocate_watch.h).
   bool disk_watch = false;
+  // --clock-start SECONDS (container mode; policy clock_start): the agent makes the time
+  // namespace its handlers and commands run in (proc/time_namespace.h). Native sandboxes get
+  // theirs from the box's setup instead.
+  std::optional<double> clock_start;
 };
 
 // `agentbox-agent` -> kNative; `agentbox-agent --listen PATH` -> kContainer; `--disk-watch` may
-// come first in either. Anything else is kInvalidArgument (the caller prints the usage and exits
+// come first in either, then `--clock-start SECONDS` (container mode only). Anything else is kInvalidArgument (the caller prints the usage and exits
 // 2). args excludes argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
 inline constexpr const char* kAgentUsage =
-    "usage: agentbox-agent [--disk-watch] [--listen SOCKET_PATH]";
+    "usage: agentbox-agent [--disk-watch] [--clock-start SECONDS --listen SOCKET_PATH | --listen "
+    "SOCKET_PATH]";
 
 }  // namespace agentbox

@@ -46,7 +46,7 @@ constexpr int kStrayScanIntervalMs = 1000;
 // The listening socket, and in container mode the checks and hardening that come first.
 StatusOr<UniqueFd> SetUp(const AgentOptions& options) {
   if (options.mode == AgentMode::kNative) return UniqueFd(kInheritedListenFd);
-  AB_RETURN_IF_ERROR(EnterSandboxUserNamespace());
+  AB_RETURN_IF_ERROR(EnterSandboxUserNamespace(options.clock_start));
   AB_RETURN_IF_ERROR(CheckContainerIdentity());
   AB_RETURN_IF_ERROR(HardenContainerAgent());
   return BindListeningSocket(options.listen_path);

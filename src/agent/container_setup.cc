@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <string>
 
+#include "proc/time_namespace.h"
 #include "proc/process_tree.h"
 #include "spec/sandbox_spec.h"
 #include "sys/unique_fd.h"
@@ -92,10 +93,16 @@ Status CheckNoCapabilities() {
 
 }  // namespace
 
-Status EnterSandboxUserNamespace() {
+Status EnterSandboxUserNamespace(std::optional<double> clock_start) {
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
-  if (uid == kSandboxUid || uid == 0) return OkStatus();  // remapped already; 0: CheckIds refuses
+  if (uid == kSandboxUid || uid == 0) {  // remapped already; 0: CheckIds refuses
+    if (clock_start) {
+      return Unavailable("clock_start needs the agent's own user namespace, which a daemon with "
+                         "userns-remap does not give it");
+    }
+    return OkStatus();
+  }
   if (::unshare(CLONE_NEWUSER) != 0) {
     return ErrnoStatus("enter a user namespace mapping host uid " + std::to_string(uid) +
                        " to 1000 (the kernel must allow unprivileged user namespaces)");
@@ -105,6 +112,9 @@ Status EnterSandboxUserNamespace() {
   // gVisor has no /proc/PID/setgroups (and needs no "deny" before gid_map).
   if (Status st = WriteSelf("setgroups", "deny"); !st.ok() && errno != ENOENT) return st;
   AB_RETURN_IF_ERROR(WriteSelf("gid_map", "1000 " + std::to_string(gid) + " 1\n"));
+  if (clock_start && !EnterTimeNamespace(TimeOffsetsFor(*clock_start).c_str())) {
+    return ErrnoStatus("make the time namespace of clock_start");
+  }
   return DropEveryCapability();
 }
 

@@ -1,6 +1,8 @@
 // Start-up of the agent in a box agentbox did not build (AgentMode::kContainer).
 #pragma once
 
+#include <optional>
+
 #include "base/status.h"
 
 namespace agentbox {
@@ -10,8 +12,11 @@ namespace agentbox {
 // 1000, and drops every capability that namespace gave: the agent, its handlers and every
 // command are then uid 1000 inside and that id on the host. Already uid 1000 (a daemon with
 // userns-remap maps that to a subordinate id): nothing to do. Call first, while the agent
-// can still write its own /proc/self/uid_map (before HardenContainerAgent).
-Status EnterSandboxUserNamespace();
+// can still write its own /proc/self/uid_map (before HardenContainerAgent). With clock_start,
+// also makes the time namespace the agent's handlers and commands run in (proc/time_namespace.h),
+// while the new user namespace's capabilities allow it; under userns-remap (no user namespace of
+// its own, so no CAP_SYS_TIME) that is refused.
+Status EnterSandboxUserNamespace(std::optional<double> clock_start = std::nullopt);
 
 // Fails closed unless the box is what the docker backend asks for (`docker run -u
 // 2100001000:2100001000 --cap-drop ALL --security-opt no-new-privileges`, then the user

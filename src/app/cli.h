@@ -36,6 +36,12 @@ int LogsSubcommand(const Args& args);     // cli_processes.cc
 int WaitSubcommand(const Args& args);     // cli_processes.cc
 int KillSubcommand(const Args& args);     // cli_processes.cc
 int SendSubcommand(const Args& args);     // cli_processes.cc
+int SnapshotSubcommand(const Args& args);  // cli_snapshot.cc
+int RestoreSubcommand(const Args& args);   // cli_snapshot.cc
+int ForkSubcommand(const Args& args);      // cli_snapshot.cc
+int DiffSubcommand(const Args& args);      // cli_snapshot.cc
+int LogSubcommand(const Args& args);       // cli_log.cc
+int ReplaySubcommand(const Args& args);    // cli_replay.cc
 
 // Writes all of `text` to fd 1 / fd 2, retrying short writes; a closed stream is ignored.
 void WriteStdout(std::string_view text);

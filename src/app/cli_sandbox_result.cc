@@ -38,6 +38,11 @@ int ReportResult(const ExecResult& result, bool json) {
     // "denied by policy", not the command's own "Temporary failure in name resolution".
     WriteStderr(NetworkNotes(result));
     if (std::string what = WhatHappened(result); !what.empty()) PrintError(what);
+    if (result.rollback && result.rollback->rolled_back) {
+      PrintError("rolled back: the workspace is as it was before the command");
+    } else if (result.rollback && !result.rollback->error.empty()) {
+      PrintError("the rollback failed: " + result.rollback->error);
+    }
   }
   return ExitStatusOf(result);
 }

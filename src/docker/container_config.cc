@@ -1,6 +1,7 @@
 #include "docker/container_config.h"
 
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -13,6 +14,11 @@ namespace {
 std::vector<std::string> AgentArgs(const ContainerInputs& in) {
   std::vector<std::string> args;
   if (in.disk_watch) args.push_back(kAgentDiskWatchFlag);
+  if (in.clock_start) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.9g", *in.clock_start);
+    args.insert(args.end(), {kAgentClockStartFlag, seconds});
+  }
   args.push_back("--listen");
   args.push_back(std::string(kAgentRunDir) + "/" + kAgentSocketName);
   return args;

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "http/openapi_schemas.h"
 #include "http/routes.h"
 #include "spec/spec_overlay.h"
 
@@ -60,13 +61,19 @@ json ExecRequestSchema() {
                "start a background process: 201 and its Process at once (no stdin, no stream)"}}},
             {"interactive",
              {{"type", "boolean"},
-              {"description", "with detach: keep its stdin open for .../stdin"}}}}}};
+              {"description", "with detach: keep its stdin open for .../stdin"}}},
+            {"rollback_on_failure",
+             {{"type", "boolean"},
+              {"description",
+               "a failing command (non-zero exit, timeout, signal, OOM) leaves the workspace "
+               "exactly as it was; refused while another command or a background process "
+               "runs"}}}}}};
 }
 
 // The terminal WebSocket's first message: an exec body without what a terminal replaces.
 json TerminalStartSchema() {
   json schema = ExecRequestSchema();
-  for (const char* key : {"stdin", "stream", "detach", "interactive"}) {
+  for (const char* key : {"stdin", "stream", "detach", "interactive", "rollback_on_failure"}) {
     schema["properties"].erase(key);
   }
   json size = {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}};
@@ -101,7 +108,11 @@ json ExecResultSchema() {
             {"stderr", str},
             {"stdout_truncated", boolean},
             {"stderr_truncated", boolean},
-            {"limits_hit", {{"type", "array"}, {"items", str}}}}}};
+            {"limits_hit", {{"type", "array"}, {"items", str}}},
+            {"rollback",
+             {{"type", "object"},
+              {"description", "with rollback_on_failure only"},
+              {"properties", {{"rolled_back", boolean}, {"error", str}}}}}}}};
 }
 
 json ProcessSchema() {
@@ -202,6 +213,14 @@ json Schemas() {
              "a name (\"TERM\", \"SIGINT\") or a number; default TERM; STOP is "
              "refused"}}}}}}},
       {"TerminalStart", TerminalStartSchema()},
+      {"Snapshot", SnapshotSchema()},
+      {"SnapshotList",
+       {{"type", "object"},
+        {"properties", {{"snapshots", {{"type", "array"}, {"items", Ref("Snapshot")}}}}}}},
+      {"SnapshotRequest", NameOnlySchema("a name, unique among the sandbox's snapshots")},
+      {"ForkRequest", NameOnlySchema("a unique name for the new sandbox")},
+      {"Restored", RestoredSchema()},
+      {"WorkspaceDiff", WorkspaceDiffSchema()},
       {"TerminalMessage",
        {{"type", "object"},
         {"description",
@@ -239,8 +258,9 @@ json Parameters(const Route& route) {
                       {"in", "path"},
                       {"required", true},
                       {"schema", {{"type", "string"}}},
-                      {"description", name == "proc" ? "background process id (\"p1\")"
-                                                     : "sandbox id, unique id prefix or name"}});
+                      {"description", name == "proc"   ? "background process id (\"p1\")"
+                                      : name == "snap" ? "snapshot id, unique id prefix or name"
+                                                       : "sandbox id, unique id prefix or name"}});
   }
   std::string_view q = route.query;
   while (!q.empty()) {
@@ -322,8 +342,11 @@ json Operation(const Route& route) {
              {"responses", Responses(route)}};
   if (!route.needs_auth) op["security"] = json::array();
   if (route.body == BodyKind::kJson) {
-    // A kill without a body sends TERM.
-    op["requestBody"] = {{"required", route.id != RouteId::kKillProcess},
+    // A kill without a body sends TERM; a snapshot or a fork without one has no name.
+    const bool optional = route.id == RouteId::kKillProcess ||
+                          route.id == RouteId::kCreateSnapshot ||
+                          route.id == RouteId::kForkSnapshot;
+    op["requestBody"] = {{"required", !optional},
                          {"content", {{"application/json", {{"schema", Ref(route.schema)}}}}}};
   } else if (route.body == BodyKind::kBytes) {
     op["requestBody"] = {

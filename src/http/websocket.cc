@@ -6,7 +6,7 @@
 
 #include "base/ascii.h"
 #include "base/utf8.h"
-#include "http/base64.h"
+#include "base/base64.h"
 
 namespace agentbox::ws {
 namespace {

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "base/utf8.h"
-#include "http/base64.h"
+#include "base/base64.h"
 
 namespace agentbox::mcp {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 
 #include "base/ascii.h"
-#include "http/base64.h"
+#include "base/base64.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/modern_request.h"
 #include "mcp/protocol.h"

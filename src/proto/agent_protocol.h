@@ -43,6 +43,9 @@ namespace agentbox {
 // calls go through the agent, which reports one refused (proc/fallocate_watch.h). The host
 // passes it; native `agentbox-agent [--disk-watch]`, docker `... [--disk-watch] --listen PATH`.
 inline constexpr const char* kAgentDiskWatchFlag = "--disk-watch";
+// The container agent's time namespace (policy clock_start): `--clock-start SECONDS`, before
+// --listen (proc/time_namespace.h).
+inline constexpr const char* kAgentClockStartFlag = "--clock-start";
 
 enum class FrameType : uint8_t {
   kRequest = 'Q',

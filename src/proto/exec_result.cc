@@ -284,6 +284,12 @@ ExecResultJson::ExecResultJson(const ExecResult& result) {
   if (result.disk_limit) j["disk_limit"] = DiskLimitObject(*result.disk_limit);
   // Every command that ran says what it did on the network; one that never ran has its error.
   if (result.reason != ExitReason::kError) j["network"] = NetworkJson(result.network);
+  if (result.rollback) {
+    j["rollback"] = {{"rolled_back", result.rollback->rolled_back}};
+    if (!result.rollback->error.empty()) {
+      j["rollback"]["error"] = SanitizeUtf8(result.rollback->error);
+    }
+  }
   tail_ = j.dump();  // {"stdout_truncated":...}
   tail_[0] = ',';
   stdout_ = ValidUtf8(result.stdout_data, &stdout_storage_);

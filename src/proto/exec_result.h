@@ -55,6 +55,13 @@ inline constexpr size_t kMaxNetworkConnections = 256;
 // The reason of an attempt denied because no pattern names the host.
 inline constexpr const char* kNotOnTheList = "not in allow_hosts";
 
+// `exec --rollback-on-failure`: whether a failing command's changes to the workspace were
+// undone (the workspace put back as it was before the command).
+struct RollbackReport {
+  bool rolled_back = false;  // the command failed and the workspace was restored
+  std::string error;         // the restore failed, why (the workspace may then be part way)
+};
+
 struct ExecResult {
   int exit_code = 0;          // the command's code, 124 timeout, 125 error, 128+N signal N
   std::optional<int> signal;  // the signal that ended it, if any
@@ -73,6 +80,7 @@ struct ExecResult {
   std::vector<std::string> limits_hit;        // in the order first seen, no duplicates
   std::optional<DiskLimitReport> disk_limit;  // unset when no workspace was made (an error)
   NetworkReport network;
+  std::optional<RollbackReport> rollback;  // asked for (--rollback-on-failure) only
 
   void AddLimitHit(const std::string& limit);
   bool HasLimitHit(const std::string& limit) const;
@@ -96,7 +104,8 @@ ExecResult ErrorResult(const Status& status);
 
 // The JSON object of CONTRACT §1, one line, keys in the documented order, then "disk_limit":
 // {"bytes": N or null (none), "enforced": bool, "mechanism": "btrfs-qgroup" | "project-quota" |
-// null, "reason": why not enforced (only then)}.
+// null, "reason": why not enforced (only then)}, "network", and with --rollback-on-failure
+// "rollback": {"rolled_back": bool, "error": why a restore failed (only then)}.
 std::string ExecResultToJson(const ExecResult& result);
 
 // The same text in two steps, so a caller can reserve memory for it before it is made: size()

@@ -1,7 +1,7 @@
 // Workspace files as resources, the pure part (mcp/resources.h), and base64 (http/base64.h).
 #include <gtest/gtest.h>
 
-#include "http/base64.h"
+#include "base/base64.h"
 #include "mcp/resources.h"
 
 namespace agentbox::mcp {

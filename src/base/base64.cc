@@ -1,4 +1,4 @@
-#include "http/base64.h"
+#include "base/base64.h"
 
 #include <nettle/base64.h>
 

@@ -1,5 +1,5 @@
 // Base64 (RFC 4648 §4, with padding) on Nettle's coder: the WebSocket handshake's accept key,
-// MCP's blob resources and its `=?base64?...?=` header values.
+// MCP's blob resources and its `=?base64?...?=` header values, the session log's file contents.
 #pragma once
 
 #include <optional>
