@@ -2,7 +2,7 @@
 BUILD_DIR ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all build deps test demo bench clean format
+.PHONY: all build deps test demo bench clean format install deb
 
 all: build
 
@@ -24,6 +24,15 @@ demo: build
 bench: build
 	@scripts/install-deps.sh bench
 	@bench/run
+
+# `cmake --install` of the build: PREFIX (default /usr/local), DESTDIR as usual.
+PREFIX ?= /usr/local
+install: build
+	@cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# The Debian package: $(BUILD_DIR)/agentbox_<version>_amd64.deb (CPack; cmake/packaging.cmake).
+deb: build
+	@cd $(BUILD_DIR) && cpack -G DEB >/dev/null && ls $$PWD/agentbox_*_amd64.deb
 
 format:
 	@git ls-files '*.cc' '*.h' | xargs clang-format -i

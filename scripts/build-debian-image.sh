@@ -67,8 +67,10 @@ build_rootfs() {
   local IFS=,
   echo "build-debian-image: mmdebstrap $SUITE + ${PACKAGES[*]} (key $key)" >&2
   unset IFS
-  # Essential variant: no apt inside (nothing installs into the image at run time).
-  mmdebstrap --variant=essential --include="$(IFS=,; echo "${PACKAGES[*]}")" "${aptopts[@]}" \
+  # Essential variant: no apt inside (nothing installs into the image at run time). No device
+  # nodes in the tarball (--skip=output/dev): an image's /dev is the runtime's, and agentbox's
+  # image store refuses a layer that carries one (docs/security.md), as an honest image has none.
+  mmdebstrap --variant=essential --skip=output/dev --include="$(IFS=,; echo "${PACKAGES[*]}")" "${aptopts[@]}" \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
     --dpkgopt='path-exclude=/usr/share/info/*' --dpkgopt='path-exclude=/usr/share/locale/*' \
     --dpkgopt='path-include=/usr/share/locale/locale.alias' \

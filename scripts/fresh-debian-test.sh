@@ -31,7 +31,8 @@ while (($#)); do
 done
 [[ $(id -u) == 0 ]] || { echo "fresh-debian-test: needs root (mmdebstrap, docker)" >&2; exit 2; }
 
-command -v mmdebstrap >/dev/null || { apt-get update -qq; DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap; }
+# shellcheck source=scripts/lib/fresh_debian.sh
+source "$here/scripts/lib/fresh_debian.sh"
 dockerd_state=$(mktemp /tmp/agentbox-dockerd.XXXXXX)
 "$here/scripts/dockerd-ci.sh" start --state "$dockerd_state"
 work=$(mktemp -d "${FRESH_LOG_DIR:-/tmp}/agentbox-fresh.XXXXXX")
@@ -48,13 +49,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The host's apt sources and Acquire options (a snapshot mirror needs Check-Valid-Until off).
-aptopts=()
-while read -r opt; do aptopts+=(--aptopt="$opt"); done < <(grep -h '^Acquire::Check' /etc/apt/apt.conf.d/* 2>/dev/null || true)
-sources=$(cat /etc/apt/sources.list.d/*.sources /etc/apt/sources.list 2>/dev/null | grep -v '^#' || true)
 echo "fresh-debian-test: mmdebstrap bookworm (+ make git ca-certificates sudo)"
-mmdebstrap --variant=apt --include=make,git,ca-certificates,sudo "${aptopts[@]}" \
-  bookworm "$work/root.tar" - <<<"$sources" >"$work/mmdebstrap.log" 2>&1 ||
+fresh_debian_root "$work/root.tar" "$work/mmdebstrap.log" make,git,ca-certificates,sudo ||
   { tail -20 "$work/mmdebstrap.log"; exit 1; }
 docker import "$work/root.tar" "$tag" >/dev/null
 
@@ -62,23 +58,7 @@ docker import "$work/root.tar" "$tag" >/dev/null
 git clone -q "$here" "$work/src"
 git -C "$work/src" checkout -q "$(git -C "$here" rev-parse HEAD)"
 
-# Privileged, as far as this host allows: every capability of its bounding set (a host that is
-# itself a container may lack some, and --privileged then fails), no seccomp, AppArmor or masked
-# /proc paths, and the cgroup tree writable (the native backend makes cgroups).
-caps=()
-bnd=$((16#$(awk '/^CapBnd:/ {print $2}' /proc/self/status)))
-capnames=(CHOWN DAC_OVERRIDE DAC_READ_SEARCH FOWNER FSETID KILL SETGID SETUID SETPCAP LINUX_IMMUTABLE
-  NET_BIND_SERVICE NET_BROADCAST NET_ADMIN NET_RAW IPC_LOCK IPC_OWNER SYS_MODULE SYS_RAWIO SYS_CHROOT
-  SYS_PTRACE SYS_PACCT SYS_ADMIN SYS_BOOT SYS_NICE SYS_RESOURCE SYS_TIME SYS_TTY_CONFIG MKNOD LEASE
-  AUDIT_WRITE AUDIT_CONTROL SETFCAP MAC_OVERRIDE MAC_ADMIN SYSLOG WAKE_ALARM BLOCK_SUSPEND AUDIT_READ)
-# (PERFMON, BPF and CHECKPOINT_RESTORE are newer than Debian 12's docker.io knows.)
-for i in "${!capnames[@]}"; do (((bnd >> i) & 1)) && caps+=(--cap-add "${capnames[$i]}"); done
-privilege=(--privileged)
-if (((bnd & ((1 << ${#capnames[@]}) - 1)) != (1 << ${#capnames[@]}) - 1)); then
-  privilege=("${caps[@]}" --security-opt seccomp=unconfined --security-opt apparmor=unconfined
-    --security-opt systempaths=unconfined --device-cgroup-rule 'a *:* rwm' -v /dev:/dev
-    -v /sys/fs/cgroup:/sys/fs/cgroup)
-fi
+fresh_debian_privilege
 # The host's own trust: a site CA that its network needs (an egress proxy's) is handed in, as
 # the apt sources are, so npm reaches its registry from the container as it does from the host.
 trust=() trust_setup=""
@@ -91,7 +71,7 @@ tmp_mount=(--mount "type=volume,src=$name-tmp,dst=/tmp")
 ((overlay_tmp)) && tmp_mount=()
 echo "fresh-debian-test: make $target ${make_args[*]} in a fresh bookworm container (/tmp: $( ((overlay_tmp)) && echo overlayfs || echo volume)); log: $work/make.log"
 set +e
-docker run --name "$name" "${privilege[@]}" --cgroupns=host --network host "${tmp_mount[@]}" \
+docker run --name "$name" "${FRESH_PRIVILEGE[@]}" --cgroupns=host --network host "${tmp_mount[@]}" \
   -v "$work/src:/src:ro" "${trust[@]}" -e CI="${CI:-}" -e DEBIAN_FRONTEND=noninteractive "$tag" \
   bash -c "$trust_setup git clone -q /src /root/agentbox && cd /root/agentbox && make $target ${make_args[*]}" \
   2>&1 | tee "$work/make.log"

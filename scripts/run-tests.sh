@@ -7,7 +7,8 @@
 # one line per suite (its own count, or why it was skipped) and a last line
 #   suites: N passed, N failed[, N skipped]
 # Under CI=true nothing that CI can provide may be skipped: a skipped suite counts as failed.
-# CTEST_ARG... go to ctest (e.g. -R security, -E 'fuzz|vm_cgroup2').
+# CTEST_ARG... go to ctest (e.g. -R security, -E 'fuzz|vm_cgroup2'); AGENTBOX_TEST_JOBS=1 runs the
+# suites one after another.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:?usage: run-tests.sh BUILD_DIR [CTEST_ARG...]}
@@ -29,7 +30,10 @@ trap stop_dockerd EXIT
 junit=$(mktemp /tmp/agentbox-ctest.XXXXXX.xml)
 start=$SECONDS
 # Whole outputs kept for the summary (ctest keeps only 1 KiB of a passed test's by default).
-(cd "$build" && ctest --output-on-failure --output-junit "$junit" \
+# Two suites at a time (AGENTBOX_TEST_JOBS): most wait on sandboxes, daemons and a VM more than
+# they compute, and every suite keeps to its own state dirs, so they may overlap; the qemu lane
+# starts first (its COST), the longest on its own.
+(cd "$build" && ctest -j "${AGENTBOX_TEST_JOBS:-2}" --output-on-failure --output-junit "$junit" \
   --test-output-size-passed 4000000 --test-output-size-failed 4000000 "$@")
 rc=$?
 echo

@@ -27,9 +27,17 @@ StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
   if (i + 1 == args.size() || args[i + 1].empty()) {
     return InvalidArgument("--listen needs a socket path");
   }
-  if (i + 2 < args.size()) return InvalidArgument("unexpected argument \"" + args[i + 2] + "\"");
   options.mode = AgentMode::kContainer;
   options.listen_path = args[i + 1];
+  i += 2;
+  if (i < args.size() && args[i] == kAgentEgressRelayFlag) {
+    if (i + 1 == args.size() || args[i + 1].empty()) {
+      return InvalidArgument(std::string(kAgentEgressRelayFlag) + " needs a socket path");
+    }
+    options.egress_relay_path = args[i + 1];
+    i += 2;
+  }
+  if (i < args.size()) return InvalidArgument("unexpected argument \"" + args[i] + "\"");
   return options;
 }
 

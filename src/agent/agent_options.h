@@ -31,15 +31,19 @@ struct AgentOptions {
   // namespace its handlers and commands run in (proc/time_namespace.h). Native sandboxes get
   // theirs from the box's setup instead.
   std::optional<double> clock_start;
+  // kContainer, --egress-relay PATH: the sandbox's egress relay listens there for the host's
+  // egress proxy (agent/egress_relay.h); where the proxy cannot listen in the sandbox's network
+  // itself (gVisor). "": no relay.
+  std::string egress_relay_path;
 };
 
-// `agentbox-agent` -> kNative; `agentbox-agent --listen PATH` -> kContainer; `--disk-watch` may
-// come first in either, then `--clock-start SECONDS` (container mode only). Anything else is kInvalidArgument (the caller prints the usage and exits
-// 2). args excludes argv[0].
+// `agentbox-agent` -> kNative; `agentbox-agent [--clock-start SECONDS] --listen PATH
+// [--egress-relay PATH]` -> kContainer; `--disk-watch` may come first in either. Anything else is
+// kInvalidArgument (the caller prints the usage and exits 2). args excludes argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
 inline constexpr const char* kAgentUsage =
-    "usage: agentbox-agent [--disk-watch] [--clock-start SECONDS --listen SOCKET_PATH | --listen "
-    "SOCKET_PATH]";
+    "usage: agentbox-agent [--disk-watch] [[--clock-start SECONDS] --listen SOCKET_PATH "
+    "[--egress-relay SOCKET_PATH]]";
 
 }  // namespace agentbox

@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -27,6 +28,8 @@
 #include "agent/connection.h"
 #include "agent/container_setup.h"
 #include "agent/control_channel.h"
+#include "agent/egress_relay.h"
+#include "agent/exec_lookups.h"
 #include "agent/process_router.h"
 #include "agent/warm_handler.h"
 #include "proc/process_tree.h"
@@ -43,13 +46,29 @@ constexpr int kInheritedListenFd = 3;
 // reparented to PID 1 without PID 1 getting any signal).
 constexpr int kStrayScanIntervalMs = 1000;
 
-// The listening socket, and in container mode the checks and hardening that come first.
-StatusOr<UniqueFd> SetUp(const AgentOptions& options) {
-  if (options.mode == AgentMode::kNative) return UniqueFd(kInheritedListenFd);
+struct AgentSockets {
+  UniqueFd listen;
+  UniqueFd relay;  // the egress relay's (agent/egress_relay.h); invalid: no relay
+};
+
+// The listening sockets, and in container mode the checks and hardening that come first.
+StatusOr<AgentSockets> SetUp(const AgentOptions& options) {
+  AgentSockets sockets;
+  if (options.mode == AgentMode::kNative) {
+    sockets.listen.reset(kInheritedListenFd);
+    return sockets;
+  }
   AB_RETURN_IF_ERROR(EnterSandboxUserNamespace(options.clock_start));
   AB_RETURN_IF_ERROR(CheckContainerIdentity());
   AB_RETURN_IF_ERROR(HardenContainerAgent());
-  return BindListeningSocket(options.listen_path);
+  if (!options.egress_relay_path.empty()) {
+    // Before the agent's own socket: the host seals the run dir once the agent answers, and
+    // nothing can be bound there after. 0666: the host's egress proxy (its own uid) connects;
+    // the directories above are the host's root-only state dir.
+    AB_ASSIGN_OR_RETURN(sockets.relay, BindListeningSocket(options.egress_relay_path, 0666));
+  }
+  AB_ASSIGN_OR_RETURN(sockets.listen, BindListeningSocket(options.listen_path));
+  return sockets;
 }
 
 // A handler PID 1 forked, serving a connection or keeping a background process.
@@ -58,18 +77,18 @@ struct HandlerSlot {
   UniqueFd control;  // agent/control_channel.h; PID 1's end, non-blocking
 };
 
-// Kills every child of PID 1 that is not a connection handler (warm or serving). Its death
-// brings a SIGCHLD, the reap and another scan: the stray's own children, reparented to PID 1 by
-// then, go next.
-void KillStrays(const std::map<pid_t, HandlerSlot>& handlers, pid_t warm_handler) {
+// Kills every child of PID 1 that is not a connection handler (warm or serving) or the egress
+// relay. Its death brings a SIGCHLD, the reap and another scan: the stray's own children,
+// reparented to PID 1 by then, go next.
+void KillStrays(const std::map<pid_t, HandlerSlot>& handlers, pid_t warm_handler, pid_t relay) {
   struct Known {
     const std::map<pid_t, HandlerSlot>* handlers;
-    pid_t warm;
-  } known = {&handlers, warm_handler};
+    pid_t warm, relay;
+  } known = {&handlers, warm_handler, relay};
   ForEachChild(
       [](pid_t pid, void* ctx) {
         auto* k = static_cast<const Known*>(ctx);
-        if (pid != k->warm && !k->handlers->contains(pid)) ::kill(pid, SIGKILL);
+        if (pid != k->warm && pid != k->relay && !k->handlers->contains(pid)) ::kill(pid, SIGKILL);
       },
       &known);
 }
@@ -104,15 +123,26 @@ void LogRefusedPeer(pid_t peer) {
   suppressed = 0;
 }
 
+// The sandbox's DNS catcher, in PID 1 for the sandbox's life (agent/exec_lookups.h). Without
+// one (127.0.0.1:53 taken, or privileged where the agent has no capability) lookups fail as they
+// would anyway, and results fall back to reading the command's stderr.
+std::unique_ptr<DnsCatcher> OpenCatcher() {
+  auto catcher = DnsCatcher::Open();
+  if (catcher.ok()) return std::move(*catcher);
+  std::fprintf(stderr, "agentbox-agent: no DNS catcher: %s\n", catcher.status().message().c_str());
+  return nullptr;
+}
+
 class Agent {
  public:
-  Agent(const AgentOptions& options, int listen_fd, int sig_fd, int workspace_fd)
-      : listen_fd_(listen_fd), sig_fd_(sig_fd) {
+  Agent(const AgentOptions& options, int listen_fd, int relay_fd, int sig_fd, int workspace_fd)
+      : listen_fd_(listen_fd), sig_fd_(sig_fd), catcher_(OpenCatcher()), relay_fd_(relay_fd) {
     context_.exec = {options.mode, options.disk_watch};
     context_.workspace_fd = workspace_fd;
   }
 
   [[noreturn]] void Serve() {
+    ForkRelay();
     warm_ = ForkWarmHandler(context_, AgentFds());
     const int timeout_ms = context_.exec.mode == AgentMode::kContainer ? kStrayScanIntervalMs : -1;
     for (;;) {
@@ -126,12 +156,19 @@ class Agent {
         pfds.push_back({slot.control.get(), POLLIN, 0});
         talking.push_back(pid);
       }
+      const size_t dns_at = pfds.size();
+      if (catcher_) {
+        for (int fd : catcher_->fds()) pfds.push_back({fd, POLLIN, 0});
+      }
       int n = ::poll(pfds.data(), pfds.size(), timeout_ms);
       if (n < 0 && errno != EINTR) {
         std::fprintf(stderr, "agentbox-agent: poll: %s\n", std::strerror(errno));
         ::_exit(1);
       }
       if (n > 0 && pfds[2].revents) AwaitWarmReady(warm_);
+      for (size_t i = dns_at; n > 0 && i < pfds.size(); ++i) {
+        if (pfds[i].revents) catcher_->OnReadable(pfds[i].fd);
+      }
       for (size_t i = 0; n > 0 && i < talking.size(); ++i) {
         if (pfds[3 + i].revents) OnControl(talking[i]);
       }
@@ -150,6 +187,7 @@ class Agent {
     bool handler_done = false;
     while ((pid = ::waitpid(-1, &status, WNOHANG | __WALL)) > 0) {
       if (pid == warm_.pid) warm_ = {};  // killed while waiting: replaced when a handler ends
+      if (pid == relay_pid_) relay_pid_ = -1;
       auto it = handlers_.find(pid);
       if (it == handlers_.end()) continue;
       if (it->second.conn >= 0) {
@@ -164,7 +202,26 @@ class Agent {
     // and the new handler's warm-up would take a CPU from it. A command killing warm handlers in
     // a loop makes the box fork at most one per finished request.
     if (handler_done && !warm_.alive()) warm_ = ForkWarmHandler(context_, AgentFds());
-    KillStrays(handlers_, warm_.pid);
+    ForkRelay();
+    KillStrays(handlers_, warm_.pid, relay_pid_);
+  }
+
+  // The egress relay, when this sandbox has one and it is not running: at start, and again
+  // after a command killed it (at most once a second: a command killing it in a loop must not
+  // keep PID 1 forking). The listening socket stays PID 1's, so the host finds the same one.
+  void ForkRelay() {
+    if (relay_fd_ < 0 || relay_pid_ > 0) return;
+    const time_t now = ::time(nullptr);
+    if (now == last_relay_fork_) return;
+    last_relay_fork_ = now;
+    std::vector<int> fds = AgentFds();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      fds.erase(std::remove(fds.begin(), fds.end(), relay_fd_), fds.end());
+      EnterHandlerProcess(fds);
+      RunEgressRelay(relay_fd_);
+    }
+    if (pid > 0) relay_pid_ = pid;
   }
 
   void Accept() {
@@ -224,11 +281,15 @@ class Agent {
   // What a forked handler closes first: PID 1's own fds.
   std::vector<int> AgentFds() const {
     std::vector<int> fds = {listen_fd_, sig_fd_};
+    if (relay_fd_ >= 0) fds.push_back(relay_fd_);
     for (const auto& [pid, slot] : handlers_) {
       if (slot.conn >= 0) fds.push_back(slot.conn);
       if (slot.control.valid()) fds.push_back(slot.control.get());
     }
     if (warm_.control.valid()) fds.push_back(warm_.control.get());
+    if (catcher_) {
+      for (int fd : catcher_->fds()) fds.push_back(fd);
+    }
     return fds;
   }
 
@@ -241,6 +302,10 @@ class Agent {
       // Done (it exits), or EAGAIN: a handler never writes half a message, so only the former
       // stays readable; stop listening to it either way until it is reaped.
       if (errno != EAGAIN) slot.control.reset();
+      return;
+    }
+    if (message.value("op", "") == "lookups") {
+      (void)SendControl(slot.control.get(), AnswerLookups(catcher_.get(), message));
       return;
     }
     pid_t release = -1;
@@ -263,15 +328,19 @@ class Agent {
   std::map<pid_t, HandlerSlot> handlers_;
   WarmHandler warm_;  // the next connection's handler, already forked
   ProcessRouter processes_;
+  std::unique_ptr<DnsCatcher> catcher_;
+  int relay_fd_;  // the egress relay's listening socket, -1: none
+  pid_t relay_pid_ = -1;
+  time_t last_relay_fork_ = 0;
 };
 
 }  // namespace
 
 int RunAgent(const AgentOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);
-  auto listener = SetUp(options);
-  if (!listener.ok()) {
-    std::fprintf(stderr, "agentbox-agent: %s\n", listener.status().message().c_str());
+  auto sockets = SetUp(options);
+  if (!sockets.ok()) {
+    std::fprintf(stderr, "agentbox-agent: %s\n", sockets.status().message().c_str());
     return 1;
   }
   sigset_t chld;
@@ -284,7 +353,7 @@ int RunAgent(const AgentOptions& options) {
     std::fprintf(stderr, "agentbox-agent: setup: %s\n", std::strerror(errno));
     return 1;
   }
-  Agent(options, listener->release(), sig_fd, workspace_fd).Serve();
+  Agent(options, sockets->listen.release(), sockets->relay.release(), sig_fd, workspace_fd).Serve();
 }
 
 }  // namespace agentbox

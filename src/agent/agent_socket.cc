@@ -9,7 +9,7 @@
 
 namespace agentbox {
 
-StatusOr<UniqueFd> BindListeningSocket(const std::string& path) {
+StatusOr<UniqueFd> BindListeningSocket(const std::string& path, mode_t mode) {
   struct sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof(addr.sun_path)) {
@@ -20,8 +20,8 @@ StatusOr<UniqueFd> BindListeningSocket(const std::string& path) {
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoStatus("socket");
   if (::unlink(path.c_str()) != 0 && errno != ENOENT) return ErrnoStatus("remove stale " + path);
-  // 0600 from the start: the umask applies to the file bind() creates.
-  mode_t old_umask = ::umask(0177);
+  // The mode from the start: the umask applies to the file bind() creates.
+  mode_t old_umask = ::umask(~mode & 0777);
   int rc = ::bind(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr));
   int bind_errno = errno;
   ::umask(old_umask);

@@ -11,8 +11,9 @@
 namespace agentbox {
 
 // kContainer: removes a stale file at `path` (a socket left by an earlier run of the box), binds
-// a unix stream socket there with mode 0600 and listens. CLOEXEC.
-StatusOr<UniqueFd> BindListeningSocket(const std::string& path);
+// a unix stream socket there with `mode` (0600: only the sandbox's uid, which the host side
+// reaches as root) and listens. CLOEXEC.
+StatusOr<UniqueFd> BindListeningSocket(const std::string& path, mode_t mode = 0600);
 
 // The pid of the process that connected conn_fd, as seen from the agent's PID namespace
 // (SO_PEERCRED): 0 when the peer lives outside it, which only the host does; every process of

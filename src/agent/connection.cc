@@ -85,7 +85,7 @@ void ServeConnection(int conn_fd, const AgentContext& context,
     }
     ::prctl(PR_SET_NAME, kExecHandlerName, 0, 0, 0);
     Status started = HandleExec(conn_fd, *exec, exec->pass_stdin ? stdin_fd.get() : -1,
-                                context.exec, std::move(prepared));
+                                context.exec, context.control_fd, std::move(prepared));
     if (!started.ok()) ReplyError(conn_fd, started);
   } else if (IsProcessOp(op)) {
     HandleProcessRequest(conn_fd, request, context);

@@ -14,6 +14,7 @@
 #include "agent/connection.h"
 #include "agent/control_channel.h"
 #include "agent/exec_launcher.h"
+#include "agent/exec_lookups.h"
 #include "agent/process_keeper.h"
 #include "agent/terminal.h"
 #include "policy/sandbox_env.h"
@@ -167,27 +168,32 @@ StatusOr<StartedExec> Launch(const ExecRequest& req, int stdin_fd, const ExecSet
 }
 
 Status HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
-                  std::unique_ptr<PreparedExec> prepared) {
-  if (req.tty) return HandleTerminalExec(conn_fd, req, setup, std::move(prepared));
+                  int control_fd, std::unique_ptr<PreparedExec> prepared) {
+  if (req.tty) return HandleTerminalExec(conn_fd, req, setup, control_fd, std::move(prepared));
   auto start = Clock::now();
+  const std::optional<uint64_t> lookups = LookupsMark(control_fd);
   AB_ASSIGN_OR_RETURN(StartedExec exec, Launch(req, stdin_fd, setup, std::move(prepared)));
-  Reply(conn_fd, Supervised(conn_fd, conn_fd, req, *exec.launcher, exec.box, start), start);
+  ExecResult result = Supervised(conn_fd, conn_fd, req, *exec.launcher, exec.box, start);
+  AddLookupsSince(control_fd, lookups, result);
+  Reply(conn_fd, std::move(result), start);
   exec.launcher->Reap(exec.box);
   return OkStatus();
 }
 
 // A prepared init's stdout and stderr are pipes already: a terminal exec starts its own.
 Status HandleTerminalExec(int conn_fd, const ExecRequest& req, const ExecSetup& setup,
-                          std::unique_ptr<PreparedExec> prepared) {
+                          int control_fd, std::unique_ptr<PreparedExec> prepared) {
   if (prepared) {
     prepared->go.reset();  // it ends unused
     prepared->started.launcher->Reap(prepared->started.box);
   }
   auto start = Clock::now();
+  const std::optional<uint64_t> lookups = LookupsMark(control_fd);
   AB_ASSIGN_OR_RETURN(auto terminal, Terminal::Open({req.rows, req.cols}));
   AB_ASSIGN_OR_RETURN(StartedExec exec, StartExec(req, -1, setup, terminal->slave()));
   auto output = terminal->TakeOutput();
-  auto client = output.ok() ? terminal->ServeInput(conn_fd, exec.box.pid) : StatusOr<int>(output.status());
+  auto client =
+      output.ok() ? terminal->ServeInput(conn_fd, exec.box.pid) : StatusOr<int>(output.status());
   if (!client.ok()) {
     exec.launcher->KillAll(exec.box);
     exec.launcher->Reap(exec.box);
@@ -195,7 +201,9 @@ Status HandleTerminalExec(int conn_fd, const ExecRequest& req, const ExecSetup& 
   }
   exec.box.stdout_read = std::move(*output);  // the pipes' read ends see EOF: nobody writes them
   exec.box.stderr_read.reset();
-  Reply(conn_fd, Supervised(conn_fd, *client, req, *exec.launcher, exec.box, start), start);
+  ExecResult result = Supervised(conn_fd, *client, req, *exec.launcher, exec.box, start);
+  AddLookupsSince(control_fd, lookups, result);
+  Reply(conn_fd, std::move(result), start);
   exec.launcher->Reap(exec.box);
   return OkStatus();
 }

@@ -35,17 +35,19 @@ std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup);
 // Runs request (stdin_fd: the client's stdin, or -1 for /dev/null), streaming kStdout/kStderr
 // frames on conn_fd and ending with the kResponse frame. The command's whole process tree is
 // killed at its timeout, when it exits, and when the client hangs up; how depends on the mode
-// (agent/exec_launcher.h). A prepared init is used when given and still alive. An exec that
+// (agent/exec_launcher.h). A prepared init is used when given and still alive. `control_fd`
+// (the handler's channel to PID 1, -1: none) gets the names the exec looked up into its result
+// (agent/exec_lookups.h). An exec that
 // cannot be started (no fd, no process, no namespace for its init) is not a result: the error
 // comes back with its code and nothing was sent, for the caller to answer (serve: 503, not a
 // 200 with exit 125).
 Status HandleExec(int conn_fd, const ExecRequest& request, int stdin_fd, const ExecSetup& setup,
-                  std::unique_ptr<PreparedExec> prepared);
+                  int control_fd, std::unique_ptr<PreparedExec> prepared);
 
 // request.tty: the same with a PTY (agent/terminal.h) as the command's stdin, stdout and stderr;
 // the client's kData and kResize frames are its keystrokes and window sizes while it runs.
 Status HandleTerminalExec(int conn_fd, const ExecRequest& request, const ExecSetup& setup,
-                          std::unique_ptr<PreparedExec> prepared);
+                          int control_fd, std::unique_ptr<PreparedExec> prepared);
 
 // request.detach: registers a background process with PID 1 on control_fd and, once its
 // command is started, becomes its keeper (agent/process_keeper.h), never to return. An error

@@ -1,12 +1,18 @@
 // `agentbox cp SRC ID:PATH` and `agentbox cp ID:PATH DST`: files and directories, both ways,
-// through the sandbox's agent, which resolves every path strictly beneath /workspace.
+// through the sandbox's agent, which resolves every path strictly beneath /workspace; `-` for
+// SRC or DST is a tar stream on stdin or stdout (core/sandbox_archive.h).
 #include <dirent.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include "app/backends.h"
 #include "app/cli.h"
 #include "core/agent_files.h"
 #include "core/sandbox_activity.h"
+#include "core/sandbox_archive.h"
 #include "core/sandbox_manager.h"
 #include "sys/file_util.h"
 
@@ -81,22 +87,95 @@ bool IsHostDir(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// Host-side bounds of a tar stream (core/sandbox_archive.h): a file as `cp` takes one, at most
+// 4 GiB in all, and into the sandbox never more than its disk limit lets it gain.
+ArchiveLimits CpArchiveLimits(const SandboxRecord& record, bool into_sandbox) {
+  ArchiveLimits limits;
+  limits.max_file_bytes = kMaxCopyBytes;
+  limits.max_total_bytes = 4 * kGiB;
+  if (into_sandbox)
+    limits.max_total_bytes = std::min(limits.max_total_bytes, record.spec.limits.disk_bytes);
+  return limits;
+}
+
+Status WriteAllTo(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("cp: write to stdout");
+    bytes.remove_prefix(static_cast<size_t>(n));
+  }
+  return OkStatus();
+}
+
+Status ReadSomeFrom(int fd, std::string* chunk) {
+  chunk->resize(64 * 1024);
+  while (true) {
+    const ssize_t n = ::read(fd, chunk->data(), chunk->size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("cp: read stdin");
+    chunk->resize(static_cast<size_t>(n));
+    return OkStatus();
+  }
+}
+
+// `cp ID:PATH -` and `cp - ID:DIR`: a tar stream on stdout or from stdin, as docker's.
+Status CopyTarStream(const SandboxRecord& record, const std::string& path, bool into_sandbox) {
+  const ArchiveLimits limits = CpArchiveLimits(record, into_sandbox);
+  if (into_sandbox) {
+    auto counts = ExtractSandboxArchive(record.agent_socket, path, limits,
+                                        [](std::string* chunk) { return ReadSomeFrom(0, chunk); });
+    return counts.status();
+  }
+  ::signal(SIGPIPE, SIG_IGN);  // a reader that stops early is an error, not a kill
+  auto counts = WriteSandboxArchive(record.agent_socket, path, limits,
+                                    [](std::string_view bytes) { return WriteAllTo(1, bytes); });
+  return counts.status();
+}
+
 }  // namespace
 
+const CommandHelp& CpHelp() {
+  static constexpr FlagDef kFlags[] = {
+      {"help", 'h', "", "show this help"},
+  };
+  static const CommandHelp help = {
+      .name = "cp",
+      .summary = "copy files between the host and a sandbox's /workspace",
+      .usage = "cp SRC ID:PATH\ncp ID:PATH DST\ncp ID:PATH -\ncp - ID:DIR",
+      .description =
+          "Copies a file or a directory tree between the host and a sandbox's /workspace, through "
+          "the sandbox's agent. PATH is relative to /workspace or starts with /workspace (ID: "
+          "alone is /workspace); nothing outside it is reachable, and a symlink or any other "
+          "file type in the tree stops the copy. An existing directory receives SRC's base name. "
+          "Each file is limited to 256 MiB; into the sandbox also to its disk limit.\n"
+          "\n"
+          "As docker's: `cp ID:PATH -` writes PATH as a tar stream (POSIX pax, uncompressed, its "
+          "base name at the top) to stdout, and `cp - ID:DIR` extracts a tar stream (ustar, pax "
+          "or GNU; uncompressed) from stdin into the existing directory DIR. An entry that is "
+          "absolute or holds .. is refused, as are links, devices and FIFOs; a stream holds at "
+          "most 100000 entries and 4 GiB.\n"
+          "\n"
+          "  tar -C src -cf - . | agentbox cp - work:/workspace\n"
+          "  agentbox cp work:/workspace/out - | tar -xf -",
+      .flags = kFlags,
+      .operands = "path path",
+  };
+  return help;
+}
+
 int CpSubcommand(const Args& args) {
-  if (args.size() == 1 && (args[0] == "-h" || args[0] == "--help")) {
-    WriteStdout(
-        "Usage: agentbox cp SRC ID:PATH | agentbox cp ID:PATH DST\n\n"
-        "Copies files or directories between the host and a sandbox's /workspace.\n"
-        "PATH is relative to /workspace or starts with /workspace; nothing outside it is\n"
-        "reachable.\n");
-    return 0;
+  int exit = 0;
+  auto parsed = ParseOrHelp(CpHelp(), args, &exit);
+  if (!parsed) return exit;
+  const Args& operands = parsed->rest;
+  if (operands.size() != 2) {
+    return FailWith(
+        InvalidArgument("usage: agentbox cp SRC ID:PATH | ID:PATH DST (- for a tar stream)"));
   }
-  if (args.size() != 2)
-    return FailWith(InvalidArgument("usage: agentbox cp SRC ID:PATH | ID:PATH DST"));
   SandboxPath from, to;
-  bool in = !SplitSandboxPath(args[0], from) && SplitSandboxPath(args[1], to);
-  bool out = SplitSandboxPath(args[0], from) && !SplitSandboxPath(args[1], to);
+  bool in = !SplitSandboxPath(operands[0], from) && SplitSandboxPath(operands[1], to);
+  bool out = SplitSandboxPath(operands[0], from) && !SplitSandboxPath(operands[1], to);
   if (!in && !out) {
     return FailWith(InvalidArgument("cp: exactly one of SRC and DST must be ID:PATH"));
   }
@@ -107,14 +186,18 @@ int CpSubcommand(const Args& args) {
   const SandboxRecord& record = sandbox->record;
   MarkActive(record);  // a copy is a use (the idle timeout)
   Status st;
-  if (in) {
+  if (in && operands[0] == "-") {
+    st = CopyTarStream(record, to.path, /*into_sandbox=*/true);
+  } else if (out && operands[1] == "-") {
+    st = CopyTarStream(record, from.path, /*into_sandbox=*/false);
+  } else if (in) {
     std::string dst = to.path;
     auto info = AgentStat(record.agent_socket, dst);
-    if (info.ok() && info->type == "dir") dst = Join(dst, BaseName(args[0]));
-    st = CopyIn(*manager, record, args[0], dst,
+    if (info.ok() && info->type == "dir") dst = Join(dst, BaseName(operands[0]));
+    st = CopyIn(*manager, record, operands[0], dst,
                 std::min(kMaxCopyBytes, record.spec.limits.disk_bytes));
   } else {
-    std::string dst = IsHostDir(args[1]) ? Join(args[1], BaseName(from.path)) : args[1];
+    std::string dst = IsHostDir(operands[1]) ? Join(operands[1], BaseName(from.path)) : operands[1];
     st = CopyOut(record.agent_socket, from.path, dst);
   }
   return st.ok() ? 0 : FailWith(st);

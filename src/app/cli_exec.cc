@@ -1,9 +1,12 @@
 // `agentbox exec [OPTIONS] ID|NAME -- COMMAND`: one command in a running sandbox.
 #include <signal.h>
 
+#include <chrono>
+
 #include "app/backends.h"
 #include "app/cli.h"
 #include "app/cli_sandbox_result.h"
+#include "app/cli_stop_signals.h"
 #include "app/cli_terminal.h"
 #include "core/sandbox_manager.h"
 #include "proto/exec_output.h"
@@ -45,13 +48,38 @@ StatusOr<ExecResult> ExecOnTerminal(SandboxManager& manager, const SandboxRecord
   return manager.Exec(record, request, capture, -1, nullptr, terminal.get());
 }
 
+// A plain exec: Ctrl-C, SIGTERM or SIGHUP cancel it (the agent kills the command's whole tree)
+// and its result says so, as a shell says a command Ctrl-C ended: signaled, 128+N, and the
+// output it made until then.
+StatusOr<ExecResult> ExecUntilStopped(SandboxManager& manager, const SandboxRecord& record,
+                                      const ExecRequest& request, bool pass_stdin,
+                                      OutputCapture& capture) {
+  const auto start = std::chrono::steady_clock::now();
+  ExecCancellation cancellation;
+  StatusOr<ExecResult> result = Internal("not run");
+  int stopped_by = 0;
+  {
+    StopSignalWatch watch(cancellation);
+    result = manager.Exec(record, request, capture, pass_stdin ? 0 : -1, &cancellation);
+    stopped_by = watch.signal();
+  }
+  if (stopped_by == 0) return result;
+  ExecResult stopped;
+  stopped.reason = ExitReason::kSignaled;
+  stopped.signal = stopped_by;
+  stopped.exit_code = 128 + stopped_by;
+  stopped.duration_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  return stopped;
+}
+
 }  // namespace
 
 int ExecSubcommand(const Args& args) {
   auto inv = ParseExecArgs(args);
   if (!inv.ok()) return FailWith(inv.status());
   if (inv->help) {
-    WriteStdout(ExecUsage());
+    WriteStdout(FormatHelp(ExecHelp()));
     return 0;
   }
   auto manager = OpenSandboxManager();
@@ -75,7 +103,7 @@ int ExecSubcommand(const Args& args) {
     result = manager->ExecWithRollback(status->record, request, capture, inv->pass_stdin ? 0 : -1);
   } else {
     request.pass_stdin = inv->pass_stdin;
-    result = manager->Exec(status->record, request, capture, inv->pass_stdin ? 0 : -1);
+    result = ExecUntilStopped(*manager, status->record, request, inv->pass_stdin, capture);
   }
   ExecResult r = result.ok() ? *result : ErrorResult(result.status());
   TakeOutput(capture, inv->json, &r);

@@ -20,12 +20,12 @@ namespace agentbox {
 
 int ImageLsSubcommand(const Args& args);
 int ImageInspectSubcommand(const Args& args);
-int ImageRmSubcommand(const Args& args);
-int ImagePruneSubcommand(const Args& args);
+int ImageRmSubcommand(Args args);
+int ImagePruneSubcommand(Args args);
 
 // `run --pull` and `create --pull` (native, with an image): when the store has no image `ref`,
-// runs the pull helper for it (its stdout to our stderr, so a run's output stays the
-// command's). Fails with the helper's exit reason (it printed its line already).
+// pulls it from its registry (registry/pull.h), saying so in one line on stderr (a run's stdout
+// is the command's). Fails with the pull's reason, prefixed "--pull: could not pull REF: ".
 Status PullIfMissing(const SandboxSpec& spec);
 
 // `agentbox gc`'s part: layers no image uses and unfinished downloads; nothing when the state

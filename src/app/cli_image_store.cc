@@ -108,41 +108,61 @@ int ImageInspectSubcommand(const Args& args) {
   return 0;
 }
 
-int ImageRmSubcommand(const Args& args) {
-  if (args.empty()) return FailWith(InvalidArgument("usage: agentbox image rm REF..."));
+int ImageRmSubcommand(Args args) {
+  const bool json = TakeFlag(args, "--json");
+  if (args.empty()) return FailWith(InvalidArgument("usage: agentbox image rm [--json] REF..."));
   AB_ASSIGN_OR_RETURN_FAIL(ImageStore store, ImageStore::Open(StateRootPath()));
+  nlohmann::json done = nlohmann::json::array();
+  // Each REF is done before the next is tried: with --json, what was done before a failure is
+  // printed before its error.
+  auto fail = [&](const Status& st) {
+    if (json) WriteStdout(done.dump() + "\n");
+    return FailWith(st);
+  };
   for (const std::string& ref : args) {
-    AB_ASSIGN_OR_RETURN_FAIL(ImageRecord r, store.Resolve(ref));
+    auto r = store.Resolve(ref);
+    if (!r.ok()) return fail(r.status());
     auto parsed = image::ParseImageRef(ref);
     std::string name = parsed.ok() ? parsed->Canonical() : "";
-    bool is_name = std::find(r.names.begin(), r.names.end(), name) != r.names.end();
-    if (is_name && r.names.size() > 1) {  // other names keep the image
-      if (Status st = store.Untag(r, name); !st.ok()) return FailWith(st);
-      WriteStdout("untagged " + image::FamiliarName(name) + "\n");
+    bool is_name = std::find(r->names.begin(), r->names.end(), name) != r->names.end();
+    if (is_name && r->names.size() > 1) {  // other names keep the image
+      if (Status st = store.Untag(*r, name); !st.ok()) return fail(st);
+      done.push_back({{"ref", ref}, {"untagged", image::FamiliarName(name)}});
+      if (!json) WriteStdout("untagged " + image::FamiliarName(name) + "\n");
       continue;
     }
     image::StoreLock lock;
-    if (Status st = InUse(store, r, lock); !st.ok()) return FailWith(st);
-    if (Status st = store.RemoveImage(r); !st.ok()) return FailWith(st);
-    WriteStdout("removed " + r.id + "\n");
+    if (Status st = InUse(store, *r, lock); !st.ok()) return fail(st);
+    if (Status st = store.RemoveImage(*r); !st.ok()) return fail(st);
+    done.push_back({{"ref", ref}, {"removed", r->id}});
+    if (!json) WriteStdout("removed " + r->id + "\n");
   }
+  if (json) WriteStdout(done.dump() + "\n");
   return 0;
 }
 
-int ImagePruneSubcommand(const Args& args) {
+int ImagePruneSubcommand(Args args) {
+  const bool json = TakeFlag(args, "--json");
   bool all = args.size() == 1 && args[0] == "--all";
   if (!args.empty() && !all)
-    return FailWith(InvalidArgument("usage: agentbox image prune [--all]"));
+    return FailWith(InvalidArgument("usage: agentbox image prune [--all] [--json]"));
   AB_ASSIGN_OR_RETURN_FAIL(ImageStore store, ImageStore::Open(StateRootPath()));
   AB_ASSIGN_OR_RETURN_FAIL(std::vector<ImageRecord> images, store.List());
+  std::vector<std::string> removed;
   for (const ImageRecord& r : images) {
     if (!all && !r.names.empty()) continue;
     image::StoreLock lock;
     if (!InUse(store, r, lock).ok()) continue;  // kept: it is in use
     if (Status st = store.RemoveImage(r); !st.ok()) return FailWith(st);
-    WriteStdout("removed " + r.id + "\n");
+    removed.push_back(r.id);
+    if (!json) WriteStdout("removed " + r.id + "\n");
   }
-  for (const std::string& line : CollectImageGarbage()) WriteStdout(line + "\n");
+  const std::vector<std::string> gc = CollectImageGarbage();
+  if (json) {
+    WriteStdout(nlohmann::json{{"removed", removed}, {"gc", gc}}.dump() + "\n");
+  } else {
+    for (const std::string& line : gc) WriteStdout(line + "\n");
+  }
   return 0;
 }
 

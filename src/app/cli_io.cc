@@ -58,4 +58,36 @@ bool IsHelpRequest(const Args& args) {
   return args.size() == 1 && (args[0] == "-h" || args[0] == "--help");
 }
 
+std::optional<ParsedArgs> ParseOrHelp(const CommandHelp& help, const Args& args, int* exit) {
+  auto parsed = ParseFlagsInterspersed(help.flags, args);
+  if (!parsed.ok()) {
+    *exit = FailWith(parsed.status().WithContext(std::string(help.name)));
+    return std::nullopt;
+  }
+  if (HasFlag(*parsed, "help")) {
+    WriteStdout(FormatHelp(help));
+    *exit = 0;
+    return std::nullopt;
+  }
+  return std::move(*parsed);
+}
+
+bool HasFlag(const ParsedArgs& parsed, std::string_view name) {
+  return FlagValue(parsed, name) != nullptr;
+}
+
+const std::string* FlagValue(const ParsedArgs& parsed, std::string_view name) {
+  const std::string* value = nullptr;
+  for (const ParsedFlag& flag : parsed.flags) {
+    if (flag.def->long_name == name) value = &flag.value;
+  }
+  return value;
+}
+
+bool TakeFlag(Args& args, std::string_view flag) {
+  const size_t before = args.size();
+  std::erase(args, flag);
+  return args.size() != before;
+}
+
 }  // namespace agentbox

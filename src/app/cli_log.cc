@@ -7,6 +7,7 @@
 #include "core/sandbox_manager.h"
 #include "core/session_log.h"
 #include "spec/cli_flags.h"
+#include "spec/command_help.h"
 
 namespace agentbox {
 namespace {
@@ -61,22 +62,29 @@ std::string Line(const nlohmann::json& r) {
 
 }  // namespace
 
+const CommandHelp& LogHelp() {
+  static const CommandHelp help = {
+      .name = "log",
+      .summary = "print a sandbox's session log",
+      .usage = "log [--json] ID|NAME",
+      .description =
+          "Prints the sandbox's session log: every exec, file operation, snapshot and restore, "
+          "with the workspace digest before and after. The log itself is "
+          "<state>/sandboxes/ID/session.log, JSON lines (docs/api.md says what a record holds).",
+      .flags = kLogFlags,
+      .operands = "sandbox",
+  };
+  return help;
+}
+
 int LogSubcommand(const Args& args) {
-  auto parsed = ParseFlags(kLogFlags, args);
-  if (!parsed.ok()) return FailWith(parsed.status());
-  bool json = false;
-  for (const ParsedFlag& flag : parsed->flags) {
-    if (flag.def->long_name == "help") {
-      WriteStdout(
-          "Usage: agentbox log [--json] ID|NAME\n\nPrints the sandbox's session log: every "
-          "exec, file operation, snapshot and restore, with the\nworkspace digest before and "
-          "after (the log itself: <state>/sandboxes/ID/session.log).\n\nOptions:\n" +
-          FormatFlagHelp(kLogFlags));
-      return 0;
-    }
-    json = json || flag.def->long_name == "json";
+  int exit = 0;
+  auto parsed = ParseOrHelp(LogHelp(), args, &exit);
+  if (!parsed) return exit;
+  const bool json = HasFlag(*parsed, "json");
+  if (parsed->rest.size() != 1) {
+    return FailWith(InvalidArgument("usage: agentbox log [--json] ID|NAME"));
   }
-  if (parsed->rest.size() != 1) return FailWith(InvalidArgument("usage: agentbox log [--json] ID|NAME"));
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   auto found = manager->Find(parsed->rest[0]);

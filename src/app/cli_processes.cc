@@ -14,6 +14,7 @@
 #include "core/sandbox_manager.h"
 #include "proto/process_wire.h"
 #include "spec/cli_flags.h"
+#include "spec/command_help.h"
 #include "spec/units.h"
 
 namespace agentbox {
@@ -28,25 +29,18 @@ struct Invocation {
 };
 
 // Parses flags; `want` positional arguments (the sandbox, then the process when 2).
-StatusOr<Invocation> Parse(std::span<const FlagDef> defs, const Args& args, size_t want,
-                           const char* usage) {
-  AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(defs, args));
+StatusOr<Invocation> Parse(const CommandHelp& help, const Args& args, size_t want) {
+  AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(help.flags, args));
   Invocation inv;
   for (const ParsedFlag& flag : parsed.flags) {
     if (flag.def->long_name == "help") inv.help = true;
     if (flag.def->long_name == "json") inv.json = true;
   }
   if (!inv.help && parsed.rest.size() != want) {
-    return InvalidArgument(std::string("usage: ") + usage);
+    return InvalidArgument("usage: agentbox " + std::string(help.usage));
   }
   inv.parsed = std::move(parsed);
   return inv;
-}
-
-int Help(const char* usage, const char* what, std::span<const FlagDef> defs) {
-  WriteStdout(std::string("Usage: ") + usage + "\n\n" + what + "\n\nOptions:\n" +
-              FormatFlagHelp(defs));
-  return 0;
 }
 
 const std::string* FlagValue(const Invocation& inv, std::string_view name) {
@@ -119,8 +113,7 @@ constexpr FlagDef kWaitFlags[] = {
 };
 
 constexpr FlagDef kKillFlags[] = {
-    {"signal", 's', "SIG",
-     "the signal, by name or number (default TERM; KILL ends its whole tree)"},
+    {"signal", 's', "SIG", "the signal, by name or number; KILL ends its whole tree", "TERM"},
     {"json", 0, "", "print the process as JSON"},
     {"help", 'h', "", "show this help"},
 };
@@ -131,6 +124,80 @@ constexpr FlagDef kSendFlags[] = {
     {"help", 'h', "", "show this help"},
 };
 
+}  // namespace
+
+const CommandHelp& PsHelp() {
+  static const CommandHelp help = {
+      .name = "ps",
+      .summary = "list a sandbox's background processes (exec -d)",
+      .usage = "ps [--json] ID|NAME",
+      .description =
+          "Lists the sandbox's background processes (`agentbox exec -d`), oldest first: "
+          "running and exited ones, 32 at most.",
+      .flags = kPsFlags,
+      .operands = "sandbox",
+  };
+  return help;
+}
+
+const CommandHelp& LogsHelp() {
+  static const CommandHelp help = {
+      .name = "logs",
+      .summary = "print a background process's output",
+      .usage = "logs [-f] [--since OFFSET] ID|NAME PROC",
+      .description =
+          "Prints a background process's output: what its ring still holds (the last "
+          "output_limit bytes), stdout to stdout and stderr to stderr.",
+      .flags = kLogsFlags,
+      .operands = "sandbox proc",
+  };
+  return help;
+}
+
+const CommandHelp& WaitHelp() {
+  static const CommandHelp help = {
+      .name = "wait",
+      .summary = "wait for a background process to exit",
+      .usage = "wait [--timeout SECONDS] ID|NAME PROC",
+      .description =
+          "Waits until a background process exits; prints its exit code and exits "
+          "with it (124 when --timeout ends first; the process then runs on).",
+      .flags = kWaitFlags,
+      .operands = "sandbox proc",
+  };
+  return help;
+}
+
+const CommandHelp& KillHelp() {
+  static const CommandHelp help = {
+      .name = "kill",
+      .summary = "signal a background process",
+      .usage = "kill [-s SIG] ID|NAME PROC",
+      .description =
+          "Sends a signal to a background process's process group (as Ctrl-C at a "
+          "terminal reaches a job); KILL ends its whole process tree.",
+      .flags = kKillFlags,
+      .operands = "sandbox proc",
+  };
+  return help;
+}
+
+const CommandHelp& SendHelp() {
+  static const CommandHelp help = {
+      .name = "send",
+      .summary = "write to a background process's stdin",
+      .usage = "send [--close] ID|NAME PROC",
+      .description =
+          "Writes agentbox's stdin to the stdin of a background process started with "
+          "`agentbox exec -d -i` (up to 1 MiB may wait for it to read).",
+      .flags = kSendFlags,
+      .operands = "sandbox proc",
+  };
+  return help;
+}
+
+namespace {
+
 // Every subcommand here starts the same way: flags, the manager, the sandbox.
 struct Context {
   Invocation inv;
@@ -138,10 +205,9 @@ struct Context {
   SandboxRecord record;
 };
 
-StatusOr<Context> Open(std::span<const FlagDef> defs, const Args& args, size_t want,
-                       const char* usage) {
+StatusOr<Context> Open(const CommandHelp& help, const Args& args, size_t want) {
   Context ctx;
-  AB_ASSIGN_OR_RETURN(ctx.inv, Parse(defs, args, want, usage));
+  AB_ASSIGN_OR_RETURN(ctx.inv, Parse(help, args, want));
   if (ctx.inv.help) return ctx;
   AB_ASSIGN_OR_RETURN(SandboxManager manager, OpenSandboxManager());
   ctx.manager.emplace(std::move(manager));
@@ -158,13 +224,11 @@ int PrintInfo(const ProcessInfo& info, bool json, const std::string& plain) {
 }  // namespace
 
 int PsSubcommand(const Args& args) {
-  constexpr const char* kUsage = "agentbox ps [--json] ID|NAME";
-  auto ctx = Open(kPsFlags, args, 1, kUsage);
+  auto ctx = Open(PsHelp(), args, 1);
   if (!ctx.ok()) return FailWith(ctx.status());
   if (ctx->inv.help) {
-    return Help(kUsage,
-                "Lists the sandbox's background processes (`agentbox exec -d`), oldest first.",
-                kPsFlags);
+    WriteStdout(FormatHelp(PsHelp()));
+    return 0;
   }
   auto processes = ctx->manager->ListProcesses(ctx->record);
   if (!processes.ok()) return FailWith(processes.status());
@@ -187,14 +251,11 @@ int PsSubcommand(const Args& args) {
 }
 
 int LogsSubcommand(const Args& args) {
-  constexpr const char* kUsage = "agentbox logs [-f] [--since OFFSET] ID|NAME PROC";
-  auto ctx = Open(kLogsFlags, args, 2, kUsage);
+  auto ctx = Open(LogsHelp(), args, 2);
   if (!ctx.ok()) return FailWith(ctx.status());
   if (ctx->inv.help) {
-    return Help(kUsage,
-                "Prints a background process's output: what its ring still holds (the last\n"
-                "output_limit bytes), stdout to stdout and stderr to stderr.",
-                kLogsFlags);
+    WriteStdout(FormatHelp(LogsHelp()));
+    return 0;
   }
   uint64_t since = 0;
   if (const std::string* value = FlagValue(ctx->inv, "since")) {
@@ -216,14 +277,11 @@ int LogsSubcommand(const Args& args) {
 }
 
 int WaitSubcommand(const Args& args) {
-  constexpr const char* kUsage = "agentbox wait [--timeout SECONDS] ID|NAME PROC";
-  auto ctx = Open(kWaitFlags, args, 2, kUsage);
+  auto ctx = Open(WaitHelp(), args, 2);
   if (!ctx.ok()) return FailWith(ctx.status());
   if (ctx->inv.help) {
-    return Help(kUsage,
-                "Waits until a background process exits; prints its exit code and exits with it\n"
-                "(124 when --timeout ends first; the process then runs on).",
-                kWaitFlags);
+    WriteStdout(FormatHelp(WaitHelp()));
+    return 0;
   }
   double timeout = 0;
   if (const std::string* value = FlagValue(ctx->inv, "timeout")) {
@@ -246,14 +304,11 @@ int WaitSubcommand(const Args& args) {
 }
 
 int KillSubcommand(const Args& args) {
-  constexpr const char* kUsage = "agentbox kill [-s SIG] ID|NAME PROC";
-  auto ctx = Open(kKillFlags, args, 2, kUsage);
+  auto ctx = Open(KillHelp(), args, 2);
   if (!ctx.ok()) return FailWith(ctx.status());
   if (ctx->inv.help) {
-    return Help(kUsage,
-                "Sends a signal to a background process's process group (as Ctrl-C at a\n"
-                "terminal reaches a job); KILL ends its whole process tree.",
-                kKillFlags);
+    WriteStdout(FormatHelp(KillHelp()));
+    return 0;
   }
   int signal = SIGTERM;
   if (const std::string* value = FlagValue(ctx->inv, "signal")) {
@@ -267,14 +322,11 @@ int KillSubcommand(const Args& args) {
 }
 
 int SendSubcommand(const Args& args) {
-  constexpr const char* kUsage = "agentbox send [--close] ID|NAME PROC";
-  auto ctx = Open(kSendFlags, args, 2, kUsage);
+  auto ctx = Open(SendHelp(), args, 2);
   if (!ctx.ok()) return FailWith(ctx.status());
   if (ctx->inv.help) {
-    return Help(kUsage,
-                "Writes agentbox's stdin to the stdin of a background process started with\n"
-                "`agentbox exec -d -i` (up to 1 MiB may wait for it to read).",
-                kSendFlags);
+    WriteStdout(FormatHelp(SendHelp()));
+    return 0;
   }
   const std::string& id = ctx->inv.parsed.rest[1];
   bool close = HasFlag(ctx->inv, "close");

@@ -5,6 +5,7 @@
 #include "app/cli.h"
 #include "core/session_replay.h"
 #include "spec/cli_flags.h"
+#include "spec/command_help.h"
 #include "sys/file_util.h"
 
 namespace agentbox {
@@ -24,27 +25,31 @@ constexpr int kExitDiverged = 1;
 
 }  // namespace
 
+const CommandHelp& ReplayHelp() {
+  static const CommandHelp help = {
+      .name = "replay",
+      .summary = "re-run a session log in a fresh sandbox, report divergences",
+      .usage = "replay [--from SNAP] [--keep] [--json] LOG",
+      .description =
+          "Runs the session recorded in LOG (`agentbox log --json ID > LOG`) again, in a fresh "
+          "sandbox of the recorded policy, and reports every divergence: exit codes, output "
+          "digests, workspace digests.",
+      .flags = kReplayFlags,
+      .notes = "Exit status: 0 when nothing diverged, 1 when something did, 125 when the log "
+               "cannot be replayed.",
+      .operands = "path",
+  };
+  return help;
+}
+
 int ReplaySubcommand(const Args& args) {
-  auto parsed = ParseFlags(kReplayFlags, args);
-  if (!parsed.ok()) return FailWith(parsed.status());
+  int exit = 0;
+  auto parsed = ParseOrHelp(ReplayHelp(), args, &exit);
+  if (!parsed) return exit;
   ReplayOptions options;
-  bool json = false;
-  for (const ParsedFlag& flag : parsed->flags) {
-    const std::string_view name = flag.def->long_name;
-    if (name == "help") {
-      WriteStdout(
-          "Usage: agentbox replay [--from SNAP] [--keep] [--json] LOG\n\n"
-          "Runs the session recorded in LOG (`agentbox log --json ID > LOG`) again, in a fresh\n"
-          "sandbox of the recorded policy, and reports every divergence: exit codes, output\n"
-          "digests, workspace digests. Exit 0: none; 1: some; 125: the log cannot be replayed.\n"
-          "\nOptions:\n" +
-          FormatFlagHelp(kReplayFlags));
-      return 0;
-    }
-    if (name == "from") options.from = flag.value;
-    if (name == "keep") options.keep = true;
-    if (name == "json") json = true;
-  }
+  if (const std::string* from = FlagValue(*parsed, "from")) options.from = *from;
+  options.keep = HasFlag(*parsed, "keep");
+  const bool json = HasFlag(*parsed, "json");
   if (parsed->rest.size() != 1) {
     return FailWith(InvalidArgument("usage: agentbox replay [--from SNAP] [--keep] LOG"));
   }

@@ -1,15 +1,11 @@
 // `agentbox run [OPTIONS] -- COMMAND [ARG...]`: parse, resolve the spec, run, render the result.
-#include <pthread.h>
 #include <signal.h>
-
-#include <algorithm>
-#include <atomic>
-#include <thread>
 
 #include "app/backends.h"
 #include "app/cli.h"
 #include "app/cli_image.h"
 #include "app/cli_sandbox_result.h"
+#include "app/cli_stop_signals.h"
 #include "core/sandbox_manager.h"
 #include "core/state_store.h"
 #include "native/native_run.h"
@@ -27,26 +23,17 @@ ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std
                                   OutputCapture& capture) {
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return ErrorResult(manager.status());
-  sigset_t stop;
-  sigemptyset(&stop);
-  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGUSR2}) sigaddset(&stop, sig);
-  ::pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   ExecCancellation cancellation;
-  std::atomic<int> stopped_by{0};
-  std::thread watcher([&] {
-    int sig = 0;
-    if (::sigwait(&stop, &sig) == 0 && sig != SIGUSR2) {
-      stopped_by = sig;
-      cancellation.Cancel();
-    }
-  });
   Status removed;
-  auto result = manager->RunOnce(spec, argv, capture, &cancellation, &removed);
-  ::pthread_kill(watcher.native_handle(), SIGUSR2);  // wakes the watcher: nothing to stop
-  watcher.join();
+  StatusOr<ExecResult> result = Internal("not run");
+  int stopped_by = 0;
+  {
+    StopSignalWatch watch(cancellation);
+    result = manager->RunOnce(spec, argv, capture, &cancellation, &removed);
+    stopped_by = watch.signal();
+  }
   if (stopped_by != 0) {
-    ExecResult killed =
-        ErrorResult(Unavailable("stopped by signal " + std::to_string(stopped_by.load())));
+    ExecResult killed = ErrorResult(Unavailable("stopped by signal " + std::to_string(stopped_by)));
     killed.exit_code = 128 + stopped_by;
     return killed;
   }
@@ -67,7 +54,7 @@ int RunSubcommand(const Args& args) {
   StatusOr<RunInvocation> invocation = ParseRunArgs(args);
   if (!invocation.ok()) return FailWith(invocation.status());
   if (invocation->help) {
-    WriteStdout(RunUsage());
+    WriteStdout(FormatHelp(RunHelp()));
     return 0;
   }
   StatusOr<SandboxSpec> spec = ResolveRunSpec(*invocation);

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <climits>
+#include <optional>
 
 #include "app/cli.h"
 #include "app/server/dispatch.h"
@@ -13,40 +14,37 @@
 #include "app/server/sandbox_creator.h"
 #include "http/listen_address.h"
 #include "sys/file_util.h"
+#include "sys/socket_activation.h"
 
 namespace agentbox {
 namespace {
 
-constexpr const char* kServeUsage =
-    "Usage: agentbox serve [--listen unix:PATH | --listen tcp:HOST:PORT] [--tokens FILE]\n"
-    "                      [--config FILE] [--workspace-root DIR] [--allow-host-paths]\n"
-    "                      [--insecure-no-auth] [--max-connections N]\n"
-    "                      [--access-log FILE|-]\n"
-    "\n"
-    "Serves the HTTP JSON API (docs/api.md): /v1/sandboxes..., /mcp, /healthz, /metrics.\n"
-    "\n"
-    "Options:\n"
-    "  --listen ADDR   unix:PATH (default unix:<state dir>/agentbox.sock, mode 0600: only\n"
-    "                  this user can connect) or tcp:HOST:PORT (port 0: any free one,\n"
-    "                  printed on stderr); TCP needs --tokens\n"
-    "  --tokens FILE   bearer tokens and tenants: "
-    "{\"tokens\":[{\"token\":\"...\",\"tenant\":\"a\",\n"
-    "                  \"max_sandboxes\":10,\"max_concurrent_execs\":4}]}\n"
-    "  --config FILE   the server config (JSON): defaults and ceilings of every limit a\n"
-    "                  caller may ask for, workspace_root, connection caps and timeouts\n"
-    "  --workspace-root DIR  a request's \"workspace\" is a NAME: the directory\n"
-    "                  DIR/<tenant>/NAME; without it no caller may name a workspace\n"
-    "  --allow-host-paths  callers may give absolute host paths as \"workspace\" and\n"
-    "                  \"rootfs\": they then reach every host file agentbox can\n"
-    "  --insecure-no-auth  TCP on a loopback address without --tokens: every local user\n"
-    "                  can then act as you\n"
-    "  --max-connections N  clients connected at once (default: what the fd limit\n"
-    "                  allows, at most 65536)\n"
-    "  --access-log FILE  one JSON line per request (who, what, sandbox, status,\n"
-    "                  duration; no tokens, bodies or output) appended to FILE, or to\n"
-    "                  stderr with -\n"
-    "\n"
-    "SIGTERM or SIGINT stops accepting, lets requests finish (10 s), then exits 0.\n";
+constexpr FlagDef kServeFlags[] = {
+    {"listen", 0, "ADDR",
+     "unix:PATH (mode 0600: only this user can connect) or tcp:HOST:PORT (port 0: any free one, "
+     "printed on stderr); TCP needs --tokens",
+     "unix:<state dir>/agentbox.sock, or the socket systemd hands over"},
+    {"tokens", 0, "FILE",
+     "bearer tokens and tenants: {\"tokens\":[{\"token\":\"...\",\"tenant\":\"a\","
+     "\"max_sandboxes\":10,\"max_concurrent_execs\":4}]}"},
+    {"config", 0, "FILE",
+     "the server config (JSON): defaults and ceilings of every limit a caller may ask for, "
+     "workspace_root, connection caps and timeouts"},
+    {"workspace-root", 0, "DIR",
+     "a request's \"workspace\" is a NAME: the directory DIR/<tenant>/NAME; without it no caller "
+     "may name a workspace"},
+    {"allow-host-paths", 0, "",
+     "callers may give absolute host paths as \"workspace\" and \"rootfs\": they then reach "
+     "every host file agentbox can"},
+    {"insecure-no-auth", 0, "",
+     "TCP on a loopback address without --tokens: every local user can then act as you"},
+    {"max-connections", 0, "N", "clients connected at once",
+     "what the fd limit allows, at most 65536"},
+    {"access-log", 0, "FILE|-",
+     "one JSON line per request (who, what, sandbox, status, duration; no tokens, bodies or "
+     "output) appended to FILE, or to stderr with -"},
+    {"help", 'h', "", "show this help"},
+};
 
 struct ServeArgs {
   std::string listen;
@@ -57,7 +55,6 @@ struct ServeArgs {
   bool allow_host_paths = false;
   bool insecure_no_auth = false;
   int max_connections = 0;  // 0: from the config, else from the fd limit
-  bool help = false;
 };
 
 StatusOr<int> ParseMaxConnections(const std::string& text) {
@@ -70,50 +67,26 @@ StatusOr<int> ParseMaxConnections(const std::string& text) {
   return n;
 }
 
-// The value of "--flag VALUE" or "--flag=VALUE" at args[*i], when args[*i] is that flag.
-StatusOr<bool> FlagValue(const Args& args, size_t* i, std::string_view flag, std::string* out) {
-  const std::string& a = args[*i];
-  if (a == flag) {
-    if (*i + 1 >= args.size() || args[*i + 1].empty()) {
-      return InvalidArgument("serve: " + std::string(flag) + " needs a value");
-    }
-    *out = args[++*i];
-    return true;
+StatusOr<ServeArgs> ParseServeArgs(const ParsedArgs& parsed) {
+  if (!parsed.rest.empty()) {
+    return InvalidArgument("serve: unexpected argument \"" + parsed.rest[0] + "\" (see --help)");
   }
-  if (a.size() > flag.size() && a.starts_with(flag) && a[flag.size()] == '=') {
-    *out = a.substr(flag.size() + 1);
-    return true;
-  }
-  return false;
-}
-
-StatusOr<ServeArgs> ParseServeArgs(const Args& args) {
   ServeArgs out;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    std::string max;
-    if (a == "-h" || a == "--help") {
-      out.help = true;
-      continue;
+  for (const ParsedFlag& flag : parsed.flags) {
+    const std::string_view name = flag.def->long_name;
+    if (!flag.def->value_name.empty() && flag.value.empty()) {
+      return InvalidArgument("serve: --" + std::string(name) + " needs a value");
     }
-    if (a == "--allow-host-paths" || a == "--insecure-no-auth") {
-      (a == "--allow-host-paths" ? out.allow_host_paths : out.insecure_no_auth) = true;
-      continue;
+    if (name == "listen") out.listen = flag.value;
+    if (name == "tokens") out.tokens = flag.value;
+    if (name == "config") out.config = flag.value;
+    if (name == "workspace-root") out.workspace_root = flag.value;
+    if (name == "access-log") out.access_log = flag.value;
+    if (name == "allow-host-paths") out.allow_host_paths = true;
+    if (name == "insecure-no-auth") out.insecure_no_auth = true;
+    if (name == "max-connections") {
+      AB_ASSIGN_OR_RETURN(out.max_connections, ParseMaxConnections(flag.value));
     }
-    bool matched = false;
-    for (auto [flag, target] : {std::pair{"--listen", &out.listen},
-                                {"--tokens", &out.tokens},
-                                {"--config", &out.config},
-                                {"--workspace-root", &out.workspace_root},
-                                {"--access-log", &out.access_log}}) {
-      AB_ASSIGN_OR_RETURN(bool found, FlagValue(args, &i, flag, target));
-      matched = matched || found;
-      if (found) break;
-    }
-    if (matched) continue;
-    AB_ASSIGN_OR_RETURN(bool found, FlagValue(args, &i, "--max-connections", &max));
-    if (!found) return InvalidArgument("serve: unexpected argument \"" + a + "\" (see --help)");
-    AB_ASSIGN_OR_RETURN(out.max_connections, ParseMaxConnections(max));
   }
   return out;
 }
@@ -181,8 +154,25 @@ Status CheckAuthentication(const ServeArgs& args, const ListenAddress& address, 
   return OkStatus();
 }
 
+// Where to listen: a socket systemd handed over (then --listen is refused: the unit says where),
+// else --listen, else the state dir's socket.
+StatusOr<ListenAddress> ListenAddressFor(const ServeArgs& args, const std::string& state_root,
+                                         std::optional<ActivatedSocket>* activated) {
+  AB_ASSIGN_OR_RETURN(*activated, TakeActivatedSocket());
+  if (activated->has_value()) {
+    if (!args.listen.empty()) {
+      return InvalidArgument("--listen with a socket from systemd: the .socket unit says where");
+    }
+    const ActivatedSocket& socket = **activated;
+    return ListenAddress{socket.unix_socket, socket.path, socket.host, socket.port, true};
+  }
+  return ParseListenAddress(args.listen.empty() ? "unix:" + state_root + "/agentbox.sock"
+                                                : args.listen);
+}
+
 // Everything but the listening: config, state dir, tokens, tenant map.
-StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
+StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx,
+                                  std::optional<ActivatedSocket>* activated) {
   AB_RETURN_IF_ERROR(LoadConfig(args, &ctx->config));
   AB_ASSIGN_OR_RETURN(StateStore store, StateStore::Open());
   ctx->state_root = store.root();
@@ -190,10 +180,7 @@ StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
     AB_ASSIGN_OR_RETURN(ctx->access_log, AccessLog::Open(ctx->config.access_log));
   }
   AB_RETURN_IF_ERROR(CheckWorkspaceRoot(ctx->config.workspace_root, ctx->state_root));
-  AB_ASSIGN_OR_RETURN(
-      ListenAddress address,
-      ParseListenAddress(args.listen.empty() ? "unix:" + ctx->state_root + "/agentbox.sock"
-                                             : args.listen));
+  AB_ASSIGN_OR_RETURN(ListenAddress address, ListenAddressFor(args, ctx->state_root, activated));
   if (!args.tokens.empty()) {
     AB_ASSIGN_OR_RETURN(ctx->tokens, TokenTable::Load(args.tokens));
   }
@@ -217,20 +204,41 @@ StatusOr<ListenAddress> Configure(const ServeArgs& args, ServerContext* ctx) {
 
 }  // namespace
 
+const CommandHelp& ServeHelp() {
+  static const CommandHelp help = {
+      .name = "serve",
+      .summary = "serve the HTTP JSON API (and MCP at /mcp)",
+      .usage =
+          "serve [--listen unix:PATH | --listen tcp:HOST:PORT] [--tokens FILE] [--config FILE]\n"
+          "serve [--workspace-root DIR] [--allow-host-paths] [--insecure-no-auth]\n"
+          "serve [--max-connections N] [--access-log FILE|-]",
+      .description =
+          "Serves the HTTP JSON API (docs/api.md): /v1/sandboxes..., /mcp, /healthz, /metrics, "
+          "/v1/openapi.json.\n"
+          "\n"
+          "Started by systemd with a listening socket (socket activation: LISTEN_FDS, as the "
+          "agentbox.socket unit does), serve takes that socket instead of making one; it never "
+          "unlinks it. A TCP socket handed over needs --tokens as --listen tcp: does.",
+      .flags = kServeFlags,
+      .notes = "SIGTERM or SIGINT stops accepting, lets requests finish (10 s), then exits 0.",
+  };
+  return help;
+}
+
 int ServeSubcommand(const Args& args) {
-  auto parsed = ParseServeArgs(args);
+  int exit = 0;
+  auto flags = ParseOrHelp(ServeHelp(), args, &exit);
+  if (!flags) return exit;
+  auto parsed = ParseServeArgs(*flags);
   if (!parsed.ok()) return FailWith(parsed.status());
-  if (parsed->help) {
-    WriteStdout(kServeUsage);
-    return 0;
-  }
   ServerContext ctx;
-  auto address = Configure(*parsed, &ctx);
+  std::optional<ActivatedSocket> activated;
+  auto address = Configure(*parsed, &ctx, &activated);
   if (!address.ok()) return FailWith(address.status());
   // Before the first thread: every thread inherits the mask, and only the signalfd sees them.
   Status blocked = BlockStopSignals();
   if (!blocked.ok()) return FailWith(blocked);
-  Status served = RunServer(ctx, *address);
+  Status served = RunServer(ctx, *address, activated ? std::move(activated->fd) : UniqueFd());
   if (!served.ok()) return FailWith(served);
   return 0;
 }

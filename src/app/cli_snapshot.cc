@@ -6,6 +6,7 @@
 #include "app/cli.h"
 #include "core/sandbox_manager.h"
 #include "spec/cli_flags.h"
+#include "spec/command_help.h"
 
 namespace agentbox {
 namespace {
@@ -24,31 +25,6 @@ constexpr FlagDef kForkFlags[] = {
     {"help", 'h', "", "show this help"},
 };
 constexpr size_t kDiffListed = 10000;
-
-struct Invocation {
-  std::vector<std::string> positional;
-  std::string name;
-  bool json = false;
-  bool help = false;
-};
-
-StatusOr<Invocation> Parse(std::span<const FlagDef> defs, const Args& args) {
-  AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(defs, args));
-  Invocation inv;
-  for (const ParsedFlag& flag : parsed.flags) {
-    if (flag.def->long_name == "name") inv.name = flag.value;
-    if (flag.def->long_name == "json") inv.json = true;
-    if (flag.def->long_name == "help") inv.help = true;
-  }
-  inv.positional = std::move(parsed.rest);
-  return inv;
-}
-
-int Usage(const char* usage, const char* what, std::span<const FlagDef> defs) {
-  WriteStdout(std::string("Usage: ") + usage + "\n\n" + what + "\n\nOptions:\n" +
-              FormatFlagHelp(defs));
-  return 0;
-}
 
 std::string Pad(std::string s, size_t width) {
   if (s.size() < width) s.append(width - s.size(), ' ');
@@ -78,24 +54,24 @@ int ListSnapshotsOf(const std::vector<SandboxRecord>& sandboxes, bool json) {
   return 0;
 }
 
-int SnapshotLs(SandboxManager& manager, const Invocation& inv) {
+int SnapshotLs(SandboxManager& manager, const ParsedArgs& inv) {
   std::vector<SandboxRecord> sandboxes;
-  if (inv.positional.size() > 2) return FailWith(InvalidArgument("usage: snapshot ls [ID|NAME]"));
-  if (inv.positional.size() == 2) {
-    auto found = manager.Find(inv.positional[1]);
+  if (inv.rest.size() > 2) return FailWith(InvalidArgument("usage: snapshot ls [ID|NAME]"));
+  if (inv.rest.size() == 2) {
+    auto found = manager.Find(inv.rest[1]);
     if (!found.ok()) return FailWith(found.status());
     sandboxes.push_back(found->record);
   } else {
     for (SandboxStatus& s : manager.List()) sandboxes.push_back(std::move(s.record));
   }
-  return ListSnapshotsOf(sandboxes, inv.json);
+  return ListSnapshotsOf(sandboxes, HasFlag(inv, "json"));
 }
 
-int SnapshotRm(SandboxManager& manager, const Invocation& inv) {
-  if (inv.positional.size() < 2) return FailWith(InvalidArgument("usage: snapshot rm SNAP..."));
+int SnapshotRm(SandboxManager& manager, const ParsedArgs& inv) {
+  if (inv.rest.size() < 2) return FailWith(InvalidArgument("usage: snapshot rm SNAP..."));
   int status = 0;
-  for (size_t i = 1; i < inv.positional.size(); ++i) {
-    auto found = manager.FindAnySnapshot(inv.positional[i], [](const SandboxRecord&) { return true; });
+  for (size_t i = 1; i < inv.rest.size(); ++i) {
+    auto found = manager.FindAnySnapshot(inv.rest[i], [](const SandboxRecord&) { return true; });
     Status st = found.ok() ? manager.RemoveSnapshot(found->first, found->second) : found.status();
     if (st.ok()) {
       WriteStdout(found->second.id + "\n");
@@ -108,110 +84,145 @@ int SnapshotRm(SandboxManager& manager, const Invocation& inv) {
 
 }  // namespace
 
+const CommandHelp& SnapshotHelp() {
+  static const CommandHelp help = {
+      .name = "snapshot",
+      .summary = "snapshot a sandbox's workspace; snapshot ls, snapshot rm",
+      .usage = "snapshot [--name N] [--json] ID|NAME\nsnapshot ls [--json] [ID|NAME]\nsnapshot rm "
+               "SNAP...",
+      .description =
+          "Takes a snapshot of a sandbox's workspace and prints its id: on a btrfs workspace pool "
+          "a subvolume snapshot (milliseconds whatever the size, every block shared), elsewhere a "
+          "reflink or plain copy (docs/policy.md says which and what it costs). `ls` lists "
+          "snapshots (of one sandbox, or of all), `rm` removes them.\n"
+          "\n"
+          "SNAP is a snapshot's id, a unique prefix of it, or SANDBOX:NAME. A snapshot keeps the "
+          "workspace's files, not processes, /tmp or memory; it goes with its sandbox. See also "
+          "restore, diff and fork.",
+      .flags = kSnapshotFlags,
+      .operands = "sandbox",
+  };
+  return help;
+}
+
+const CommandHelp& RestoreHelp() {
+  static const CommandHelp help = {
+      .name = "restore",
+      .summary = "put a sandbox's workspace back as a snapshot holds it",
+      .usage = "restore [--json] ID|NAME SNAP",
+      .description =
+          "Puts the sandbox's workspace back exactly as the snapshot holds it, in place: only "
+          "what changed since is touched. Refused while a command or a background process runs "
+          "in the sandbox (nothing is changed then).",
+      .flags = kJsonFlags,
+      .operands = "sandbox word",
+  };
+  return help;
+}
+
+const CommandHelp& ForkHelp() {
+  static const CommandHelp help = {
+      .name = "fork",
+      .summary = "a new sandbox whose workspace starts as a snapshot",
+      .usage = "fork [--name NEW] SNAP",
+      .description =
+          "Creates a sandbox with the policy of the snapshot's sandbox whose workspace starts as "
+          "the snapshot holds it, and prints its id. On btrfs, forks of one snapshot share its "
+          "blocks: each costs only what it changes.",
+      .flags = kForkFlags,
+      .operands = "word",
+  };
+  return help;
+}
+
+const CommandHelp& DiffHelp() {
+  static const CommandHelp help = {
+      .name = "diff",
+      .summary = "what changed in a sandbox's workspace since a snapshot",
+      .usage = "diff [--json] ID|NAME SNAP",
+      .description =
+          "What changed in the sandbox's workspace since the snapshot, one line per path: A "
+          "added, M modified (content, mode or owner), D deleted (a directory added or deleted "
+          "is one line).",
+      .flags = kJsonFlags,
+      .operands = "sandbox word",
+  };
+  return help;
+}
+
 int SnapshotSubcommand(const Args& args) {
-  auto inv = Parse(kSnapshotFlags, args);
-  if (!inv.ok()) return FailWith(inv.status());
-  if (inv->help) {
-    return Usage(
-        "agentbox snapshot ID|NAME [--name N] | snapshot ls [ID|NAME] | snapshot rm SNAP...",
-        "Takes a snapshot of a sandbox's workspace and prints its id (a btrfs snapshot: a few\n"
-        "milliseconds whatever its size, sharing every block). `ls` lists snapshots (of one\n"
-        "sandbox, or of all), `rm` removes them. SNAP is a snapshot's id, a unique prefix of\n"
-        "it, or SANDBOX:NAME. A snapshot keeps the workspace's files, not processes, /tmp or\n"
-        "memory; it goes with its sandbox. See also restore, diff and fork.",
-        kSnapshotFlags);
-  }
+  int exit = 0;
+  auto inv = ParseOrHelp(SnapshotHelp(), args, &exit);
+  if (!inv) return exit;
+  const std::vector<std::string>& pos = inv->rest;
+  if (pos.empty()) return FailWith(InvalidArgument("usage: agentbox snapshot ID|NAME [--name N]"));
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
-  const std::vector<std::string>& pos = inv->positional;
-  if (!pos.empty() && pos[0] == "ls") return SnapshotLs(*manager, *inv);
-  if (!pos.empty() && pos[0] == "rm") return SnapshotRm(*manager, *inv);
+  if (pos[0] == "ls") return SnapshotLs(*manager, *inv);
+  if (pos[0] == "rm") return SnapshotRm(*manager, *inv);
   if (pos.size() != 1) return FailWith(InvalidArgument("usage: agentbox snapshot ID|NAME [--name N]"));
   auto found = manager->Find(pos[0]);
   if (!found.ok()) return FailWith(found.status());
-  auto snap = manager->TakeSnapshot(found->record, inv->name);
+  const std::string* name = FlagValue(*inv, "name");
+  auto snap = manager->TakeSnapshot(found->record, name ? *name : "");
   if (!snap.ok()) return FailWith(snap.status());
-  WriteStdout(inv->json ? SnapshotJson(*snap).dump() + "\n" : snap->id + "\n");
+  WriteStdout(HasFlag(*inv, "json") ? SnapshotJson(*snap).dump() + "\n" : snap->id + "\n");
   return 0;
 }
 
 int RestoreSubcommand(const Args& args) {
-  auto inv = Parse(kJsonFlags, args);
-  if (!inv.ok()) return FailWith(inv.status());
-  if (inv->help) {
-    return Usage("agentbox restore ID|NAME SNAP",
-                 "Puts the sandbox's workspace back exactly as the snapshot holds it, in place:\n"
-                 "only what changed since is touched. Refused while a command or a background\n"
-                 "process runs in the sandbox (nothing is changed then).",
-                 kJsonFlags);
-  }
-  if (inv->positional.size() != 2) {
-    return FailWith(InvalidArgument("usage: agentbox restore ID|NAME SNAP"));
-  }
+  int exit = 0;
+  auto inv = ParseOrHelp(RestoreHelp(), args, &exit);
+  if (!inv) return exit;
+  if (inv->rest.size() != 2) return FailWith(InvalidArgument("usage: agentbox restore ID|NAME SNAP"));
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
-  auto found = manager->Find(inv->positional[0]);
+  auto found = manager->Find(inv->rest[0]);
   if (!found.ok()) return FailWith(found.status());
-  auto snap = manager->FindSnapshot(found->record, inv->positional[1]);
+  auto snap = manager->FindSnapshot(found->record, inv->rest[1]);
   if (!snap.ok()) return FailWith(snap.status());
   auto stats = manager->Restore(found->record, *snap);
   if (!stats.ok()) return FailWith(stats.status());
   nlohmann::ordered_json j = {{"restored", snap->id}, {"sandbox", found->record.id}};
   for (auto& [k, v] : SyncStatsJson(*stats).items()) j[k] = v;
-  WriteStdout(inv->json ? j.dump() + "\n"
-                        : "restored " + found->record.id + " to " + snap->id + " (" +
-                              std::to_string(stats->copied) + " put back, " +
-                              std::to_string(stats->removed) + " removed, " +
-                              std::to_string(stats->kept) + " unchanged)\n");
+  WriteStdout(HasFlag(*inv, "json") ? j.dump() + "\n"
+                                    : "restored " + found->record.id + " to " + snap->id + " (" +
+                                          std::to_string(stats->copied) + " put back, " +
+                                          std::to_string(stats->removed) + " removed, " +
+                                          std::to_string(stats->kept) + " unchanged)\n");
   return 0;
 }
 
 int ForkSubcommand(const Args& args) {
-  auto inv = Parse(kForkFlags, args);
-  if (!inv.ok()) return FailWith(inv.status());
-  if (inv->help) {
-    return Usage("agentbox fork SNAP [--name NEW]",
-                 "Creates a sandbox with the policy of the snapshot's sandbox whose workspace\n"
-                 "starts as the snapshot holds it, and prints its id. Forks of one snapshot\n"
-                 "share its blocks: each costs only what it changes.",
-                 kForkFlags);
-  }
-  if (inv->positional.size() != 1) {
-    return FailWith(InvalidArgument("usage: agentbox fork SNAP [--name NEW]"));
-  }
+  int exit = 0;
+  auto inv = ParseOrHelp(ForkHelp(), args, &exit);
+  if (!inv) return exit;
+  if (inv->rest.size() != 1) return FailWith(InvalidArgument("usage: agentbox fork SNAP [--name NEW]"));
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
-  auto found =
-      manager->FindAnySnapshot(inv->positional[0], [](const SandboxRecord&) { return true; });
+  auto found = manager->FindAnySnapshot(inv->rest[0], [](const SandboxRecord&) { return true; });
   if (!found.ok()) return FailWith(found.status());
-  auto record = manager->Fork(found->first, found->second, inv->name);
+  const std::string* name = FlagValue(*inv, "name");
+  auto record = manager->Fork(found->first, found->second, name ? *name : "");
   if (!record.ok()) return FailWith(record.status());
   WriteStdout(record->id + "\n");
   return 0;
 }
 
 int DiffSubcommand(const Args& args) {
-  auto inv = Parse(kJsonFlags, args);
-  if (!inv.ok()) return FailWith(inv.status());
-  if (inv->help) {
-    return Usage("agentbox diff ID|NAME SNAP",
-                 "What changed in the sandbox's workspace since the snapshot, one line per path:\n"
-                 "A added, M modified (content, mode or owner), D deleted (a directory added or\n"
-                 "deleted is one line).",
-                 kJsonFlags);
-  }
-  if (inv->positional.size() != 2) {
-    return FailWith(InvalidArgument("usage: agentbox diff ID|NAME SNAP"));
-  }
+  int exit = 0;
+  auto inv = ParseOrHelp(DiffHelp(), args, &exit);
+  if (!inv) return exit;
+  if (inv->rest.size() != 2) return FailWith(InvalidArgument("usage: agentbox diff ID|NAME SNAP"));
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
-  auto found = manager->Find(inv->positional[0]);
+  auto found = manager->Find(inv->rest[0]);
   if (!found.ok()) return FailWith(found.status());
-  auto snap = manager->FindSnapshot(found->record, inv->positional[1]);
+  auto snap = manager->FindSnapshot(found->record, inv->rest[1]);
   if (!snap.ok()) return FailWith(snap.status());
   auto diff = manager->Diff(found->record, *snap, kDiffListed);
   if (!diff.ok()) return FailWith(diff.status());
-  WriteStdout(inv->json ? TreeDiffJson(*diff).dump() + "\n" : TreeDiffText(*diff));
+  WriteStdout(HasFlag(*inv, "json") ? TreeDiffJson(*diff).dump() + "\n" : TreeDiffText(*diff));
   return 0;
 }
 

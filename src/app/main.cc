@@ -3,65 +3,62 @@
 
 #include "app/cli.h"
 #include "egress/proxy_main.h"
+#include "spec/exec_args.h"
+#include "spec/run_args.h"
 
 namespace agentbox {
 namespace {
 
 struct Subcommand {
-  std::string_view name;
   int (*run)(const Args& args);
-  std::string_view summary;
+  const CommandHelp& (*help)();  // its name, summary, flags: --help, man page, completions
 };
 
-// To add a subcommand: one cli_NAME.cc with NameSubcommand(), declared in cli.h, one line here.
+// To add a subcommand: one cli_NAME.cc with NameSubcommand() and NameHelp(), declared in cli.h,
+// one line here.
 constexpr Subcommand kSubcommands[] = {
-    {"run", &RunSubcommand, "run one command in a fresh sandbox"},
-    {"create", &CreateSubcommand, "create a sandbox that outlives this command"},
-    {"exec", &ExecSubcommand, "run one command in a running sandbox"},
-    {"ps", &PsSubcommand, "list a sandbox's background processes (exec -d)"},
-    {"logs", &LogsSubcommand, "print a background process's output"},
-    {"wait", &WaitSubcommand, "wait for a background process to exit"},
-    {"kill", &KillSubcommand, "signal a background process"},
-    {"send", &SendSubcommand, "write to a background process's stdin"},
-    {"snapshot", &SnapshotSubcommand, "snapshot a sandbox's workspace; snapshot ls, snapshot rm"},
-    {"restore", &RestoreSubcommand, "put a sandbox's workspace back as a snapshot holds it"},
-    {"diff", &DiffSubcommand, "what changed in a sandbox's workspace since a snapshot"},
-    {"fork", &ForkSubcommand, "a new sandbox whose workspace starts as a snapshot"},
-    {"log", &LogSubcommand, "print a sandbox's session log (JSON lines)"},
-    {"replay", &ReplaySubcommand, "re-run a session log in a fresh sandbox, report divergences"},
-    {"ls", &LsSubcommand, "list sandboxes"},
-    {"inspect", &InspectSubcommand, "show one sandbox as JSON"},
-    {"cp", &CpSubcommand, "copy files between the host and a sandbox's /workspace"},
-    {"rm", &RmSubcommand, "remove sandboxes"},
-    {"gc", &GcSubcommand, "remove what dead sandboxes and crashes left behind"},
-    {"mcp", &McpSubcommand, "serve MCP (Model Context Protocol) on stdin/stdout"},
-    {"serve", &ServeSubcommand, "serve the HTTP JSON API (and MCP at /mcp)"},
-    {"image", &ImageSubcommand,
-     "the image store: pull, load, ls, inspect, rm, prune; import (docker)"},
-    {"pool", &PoolSubcommand, "keep started docker sandboxes warm for fast create"},
-    {"doctor", &DoctorSubcommand, "check that this host can give every isolation layer"},
-    {"version", &VersionSubcommand, "print the version"},
+    {&RunSubcommand, &RunHelp},         {&CreateSubcommand, &CreateHelp},
+    {&ExecSubcommand, &ExecHelp},       {&PsSubcommand, &PsHelp},
+    {&LogsSubcommand, &LogsHelp},       {&WaitSubcommand, &WaitHelp},
+    {&KillSubcommand, &KillHelp},       {&SendSubcommand, &SendHelp},
+    {&SnapshotSubcommand, &SnapshotHelp}, {&RestoreSubcommand, &RestoreHelp},
+    {&DiffSubcommand, &DiffHelp},         {&ForkSubcommand, &ForkHelp},
+    {&LogSubcommand, &LogHelp},           {&ReplaySubcommand, &ReplayHelp},
+    {&LsSubcommand, &LsHelp},           {&InspectSubcommand, &InspectHelp},
+    {&CpSubcommand, &CpHelp},           {&RmSubcommand, &RmHelp},
+    {&GcSubcommand, &GcHelp},           {&McpSubcommand, &McpHelp},
+    {&ServeSubcommand, &ServeHelp},     {&ImageSubcommand, &ImageHelp},
+    {&PoolSubcommand, &PoolHelp},       {&DoctorSubcommand, &DoctorHelp},
+    {&VersionSubcommand, &VersionHelp},
+};
+
+// Not listed anywhere: what the build runs to make the man pages, the completion scripts and
+// the OpenAPI document the SDKs are generated from.
+struct Hidden {
+  std::string_view name;
+  int (*run)(const Args& args);
+};
+constexpr Hidden kHidden[] = {
+    {"__man", &ManSubcommand},
+    {"__completion", &CompletionSubcommand},
+    {"__openapi", &OpenApiSubcommand},
 };
 
 std::string Usage() {
-  std::string text =
-      "Usage: agentbox COMMAND [ARG...]\n"
-      "\n"
-      "A sandbox for AI agents' shell commands.\n"
-      "\n"
-      "Commands:\n";
-  for (const Subcommand& sub : kSubcommands) {
-    text += "  " + std::string(sub.name) + std::string(10 - sub.name.size(), ' ') +
-            std::string(sub.summary) + "\n";
+  std::string text = FormatHelpText(ProgramHelp().description, 80) + "\nCommands:\n";
+  for (const CommandHelp* help : AllCommandHelps()) {
+    const size_t pad = help->name.size() < 10 ? 10 - help->name.size() : 1;
+    text +=
+        "  " + std::string(help->name) + std::string(pad, ' ') + std::string(help->summary) + "\n";
   }
   text += "  help      show this help, or `agentbox help COMMAND` for one command\n";
   text += "\nRun `agentbox COMMAND --help` for the options of a command.\n";
-  return text;
+  return "Usage: agentbox COMMAND [ARG...]\n\n" + text;
 }
 
 const Subcommand* Find(std::string_view name) {
   for (const Subcommand& sub : kSubcommands) {
-    if (sub.name == name) return &sub;
+    if (sub.help().name == name) return &sub;
   }
   return nullptr;
 }
@@ -82,16 +79,54 @@ int Dispatch(const Args& args) {
   if (name == "help") {
     const Subcommand* sub = Find(args[1]);
     if (sub == nullptr) return FailWith(InvalidArgument("unknown command \"" + args[1] + "\""));
-    return sub->run({"--help"});
+    WriteStdout(FormatHelp(sub->help()));
+    return 0;
+  }
+  const Args rest(args.begin() + 1, args.end());
+  for (const Hidden& hidden : kHidden) {
+    if (hidden.name == name) return hidden.run(rest);
   }
   const Subcommand* sub = Find(name);
   if (sub == nullptr) {
     return FailWith(InvalidArgument("unknown command \"" + name + "\" (see agentbox --help)"));
   }
-  return sub->run(Args(args.begin() + 1, args.end()));
+  return sub->run(rest);
 }
 
 }  // namespace
+
+std::span<const CommandHelp* const> AllCommandHelps() {
+  static const std::vector<const CommandHelp*> helps = [] {
+    std::vector<const CommandHelp*> v;
+    for (const Subcommand& sub : kSubcommands) v.push_back(&sub.help());
+    return v;
+  }();
+  return helps;
+}
+
+const CommandHelp& ProgramHelp() {
+  static const CommandHelp help = {
+      .name = "agentbox",
+      .summary = "a sandbox for AI agents' shell commands",
+      .usage = "COMMAND [ARG...]",
+      .description =
+          "A sandbox for AI agents' shell commands: each command runs with no network, a "
+          "read-only root, /workspace as the only writable host directory, its own namespaces, "
+          "no privileges, a seccomp filter and hard limits on time, memory, processes, output "
+          "and disk. `agentbox run` runs one command in a fresh sandbox; `agentbox create` makes "
+          "one that outlives it, for `agentbox exec`; `agentbox serve` offers the same over an "
+          "HTTP API, `agentbox mcp` as an MCP server.",
+      .notes =
+          "Exit status: the command's own; 124 timeout; 125 agentbox failed (the command "
+          "was not run); 126 not executable; 127 not found; 128+N killed by signal N.\n"
+          "\n"
+          "Environment: AGENTBOX_STATE_DIR (where sandboxes are remembered; default "
+          "/var/lib/agentbox as root, else ~/.local/state/agentbox), AGENTBOX_CGROUP_PARENT, "
+          "AGENTBOX_AGENT (the in-sandbox agent binary), DOCKER_HOST (the docker backend).",
+  };
+  return help;
+}
+
 }  // namespace agentbox
 
 int main(int argc, char** argv) {

@@ -1,5 +1,6 @@
 #include "backend_common/sandbox_egress.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -44,6 +45,34 @@ StatusOr<UniqueFd> ListenControl(const std::string& path) {
   return fd;
 }
 
+// The dir of the sandbox's egress relay socket, for the proxy (O_PATH): checked to hold the
+// socket the agent made, not a link a command planted (the dir is sealed: root's, 0755).
+StatusOr<UniqueFd> OpenRelayDir(const std::string& relay_path) {
+  const size_t slash = relay_path.rfind('/');
+  UniqueFd dir(::open(relay_path.substr(0, slash).c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  struct stat dir_st = {}, sock_st = {};
+  if (!dir.valid() || ::fstat(dir.get(), &dir_st) != 0 ||
+      ::fstatat(dir.get(), relay_path.substr(slash + 1).c_str(), &sock_st, AT_SYMLINK_NOFOLLOW) !=
+          0) {
+    return ErrnoStatus("the sandbox's egress relay socket " + relay_path);
+  }
+  if (!S_ISSOCK(sock_st.st_mode) || dir_st.st_uid != 0 || (dir_st.st_mode & 022) != 0) {
+    return Internal("the sandbox's egress relay socket " + relay_path +
+                    " is not a socket in a directory only root may change");
+  }
+  return dir;
+}
+
+StatusOr<egress::ExecChannel> OpenChannel(const SandboxRecord& record) {
+  if (record.egress_socket.empty()) {
+    return Unavailable("sandbox " + record.id + " has no egress proxy");
+  }
+  return record.egress_relay.empty()
+             ? egress::ExecChannel::OpenForSandbox(record.egress_socket, record.init_pid,
+                                                   record.init_start_time)
+             : egress::ExecChannel::OpenRelayed(record.egress_socket, record.egress_relay);
+}
+
 }  // namespace
 
 Status StartSandboxEgress(SandboxRecord& record) {
@@ -53,12 +82,19 @@ Status StartSandboxEgress(SandboxRecord& record) {
   if (!watch.valid() || !ProcessRunning(record.init_pid, record.init_start_time)) {
     return Unavailable("the sandbox's PID 1 ended before its egress proxy started");
   }
+  UniqueFd relay_dir;
+  if (!record.egress_relay.empty()) {
+    AB_ASSIGN_OR_RETURN(relay_dir, OpenRelayDir(record.egress_relay));
+  }
   AB_ASSIGN_OR_RETURN(pid_t pid,
                       egress::StartEgressProxy(record.spec, control.get(), true, watch.get(),
-                                               record.state_dir + "/egress.log"));
+                                               relay_dir.get(), record.state_dir + "/egress.log"));
   record.egress_pid = pid;
   record.egress_start_time = ProcessStartTime(pid);
-  return OkStatus();
+  // The listener every background process (exec -d) is given, served for the sandbox's life.
+  AB_ASSIGN_OR_RETURN(egress::ExecChannel background, OpenChannel(record));
+  record.egress_background_port = background.port();
+  return background.KeepForBackground();
 }
 
 void StopSandboxEgress(const SandboxRecord& record) {
@@ -71,12 +107,7 @@ void StopSandboxEgress(const SandboxRecord& record) {
 }
 
 StatusOr<std::unique_ptr<ExecEgress>> OpenSandboxEgress(const SandboxRecord& record) {
-  if (record.egress_socket.empty()) {
-    return Unavailable("sandbox " + record.id + " has no egress proxy");
-  }
-  AB_ASSIGN_OR_RETURN(egress::ExecChannel channel,
-                      egress::ExecChannel::OpenForSandbox(record.egress_socket, record.init_pid,
-                                                          record.init_start_time));
+  AB_ASSIGN_OR_RETURN(egress::ExecChannel channel, OpenChannel(record));
   return std::unique_ptr<ExecEgress>(new ChannelEgress(std::move(channel)));
 }
 

@@ -1,7 +1,8 @@
-// A persistent sandbox's egress proxy (allow_hosts), the same for every backend whose sandbox's
-// network namespace is a kernel one (native, docker with runc): started at create beside the
-// box, reached by each exec through a listener of its own in that namespace (egress/), gone with
-// the sandbox's PID 1 (it watches a pidfd of it) and killed by Destroy.
+// A persistent sandbox's egress proxy (allow_hosts), the same for every backend: started at
+// create beside the box, reached by each exec through a listener of its own in the sandbox's
+// network namespace (native, docker with runc), or under gVisor, whose network the host cannot
+// enter, through the sandbox's egress relay (record.egress_relay, agent/egress_relay.h); gone
+// with the sandbox's PID 1 (it watches a pidfd of it) and killed by Destroy.
 #pragma once
 
 #include <memory>
@@ -13,7 +14,8 @@
 namespace agentbox {
 
 // After the box is up (record.init_pid set): the proxy, its control socket at
-// <state_dir>/egress.sock, its log at <state_dir>/egress.log; fills record.egress_*.
+// <state_dir>/egress.sock, its log at <state_dir>/egress.log, and the listener of the sandbox's
+// background processes (exec -d), which share it; fills record.egress_*.
 Status StartSandboxEgress(SandboxRecord& record);
 // Kills the proxy if it still runs (it ends by itself once the sandbox's PID 1 is gone).
 void StopSandboxEgress(const SandboxRecord& record);

@@ -1,5 +1,6 @@
 // Base64 (RFC 4648 §4, with padding) on Nettle's coder: the WebSocket handshake's accept key,
-// MCP's blob resources and its `=?base64?...?=` header values, the session log's file contents.
+// MCP's blob resources and its `=?base64?...?=` header values, a registry credential's `auth`
+// (docker's config.json) and its Basic authorization.
 #pragma once
 
 #include <optional>

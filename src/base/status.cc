@@ -15,6 +15,8 @@ const char* StatusCodeName(StatusCode code) {
       return "not_found";
     case StatusCode::kAlreadyExists:
       return "already_exists";
+    case StatusCode::kFailedPrecondition:
+      return "failed_precondition";
     case StatusCode::kPermissionDenied:
       return "permission_denied";
     case StatusCode::kResourceExhausted:
@@ -30,8 +32,8 @@ const char* StatusCodeName(StatusCode code) {
 StatusCode StatusCodeFromName(std::string_view name) {
   for (StatusCode code :
        {StatusCode::kOk, StatusCode::kInvalidArgument, StatusCode::kNotFound,
-        StatusCode::kAlreadyExists, StatusCode::kPermissionDenied, StatusCode::kResourceExhausted,
-        StatusCode::kUnavailable, StatusCode::kInternal}) {
+        StatusCode::kAlreadyExists, StatusCode::kFailedPrecondition, StatusCode::kPermissionDenied,
+        StatusCode::kResourceExhausted, StatusCode::kUnavailable, StatusCode::kInternal}) {
     if (name == StatusCodeName(code)) return code;
   }
   return StatusCode::kInternal;

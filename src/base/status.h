@@ -15,13 +15,14 @@ namespace agentbox {
 
 enum class StatusCode {
   kOk,
-  kInvalidArgument,    // bad flag, malformed policy or body: CLI 125, HTTP 400
-  kNotFound,           // unknown sandbox, image or path: CLI 125, HTTP 404
-  kAlreadyExists,      // duplicate sandbox name: CLI 125, HTTP 409
-  kPermissionDenied,   // path escapes /workspace, tenant mismatch: CLI 125, HTTP 403
-  kResourceExhausted,  // quota, body or file too large: CLI 125, HTTP 413/429
-  kUnavailable,        // the host cannot give the promised isolation: CLI 125, HTTP 503
-  kInternal,           // a bug or an unexpected syscall failure: CLI 125, HTTP 500
+  kInvalidArgument,     // bad flag, malformed policy or body: CLI 125, HTTP 400
+  kNotFound,            // unknown sandbox, image or path: CLI 125, HTTP 404
+  kAlreadyExists,       // duplicate sandbox name: CLI 125, HTTP 409
+  kFailedPrecondition,  // not in a state that allows it (a busy sandbox): CLI 125, HTTP 409
+  kPermissionDenied,    // path escapes /workspace, tenant mismatch: CLI 125, HTTP 403
+  kResourceExhausted,   // quota, body or file too large: CLI 125, HTTP 413/429
+  kUnavailable,         // the host cannot give the promised isolation: CLI 125, HTTP 503
+  kInternal,            // a bug or an unexpected syscall failure: CLI 125, HTTP 500
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -51,6 +52,9 @@ inline Status InvalidArgument(std::string m) {
 }
 inline Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
 inline Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
+inline Status FailedPrecondition(std::string m) {
+  return {StatusCode::kFailedPrecondition, std::move(m)};
+}
 inline Status PermissionDenied(std::string m) {
   return {StatusCode::kPermissionDenied, std::move(m)};
 }

@@ -274,7 +274,12 @@ StatusOr<ExecResult> SandboxManager::RunExec(const SandboxRecord& record,
     return executed.status();
   }
   ExecResult result = std::move(executed).value();
-  if (egress) result.network = egress->Finish();
+  if (egress) {
+    // The proxy's attempts, then the lookups the agent's DNS catcher saw (already in result).
+    NetworkReport network = egress->Finish();
+    AddLookups(network, LookupNames(result.network), result.network.connections_dropped);
+    result.network = std::move(network);
+  }
   auto after = backend->Snapshot(record);
   if (before.ok() && after.ok()) AddSandboxLimits(*before, *after, result);
   result.disk_limit = DiskLimitReportOf(record.disk_quota);
@@ -312,8 +317,9 @@ Status SandboxManager::Remove(const std::string& ref, bool force) {
   if (!force && status.state == SandboxState::kRunning) {
     int busy = ActiveExecs(status.record.agent_socket);
     if (busy > 0) {
-      return InvalidArgument("sandbox " + ref + " is running " + std::to_string(busy) +
-                             " command(s); use `agentbox rm -f` to kill them");
+      // Each front end says how to force it in its own terms (rm -f, ?force=true).
+      return FailedPrecondition("sandbox " + ref + " is running " + std::to_string(busy) +
+                                " command(s)");
     }
   }
   return Destroy(status.record);

@@ -1,4 +1,4 @@
-// SandboxManager: the persistent sandboxes of CONTRACT §3, whatever their backend.
+// SandboxManager: the persistent sandboxes of docs/contract.md §3, whatever their backend.
 //
 // The one place the CLI, the HTTP server and the MCP server go through. Names and records live
 // in the StateStore; the box itself belongs to a Backend; commands and files go through the
@@ -125,7 +125,7 @@ class SandboxManager {
   // The request `exec` sends by default: the sandbox's policy for time, output and disk.
   static ExecRequest DefaultExecRequest(const SandboxRecord& record);
   // Kills and removes; keeps a workspace the user gave. Without force, refuses a sandbox that
-  // is running commands.
+  // is running commands with kFailedPrecondition (no hint: each front end names its own force).
   Status Remove(const std::string& ref, bool force);
   // Removes dead sandboxes and whatever a crash left (cgroups, state dirs, private workspaces).
   GcReport Gc();

@@ -73,6 +73,8 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"egress_pid", r.egress_pid},
             {"egress_start_time", r.egress_start_time},
             {"egress_socket", r.egress_socket},
+            {"egress_relay", r.egress_relay},
+            {"egress_background_port", r.egress_background_port},
             {"pool_key", r.pool_key}};
   return j.dump(2) + "\n";
 }
@@ -108,6 +110,8 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.egress_pid = j.value("egress_pid", 0);
     r.egress_start_time = j.value("egress_start_time", uint64_t{0});
     r.egress_socket = j.value("egress_socket", "");
+    r.egress_relay = j.value("egress_relay", "");
+    r.egress_background_port = j.value("egress_background_port", uint16_t{0});
     r.pool_key = j.value("pool_key", "");
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());

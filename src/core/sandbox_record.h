@@ -50,6 +50,11 @@ struct SandboxRecord {
   pid_t egress_pid = 0;
   uint64_t egress_start_time = 0;
   std::string egress_socket;  // its control socket, <state_dir>/egress.sock
+  // docker under gVisor: the sandbox's egress relay socket (agent/egress_relay.h), through which
+  // the proxy serves it instead of listening in its network; "" elsewhere.
+  std::string egress_relay;
+  // The proxy's port in the sandbox for its background processes (exec -d); 0: none.
+  uint16_t egress_background_port = 0;
 
   // docker: the container.
   std::string container_id;

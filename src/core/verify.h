@@ -4,7 +4,7 @@
 // command sees, on every backend: its /proc/self/status, id maps, mountinfo, network devices
 // and namespace links, printed with nothing but sh, cat and ls (present on the host's /usr and
 // in a busybox image alike). The host side, here, takes that text apart and compares each fact
-// with what the policy promises (CONTRACT §2) and with the host's own namespaces and cgroup
+// with what the policy promises (docs/contract.md §2) and with the host's own namespaces and cgroup
 // limits. Pure: parsing and comparison are unit-tested with sample /proc texts.
 //
 // What it proves and what not: it catches a box that was built wrong (a missing namespace, a

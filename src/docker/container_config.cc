@@ -21,6 +21,10 @@ std::vector<std::string> AgentArgs(const ContainerInputs& in) {
   }
   args.push_back("--listen");
   args.push_back(std::string(kAgentRunDir) + "/" + kAgentSocketName);
+  if (in.egress_relay) {
+    args.push_back(kAgentEgressRelayFlag);
+    args.push_back(std::string(kAgentRunDir) + "/" + kEgressRelaySocketName);
+  }
   return args;
 }
 
@@ -62,6 +66,9 @@ std::string ContainerCreateBody(const SandboxSpec& spec, const ContainerInputs& 
       {"RestartPolicy", {{"Name", "no"}}},
       {"LogConfig", {{"Type", "none"}, {"Config", json::object()}}},
   };
+  if (!in.resolv_conf_host_path.empty()) {
+    host_config["Binds"].push_back(in.resolv_conf_host_path + ":/etc/resolv.conf:ro");
+  }
   if (!spec.runtime.empty()) host_config["Runtime"] = spec.runtime;
   // The agent's own environment; each command's is built from the exec request, so sandboxes
   // that differ only in env share a warm pool.

@@ -1,7 +1,7 @@
 // The container a docker sandbox is: SandboxSpec -> Engine API ContainerCreate body.
 //
 // Pure, so every isolation setting is unit-tested. The same strict defaults as the native
-// backend (CONTRACT §2): no network, read-only root, /workspace the only writable path besides
+// backend (docs/contract.md §2): no network, read-only root, /workspace the only writable path but
 // capped tmpfs /tmp, private IPC/PID/UTS/cgroup namespaces, no capabilities, no_new_privs, our
 // seccomp profile, memory without swap, pids, CPU and rlimits. The agent is the container's init.
 #pragma once
@@ -35,6 +35,12 @@ struct ContainerInputs {
   // The workspace's disk limit is held by the kernel: the agent reports refused allocations.
   bool disk_watch = false;
   std::optional<double> clock_start;  // the agent's --clock-start (policy clock_start)
+  // gVisor with allow_hosts: the agent runs the egress relay (agent/egress_relay.h).
+  bool egress_relay = false;
+  // A host file bound read-only over the container's /etc/resolv.conf: it names the agent's DNS
+  // catcher (proc/dns_catcher.h). Docker's own under NetworkMode none is empty, and a resolver
+  // with no server named tries its default, unbound. "": Docker's own.
+  std::string resolv_conf_host_path;
 };
 
 // The JSON body of POST /containers/create.

@@ -2,6 +2,7 @@
 
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -64,6 +65,17 @@ std::string ContainerLog(EngineClient& client, const std::string& name) {
   return out;
 }
 
+// The host reaches the agent at this path: one past sun_path's 107 bytes could never be
+// connected to, and would only show as an agent that never answers.
+Status CheckAgentSocketPath(const std::string& path) {
+  constexpr size_t kMax = sizeof(sockaddr_un::sun_path) - 1;
+  if (path.size() <= kMax) return OkStatus();
+  return InvalidArgument("the state directory's path is too long: the agent's socket would be " +
+                         path + " (" + std::to_string(path.size()) +
+                         " bytes; a unix socket path has at most " + std::to_string(kMax) +
+                         "); set AGENTBOX_STATE_DIR to a shorter path");
+}
+
 class DockerBackend : public Backend {
  public:
   explicit DockerBackend(std::string state_root) : state_root_(std::move(state_root)) {}
@@ -73,18 +85,14 @@ class DockerBackend : public Backend {
       return InvalidArgument(
           "--rootfs is for the native backend; the docker backend takes --image");
     }
+    AB_RETURN_IF_ERROR(CheckAgentSocketPath(record.state_dir + "/run/" + docker::kAgentSocketName));
     AB_ASSIGN_OR_RETURN(EngineClient * client, Client());
-    AB_RETURN_IF_ERROR(docker::EnsureImage(*client, record.spec.image));
+    AB_RETURN_IF_ERROR(docker::EnsureImage(*client, record.spec.image, !record.spec.no_pull));
+    // gVisor's network stack is its own, not a kernel namespace the proxy's listener can be made
+    // in: there the agent runs the egress relay, through which the proxy serves the sandbox.
+    bool relay = false;
     if (!record.spec.allow_hosts.empty()) {
-      // gVisor's network stack is its own, not a kernel namespace the proxy's listener can be
-      // made in; egress there would need a relay inside the sandbox.
-      AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
-      if (gvisor) {
-        return InvalidArgument(
-            "allow_hosts is not available under gVisor (--runtime runsc) yet: its network "
-            "stack is not a kernel namespace agentbox's egress proxy can listen in; use the "
-            "default runtime or the native backend for egress");
-      }
+      AB_ASSIGN_OR_RETURN(relay, docker::RuntimeIsGvisor(*client, record.spec.runtime));
     }
     if (record.spec.clock_start_seconds) {
       // gVisor has no time namespaces: the offsets could not be set, and a clock that silently
@@ -135,6 +143,10 @@ class DockerBackend : public Backend {
     in.clock_start = record.spec.clock_start_seconds;
     in.seccomp_profile_json = DockerSeccompProfileJson();
     in.user = ids.user;
+    in.egress_relay = relay;
+    in.resolv_conf_host_path = record.state_dir + "/resolv.conf";
+    AB_RETURN_IF_ERROR(WriteFile(in.resolv_conf_host_path, kSandboxResolvConf));
+    if (relay) record.egress_relay = run_dir + "/" + kEgressRelaySocketName;
     if (::access(in.agent_host_path.c_str(), X_OK) != 0) {
       return ErrnoStatus("the agent binary " + in.agent_host_path);
     }

@@ -1,6 +1,5 @@
 #include "docker/engine_client.h"
 
-#include <cctype>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -86,21 +85,6 @@ std::string ErrorMessage(const HttpResponse& response) {
     return j["message"].get<std::string>();
   }
   return "HTTP " + std::to_string(response.status);
-}
-
-std::string UrlEncode(std::string_view value) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
 }
 
 }  // namespace agentbox::docker

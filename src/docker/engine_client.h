@@ -64,6 +64,6 @@ class EngineClient {
 std::string ErrorMessage(const HttpResponse& response);
 
 // Percent-encodes a query parameter value.
-std::string UrlEncode(std::string_view value);
+using httpclient::UrlEncode;
 
 }  // namespace agentbox::docker

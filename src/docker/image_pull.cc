@@ -7,12 +7,10 @@ namespace {
 
 // Keeps the last partial line of the progress stream and stops at the first error in it.
 struct ProgressReader {
-  std::string head;  // the stream's first bytes: all of an error answer
   std::string partial;
   std::string error;
 
   Status Take(std::string_view piece) {
-    if (head.size() < 65536) head.append(piece.substr(0, 65536 - head.size()));
     partial.append(piece);
     size_t nl;
     while ((nl = partial.find('\n')) != std::string::npos) {
@@ -26,7 +24,7 @@ struct ProgressReader {
 
 Status PullError(const std::string& image, int status, const std::string& message) {
   std::string line =
-      "image " + image + " is not on the docker daemon and pulling it failed: " + message;
+      "image " + image + " not found on the docker daemon, and pulling it failed: " + message;
   // The daemon answers 404 for a repository or tag the registry does not have, and in the
   // stream "manifest unknown" / "not found" for one that went missing meanwhile.
   bool missing = status == 404 || message.find("manifest unknown") != std::string::npos ||
@@ -62,10 +60,15 @@ std::string FirstStreamError(std::string_view lines) {
   return "";
 }
 
-Status EnsureImage(EngineClient& client, const std::string& image) {
+Status EnsureImage(EngineClient& client, const std::string& image, bool may_pull) {
   AB_ASSIGN_OR_RETURN(HttpResponse r, client.Call("GET", "/images/" + UrlEncode(image) + "/json"));
   if (r.status == 200) return OkStatus();
   if (r.status != 404) return Unavailable("docker: image " + image + ": " + ErrorMessage(r));
+  if (!may_pull) {
+    return NotFound("image " + image +
+                    " not found on the docker daemon, and this create does not pull (serve never "
+                    "does): docker pull it first");
+  }
   auto [repo, tag] = SplitReference(image);
   ProgressReader progress;
   httpclient::HttpRequest pull;
@@ -73,16 +76,15 @@ Status EnsureImage(EngineClient& client, const std::string& image) {
   pull.path = "/images/create?fromImage=" + UrlEncode(repo) + "&tag=" + UrlEncode(tag);
   pull.timeout_ms = kPullTimeoutMs;
   pull.stall_timeout_ms = kPullStallMs;
+  pull.max_body = 1 << 16;  // an error answer (a 2xx progress stream goes to on_body)
   pull.on_body = [&progress](std::string_view piece) { return progress.Take(piece); };
   auto pulled = client.Send(std::move(pull));
   if (!pulled.ok()) {
-    return Unavailable("image " + image + " is not on the docker daemon and pulling it failed: " +
-                       pulled.status().message());
+    return Unavailable(
+        "image " + image +
+        " not found on the docker daemon, and pulling it failed: " + pulled.status().message());
   }
-  if (pulled->status != 200) {
-    HttpResponse answer{pulled->status, {}, progress.head};
-    return PullError(image, pulled->status, ErrorMessage(answer));
-  }
+  if (pulled->status != 200) return PullError(image, pulled->status, ErrorMessage(*pulled));
   (void)progress.Take("\n");  // the last line, if the stream did not end it
   if (!progress.error.empty()) return PullError(image, 200, progress.error);
   return OkStatus();

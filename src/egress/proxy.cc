@@ -4,10 +4,17 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "egress/proxy_internal.h"
+#include "proto/agent_protocol.h"
+#include "proto/relay_wire.h"
 #include "sys/fd_passing.h"
 
 namespace agentbox::egress {
@@ -25,6 +32,14 @@ bool IsListeningTcp(int fd) {
          (domain == AF_INET || domain == AF_INET6);
 }
 
+// A relay listener's owner: a connected unix stream socket.
+bool IsUnixStream(int fd) {
+  int type = 0, domain = 0;
+  socklen_t len = sizeof(int);
+  return ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM &&
+         ::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+}
+
 }  // namespace
 
 size_t ExecEntry::Record(const Target& target, bool allowed, const std::string& reason) {
@@ -37,12 +52,21 @@ size_t ExecEntry::Record(const Target& target, bool allowed, const std::string& 
   c.port = target.port;
   c.allowed = allowed;
   c.reason = reason;
+  // Nobody asks for a background entry's report: its denials go to the proxy's log (its
+  // stderr), as many lines as the report keeps.
+  if (background && !allowed) {
+    NetworkReport one;
+    one.connections.push_back(c);
+    std::fprintf(stderr, "background process: %s", NetworkDenialLines(one).c_str());
+  }
   report.connections.push_back(std::move(c));
   return report.connections.size() - 1;
 }
 
 void ExecEntry::OnEvents(int fd, uint32_t events) {
   if (fd == listener.get()) return AcceptClients();
+  if (fd == relay_owner.get()) return DropRelay();
+  if (parked.count(fd) != 0) return OnParked(fd, events);
   if (fd == control.get()) {
     if (events & EPOLLIN) return ReadControl();
     End(false);
@@ -53,19 +77,23 @@ void ExecEntry::AcceptClients() {
   for (int i = 0; i < 16 && !ended; ++i) {
     UniqueFd client(::accept4(listener.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!client.valid()) return;
-    if (connections.size() >= proxy->limits().connections_per_exec) {
-      // Refused at once, not queued: a flood gets answers, not a stall.
-      Record(Target{"", false, 0}, false,
-             "over egress_connections (" + std::to_string(proxy->limits().connections_per_exec) +
-                 " at once)");
-      continue;
-    }
-    auto connection = std::make_unique<Connection>(proxy, this, std::move(client));
-    Connection* raw = connection.get();
-    connections.insert(raw);
-    proxy->Adopt(std::move(connection));
-    raw->Start();
+    AdoptClient(std::move(client));
   }
+}
+
+void ExecEntry::AdoptClient(UniqueFd client) {
+  if (connections.size() >= proxy->limits().connections_per_exec) {
+    // Refused at once, not queued: a flood gets answers, not a stall.
+    Record(Target{"", false, 0}, false,
+           "over egress_connections (" + std::to_string(proxy->limits().connections_per_exec) +
+               " at once)");
+    return;
+  }
+  auto connection = std::make_unique<Connection>(proxy, this, std::move(client));
+  Connection* raw = connection.get();
+  connections.insert(raw);
+  proxy->Adopt(std::move(connection));
+  raw->Start();
 }
 
 void ExecEntry::ReadControl() {
@@ -77,17 +105,68 @@ void ExecEntry::ReadControl() {
   if (got < 0 && (errno == EAGAIN || errno == EINTR)) return;
   if (got <= 0) return End(false);
   const std::string_view text(message, static_cast<size_t>(got));
-  if (text == "open" && fd.valid() && !listener.valid() && IsListeningTcp(fd.get())) {
-    listener = std::move(fd);
-    // Accepted until EAGAIN: it must not block, whatever the sender made it.
-    const int flags = ::fcntl(listener.get(), F_GETFL);
-    if (flags < 0 || ::fcntl(listener.get(), F_SETFL, flags | O_NONBLOCK) != 0 ||
-        !proxy->loop().Add(listener.get(), EPOLLIN, this).ok()) {
-      End(false);
-    }
+  const bool fresh = !listener.valid() && !relay_owner.valid();
+  if (text == "open" && fd.valid() && fresh && IsListeningTcp(fd.get())) {
+    if (!UseListener(std::move(fd))) End(false);
     return;
   }
+  constexpr std::string_view kRelay = "relay ";
+  if (text.substr(0, kRelay.size()) == kRelay && fd.valid() && fresh && IsUnixStream(fd.get()) &&
+      proxy->relay_ready()) {
+    relay_id = std::strtoull(std::string(text.substr(kRelay.size())).c_str(), nullptr, 10);
+    relay_owner = std::move(fd);
+    if (!proxy->loop().Add(relay_owner.get(), EPOLLIN | EPOLLRDHUP, this).ok()) return End(false);
+    return Park();
+  }
+  if (text == "background" && !fresh) return KeepForBackground();
   End(text == "finish");
+}
+
+// From now on the entry serves every background process of the sandbox for the proxy's life:
+// nobody will ask for its report, and its control connection's hang-up ends nothing.
+void ExecEntry::KeepForBackground() {
+  background = true;
+  proxy->loop().Remove(control.get());
+  control.reset();
+}
+
+bool ExecEntry::UseListener(UniqueFd fd) {
+  listener = std::move(fd);
+  // Accepted until EAGAIN: it must not block, whatever the sender made it.
+  const int flags = ::fcntl(listener.get(), F_GETFL);
+  return flags >= 0 && ::fcntl(listener.get(), F_SETFL, flags | O_NONBLOCK) == 0 &&
+         proxy->loop().Add(listener.get(), EPOLLIN, this).ok();
+}
+
+void ExecEntry::Park() {
+  while (!ended && relay_owner.valid() && parked.size() < kParkedPerExec) {
+    UniqueFd fd = proxy->ConnectRelay(relay_id);
+    if (!fd.valid()) return;  // tried again when a parked one is used or dropped
+    const int raw = fd.get();
+    if (!proxy->loop().Add(raw, EPOLLIN | EPOLLRDHUP, this).ok()) return;
+    parked[raw] = std::move(fd);
+  }
+}
+
+// The relay's word on a parked connection: a client connected ("c"), or it let it go.
+void ExecEntry::OnParked(int fd, uint32_t events) {
+  char told = 0;
+  const ssize_t n = ::recv(fd, &told, 1, MSG_DONTWAIT);
+  if (n < 0 && (errno == EAGAIN || errno == EINTR) && !(events & (EPOLLHUP | EPOLLERR))) return;
+  proxy->loop().Remove(fd);
+  UniqueFd conn = std::move(parked[fd]);
+  parked.erase(fd);
+  if (n == 1 && told == kRelayClientByte) AdoptClient(std::move(conn));
+  Park();
+}
+
+// The relay closed the exec's listener (a command killed it, or the sandbox ended): no more
+// clients come; those connected go on, and the report stays for "finish".
+void ExecEntry::DropRelay() {
+  proxy->loop().Remove(relay_owner.get());
+  relay_owner.reset();
+  for (auto& [fd, conn] : parked) proxy->loop().Remove(fd);
+  parked.clear();
 }
 
 void ExecEntry::End(bool answer) {
@@ -95,6 +174,7 @@ void ExecEntry::End(bool answer) {
   ended = true;
   if (listener.valid()) proxy->loop().Remove(listener.get());
   listener.reset();
+  if (relay_owner.valid()) DropRelay();
   std::set<Connection*> open;
   open.swap(connections);
   for (Connection* c : open) c->Close("");
@@ -110,6 +190,29 @@ void ExecEntry::End(bool answer) {
 }
 
 Proxy::Proxy(EgressRules rules, ProxyLimits limits) : rules_(std::move(rules)), limits_(limits) {}
+
+Status Proxy::SetRelayDir(int relay_dir) {
+  if (::fchdir(relay_dir) != 0) return ErrnoStatus("enter the sandbox's run dir");
+  relay_ready_ = true;
+  return OkStatus();
+}
+
+UniqueFd Proxy::ConnectRelay(uint64_t id) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, kEgressRelaySocketName, sizeof(addr.sun_path) - 1);
+  if (!fd.valid() ||
+      ::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0) {
+    return UniqueFd();
+  }
+  const std::string line = RelayParkLine(id);
+  if (::send(fd.get(), line.data(), line.size(), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(line.size())) {
+    return UniqueFd();
+  }
+  return fd;
+}
 
 Proxy::~Proxy() {
   for (auto& [raw, exec] : execs_) exec->ended = true;

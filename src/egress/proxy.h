@@ -9,6 +9,12 @@
 //
 // The control protocol (SOCK_SEQPACKET, one connection per exec, from the host side only):
 //   -> "open" + one fd (SCM_RIGHTS): the exec's listening TCP socket; the proxy serves it.
+//   -> "relay ID" + one fd: instead, under gVisor, the connection owning the exec's listener
+//      ID on the sandbox's egress relay (agent/egress_relay.h); the proxy parks connections on
+//      it (proto/relay_wire.h) and serves each client the relay gives it.
+//   -> "background" (after "open" or "relay"): the sandbox's listener for background processes
+//      (exec -d): the proxy serves it until the proxy ends, whatever the control connection
+//      does; no report is kept for anyone (a denial is only in the proxy's log).
 //   -> "finish": the proxy closes the listener and every connection of the exec and answers
 //   <- the exec's NetworkReport as JSON (proto/exec_result.h), then closes.
 // A control connection that hangs up ends its exec the same way, without an answer. A proxy with
@@ -48,6 +54,14 @@ class Proxy : public EventHandler {
   Status Run(UniqueFd control, bool control_listens, int watch_fd);
   // Names answered before /etc/hosts and DNS (Resolver::SetOverride); call before Run.
   void SetHostsOverride(std::string_view hosts_text) { resolver_.SetOverride(hosts_text); }
+  // The sandbox's egress relay is `relay_dir`'s proto/agent_protocol.h kEgressRelaySocketName
+  // (an O_PATH fd of the dir, which becomes the proxy's cwd: it names no other path, and a
+  // command cannot place a socket there: the host sealed the dir). Call before Run.
+  Status SetRelayDir(int relay_dir);
+  bool relay_ready() const { return relay_ready_; }
+  // A connection parked on relay listener `id` ("park ID" sent); invalid when the relay cannot
+  // take one now.
+  UniqueFd ConnectRelay(uint64_t id);
 
   // For connections and execs (egress/proxy_connection.cc, proxy.cc).
   EventLoop& loop() { return loop_; }
@@ -75,6 +89,7 @@ class Proxy : public EventHandler {
   UniqueFd control_;
   bool control_listens_ = false;
   int watch_fd_ = -1;
+  bool relay_ready_ = false;
   bool stop_ = false;
   std::map<Connection*, std::unique_ptr<Connection>> connections_;
   std::map<uint64_t, Connection*> by_id_;

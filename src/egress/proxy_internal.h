@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,15 +16,23 @@ namespace agentbox::egress {
 
 using Clock = std::chrono::steady_clock;
 
-// One exec: its control connection, its listener, its connections and what they did.
+// One exec: its control connection, where its clients come from, its connections and what they
+// did. Clients come from a listener in the sandbox's network namespace, or, for a sandbox whose
+// network the host cannot enter (gVisor), through the sandbox's egress relay
+// (agent/egress_relay.h): connections parked on the exec's relay listener, each turned into a
+// client when the relay says one connected.
 struct ExecEntry : public EventHandler {
   Proxy* proxy = nullptr;
   UniqueFd control;
   UniqueFd listener;
+  UniqueFd relay_owner;  // the relay listener's owning connection; its hang-up: relay gone
+  uint64_t relay_id = 0;
+  std::map<int, UniqueFd> parked;
   NetworkReport report;
   uint64_t bytes = 0;  // both ways, every connection of the exec
   std::set<Connection*> connections;
   bool ended = false;
+  bool background = false;  // serves the sandbox's background processes (exec -d)
 
   void OnEvents(int fd, uint32_t events) override;
   // An attempt's entry in the report; SIZE_MAX once kMaxNetworkConnections are kept.
@@ -33,8 +42,20 @@ struct ExecEntry : public EventHandler {
 
  private:
   void AcceptClients();
+  // A new client connection of the exec: served, or refused over egress_connections.
+  void AdoptClient(UniqueFd client);
   void ReadControl();
+  bool UseListener(UniqueFd fd);
+  // Tops the parked connections up to kParkedPerExec.
+  void Park();
+  void OnParked(int fd, uint32_t events);
+  void DropRelay();
+  void KeepForBackground();
 };
+
+// Connections a relayed exec keeps parked on its relay listener: how many clients may arrive at
+// once before the next has to wait for one more to be parked.
+inline constexpr size_t kParkedPerExec = 4;
 
 // A direction of a relay: bytes read from one side, not yet written to the other.
 struct RelayBuffer {

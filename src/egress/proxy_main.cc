@@ -24,6 +24,7 @@ struct Options {
   ProxyLimits limits;
   bool listening = false;
   int watch_fd = -1;
+  int relay_dir_fd = -1;
 };
 
 StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
@@ -45,6 +46,9 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     } else if (a == "--watch-fd") {
       AB_ASSIGN_OR_RETURN(uint64_t fd, ParseCount(v));
       o.watch_fd = static_cast<int>(fd);
+    } else if (a == "--relay-dir-fd") {
+      AB_ASSIGN_OR_RETURN(uint64_t fd, ParseCount(v));
+      o.relay_dir_fd = static_cast<int>(fd);
     } else {
       return InvalidArgument("unknown option " + a);
     }
@@ -102,7 +106,11 @@ int EgressProxyMain(const std::vector<std::string>& args) {
   if (st.ok()) {
     Proxy proxy(std::move(*rules), options->limits);
     proxy.SetHostsOverride(hosts);
-    st = proxy.Run(UniqueFd(3), options->listening, options->watch_fd);
+    if (options->relay_dir_fd >= 0) {
+      st = proxy.SetRelayDir(options->relay_dir_fd);
+      ::close(options->relay_dir_fd);
+    }
+    if (st.ok()) st = proxy.Run(UniqueFd(3), options->listening, options->watch_fd);
   }
   if (!st.ok()) {
     std::fprintf(stderr, "agentbox egress-proxy: %s\n", st.message().c_str());

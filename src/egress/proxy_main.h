@@ -1,8 +1,10 @@
 // `agentbox egress-proxy`: the proxy process of one sandbox (egress/proxy.h), started by
 // egress/proxy_process.h and never by a user. Its fd 3 is the control socket (listening for a
-// persistent sandbox, connected for `run`), fd 4 when given a pidfd of the sandbox's PID 1.
+// persistent sandbox, connected for `run`), fd 4 when given a pidfd of the sandbox's PID 1, fd 5
+// when given an O_PATH fd of the directory of the sandbox's egress relay socket (gVisor).
 //
-//   agentbox egress-proxy [--listening] [--watch-fd 4] --connections N --bytes N [--allow P]...
+//   agentbox egress-proxy [--listening] [--watch-fd 4] [--relay-dir-fd 5] --connections N
+//                         --bytes N [--allow P]...
 //
 // $AGENTBOX_EGRESS_HOSTS_FILE (read once, before the drop below) names a hosts file whose names
 // are answered before /etc/hosts and DNS: how the tests give names to their loopback servers

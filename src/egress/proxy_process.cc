@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -13,24 +12,21 @@
 
 #include <cstring>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "egress/proxy_main.h"
+#include "proto/relay_wire.h"
 #include "sys/fd_passing.h"
-#include "sys/loopback.h"
+#include "sys/netns.h"
 #include "sys/process_identity.h"
 
 extern char** environ;
 
 namespace agentbox::egress {
 namespace {
-
 constexpr int kReportTimeoutMs = 5000;
+}  // namespace
 
-// On the calling thread, which must be one of its own: it stays in the namespace.
-StatusOr<UniqueFd> ListenHere(int netns_fd, uint16_t port) {
-  if (::setns(netns_fd, CLONE_NEWNET) != 0) return ErrnoStatus("enter the sandbox's network");
-  if (!sys::BringUpLoopback()) return ErrnoStatus("bring up the sandbox's lo");
+StatusOr<UniqueFd> ListenOnLoopback(uint16_t port) {
   UniqueFd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
   if (!fd.valid()) return ErrnoStatus("socket");
   struct sockaddr_in addr = {};
@@ -44,6 +40,8 @@ StatusOr<UniqueFd> ListenHere(int netns_fd, uint16_t port) {
   return fd;
 }
 
+namespace {
+
 uint16_t PortOf(int fd) {
   struct sockaddr_in addr = {};
   socklen_t len = sizeof(addr);
@@ -51,37 +49,62 @@ uint16_t PortOf(int fd) {
   return ntohs(addr.sin_port);
 }
 
-StatusOr<UniqueFd> ConnectTo(const std::string& path) {
+StatusOr<UniqueFd> ConnectTo(const std::string& path, int type) {
   struct sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof(addr.sun_path)) return InvalidArgument("socket path too long: " + path);
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  UniqueFd fd(::socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  UniqueFd fd(::socket(AF_UNIX, type | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoStatus("socket");
   if (::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return ErrnoStatus("connect to the sandbox's egress proxy").WithContext(path);
+    return ErrnoStatus(type == SOCK_STREAM ? "connect to the sandbox's egress relay"
+                                           : "connect to the sandbox's egress proxy")
+        .WithContext(path);
   }
   return fd;
+}
+
+// "listen" to the relay, and its one-line answer (a few seconds at most: a command can stop
+// the relay, same uid, and the exec must not hang on it).
+StatusOr<std::string> ReadRelayAnswer(int fd) {
+  const std::string listen = "listen\n";
+  if (::send(fd, listen.data(), listen.size(), MSG_NOSIGNAL) !=
+      static_cast<ssize_t>(listen.size())) {
+    return ErrnoStatus("ask the sandbox's egress relay for a listener");
+  }
+  std::string line;
+  while (line.find('\n') == std::string::npos && line.size() < kMaxRelayLine) {
+    struct pollfd pfd = {fd, POLLIN, 0};
+    char buf[kMaxRelayLine];
+    const ssize_t n = ::poll(&pfd, 1, kReportTimeoutMs) == 1 ? ::recv(fd, buf, sizeof(buf), 0) : -1;
+    if (n <= 0) return Unavailable("the sandbox's egress relay did not answer");
+    line.append(buf, static_cast<size_t>(n));
+  }
+  const size_t nl = line.find('\n');
+  return nl == std::string::npos ? line : line.substr(0, nl);
 }
 
 }  // namespace
 
 StatusOr<pid_t> StartEgressProxy(const SandboxSpec& spec, int control, bool listening,
-                                 int watch_pidfd, const std::string& log_path) {
+                                 int watch_pidfd, int relay_dir, const std::string& log_path) {
   std::vector<std::string> args = {"agentbox",      std::string(kEgressProxyCommand),
                                    "--connections", std::to_string(spec.limits.egress_connections),
                                    "--bytes",       std::to_string(spec.limits.egress_bytes)};
   if (listening) args.push_back("--listening");
   if (watch_pidfd >= 0) args.insert(args.end(), {"--watch-fd", "4"});
+  if (relay_dir >= 0) args.insert(args.end(), {"--relay-dir-fd", "5"});
   for (const std::string& p : spec.allow_hosts) args.insert(args.end(), {"--allow", p});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
 
-  // Above 4 first, so placing one at 3 or 4 cannot clobber the other.
+  // Above 5 first, so placing one at 3, 4 or 5 cannot clobber another.
   UniqueFd high_control(::fcntl(control, F_DUPFD_CLOEXEC, 10));
   UniqueFd high_watch(watch_pidfd >= 0 ? ::fcntl(watch_pidfd, F_DUPFD_CLOEXEC, 10) : -1);
-  if (!high_control.valid() || (watch_pidfd >= 0 && !high_watch.valid())) {
+  UniqueFd high_relay(relay_dir >= 0 ? ::fcntl(relay_dir, F_DUPFD_CLOEXEC, 10) : -1);
+  if (!high_control.valid() || (watch_pidfd >= 0 && !high_watch.valid()) ||
+      (relay_dir >= 0 && !high_relay.valid())) {
     return ErrnoStatus("dup the egress proxy's fds");
   }
   posix_spawn_file_actions_t actions;
@@ -92,6 +115,7 @@ StatusOr<pid_t> StartEgressProxy(const SandboxSpec& spec, int control, bool list
                                    O_WRONLY | O_CREAT | O_APPEND, 0600);
   posix_spawn_file_actions_adddup2(&actions, high_control.get(), 3);
   if (watch_pidfd >= 0) posix_spawn_file_actions_adddup2(&actions, high_watch.get(), 4);
+  if (relay_dir >= 0) posix_spawn_file_actions_adddup2(&actions, high_relay.get(), 5);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, all;
@@ -112,7 +136,10 @@ StatusOr<pid_t> StartEgressProxy(const SandboxSpec& spec, int control, bool list
 
 StatusOr<UniqueFd> ListenInNamespace(int netns_fd, uint16_t port) {
   StatusOr<UniqueFd> result = Internal("no listener");
-  std::thread([&] { result = ListenHere(netns_fd, port); }).join();
+  AB_RETURN_IF_ERROR(sys::InNetworkNamespace(netns_fd, [&] {
+    result = ListenOnLoopback(port);
+    return result.status();
+  }));
   return result;
 }
 
@@ -128,7 +155,7 @@ StatusOr<ExecChannel> ExecChannel::Open(UniqueFd control, UniqueFd listener) {
 
 StatusOr<ExecChannel> ExecChannel::OpenForSandbox(const std::string& socket_path, pid_t init_pid,
                                                   uint64_t init_start_time) {
-  AB_ASSIGN_OR_RETURN(UniqueFd control, ConnectTo(socket_path));
+  AB_ASSIGN_OR_RETURN(UniqueFd control, ConnectTo(socket_path, SOCK_SEQPACKET));
   const std::string ns = "/proc/" + std::to_string(init_pid) + "/ns/net";
   UniqueFd netns(::open(ns.c_str(), O_RDONLY | O_CLOEXEC));
   // Checked after the open: the namespace is the sandbox's only if its PID 1 is still that one.
@@ -137,6 +164,32 @@ StatusOr<ExecChannel> ExecChannel::OpenForSandbox(const std::string& socket_path
   }
   AB_ASSIGN_OR_RETURN(UniqueFd listener, ListenInNamespace(netns.get(), 0));
   return Open(std::move(control), std::move(listener));
+}
+
+StatusOr<ExecChannel> ExecChannel::OpenRelayed(const std::string& socket_path,
+                                               const std::string& relay_path) {
+  AB_ASSIGN_OR_RETURN(UniqueFd control, ConnectTo(socket_path, SOCK_SEQPACKET));
+  AB_ASSIGN_OR_RETURN(UniqueFd owner, ConnectTo(relay_path, SOCK_STREAM));
+  AB_ASSIGN_OR_RETURN(std::string line, ReadRelayAnswer(owner.get()));
+  auto answer = ParseRelayListenAnswer(line);
+  if (!answer) return Unavailable("the sandbox's egress relay answered \"" + line + "\"");
+  const std::string message = "relay " + std::to_string(answer->first);
+  if (sys::SendWithFd(control.get(), message.data(), message.size(), owner.get()) !=
+      static_cast<ssize_t>(message.size())) {
+    return ErrnoStatus("hand the exec's relay listener to the egress proxy");
+  }
+  ExecChannel channel;
+  channel.port_ = answer->second;
+  channel.control_ = std::move(control);
+  return channel;
+}
+
+Status ExecChannel::KeepForBackground() {
+  constexpr std::string_view kBackground = "background";
+  const bool sent = ::send(control_.get(), kBackground.data(), kBackground.size(), MSG_NOSIGNAL) ==
+                    static_cast<ssize_t>(kBackground.size());
+  control_.reset();
+  return sent ? OkStatus() : ErrnoStatus("keep the background processes' egress listener");
 }
 
 NetworkReport ExecChannel::Finish() {

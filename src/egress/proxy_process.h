@@ -27,13 +27,17 @@ namespace agentbox::egress {
 inline constexpr uint16_t kRunProxyPort = 3128;
 
 // Starts `agentbox egress-proxy` for `spec` with `control` as its fd 3 (listening: a persistent
-// sandbox's socket; else one end of a socketpair) and `watch_pidfd` as fd 4 (-1: none), its
-// stderr to `log_path` ("" : /dev/null). Returns its pid.
+// sandbox's socket; else one end of a socketpair), `watch_pidfd` as fd 4 and `relay_dir` (an
+// O_PATH fd of the dir of the sandbox's egress relay socket) as fd 5 (-1: none), its stderr to
+// `log_path` ("" : /dev/null). Returns its pid.
 StatusOr<pid_t> StartEgressProxy(const SandboxSpec& spec, int control, bool listening,
-                                 int watch_pidfd, const std::string& log_path);
+                                 int watch_pidfd, int relay_dir, const std::string& log_path);
 
-// A TCP socket listening on 127.0.0.1:port (0: any free port) in the network namespace of
-// `netns_fd` (an open /proc/PID/ns/net), with that namespace's loopback up.
+// A TCP socket listening on 127.0.0.1:port (0: any free port) in the calling thread's network
+// namespace (sys/netns.h puts a thread in the sandbox's).
+StatusOr<UniqueFd> ListenOnLoopback(uint16_t port);
+// The same in the network namespace of `netns_fd` (an open /proc/PID/ns/net), with that
+// namespace's loopback up.
 StatusOr<UniqueFd> ListenInNamespace(int netns_fd, uint16_t port);
 
 // One exec's egress: its listener handed to the proxy, the report taken back at the end.
@@ -45,7 +49,14 @@ class ExecChannel {
   // port in the namespace of the sandbox's PID 1 (`init_pid`, `init_start_time`).
   static StatusOr<ExecChannel> OpenForSandbox(const std::string& socket_path, pid_t init_pid,
                                               uint64_t init_start_time);
+  // Under gVisor: asks the sandbox's egress relay at `relay_path` for a listener of the exec's
+  // own (agent/egress_relay.h) and hands its owning connection to the proxy ("relay ID").
+  static StatusOr<ExecChannel> OpenRelayed(const std::string& socket_path,
+                                           const std::string& relay_path);
   uint16_t port() const { return port_; }
+  // Hands the listener to the proxy for good ("background"): it serves the sandbox's background
+  // processes (exec -d) until the proxy ends. The channel is spent.
+  Status KeepForBackground();
   // "finish", then the exec's report (what the proxy saw; egress true with no connections when
   // it cannot answer within a few seconds).
   NetworkReport Finish();

@@ -98,7 +98,7 @@ StatusOr<StreamFormat> ParseStream(const json& body, std::string_view accept) {
 }
 
 // The event's JSON is spliced by hand so "type" comes first and the result keeps the key order
-// of CONTRACT §1 (a json object would sort its keys).
+// of docs/contract.md §1 (a json object would sort its keys).
 std::string Frame(StreamFormat format, std::string_view type, const std::string& rest) {
   std::string line = "{\"type\":\"" + std::string(type) + "\"," + rest + "}";
   if (format == StreamFormat::kSse)

@@ -66,7 +66,7 @@ StatusOr<CreateBody> ParseCreateBody(const nlohmann::json& body, const HostPathR
 
 // One output chunk ("stdout" / "stderr") as an NDJSON line or an SSE event.
 std::string StreamEvent(StreamFormat format, std::string_view type, std::string_view data);
-// The final event: {"type":"result","result":{...CONTRACT §1...}}.
+// The final event: {"type":"result","result":{...docs/contract.md §1...}}.
 std::string StreamResultEvent(StreamFormat format, const ExecResult& result);
 // What a stream sends now and then while the command prints nothing, so that clients and
 // proxies with idle timeouts keep it (Node's fetch drops a body after 300 s without a byte):

@@ -40,9 +40,12 @@ std::optional<Refusal> CheckBody(const HttpRequest& request, const Route& route)
                                           "application/json, got \"" +
                                           request.Header("content-type") + "\"")};
     case BodyKind::kBytes:
-      if (type.empty() || type == "application/octet-stream") return std::nullopt;
+      if (type.empty() || type == "application/octet-stream" || type == "application/x-tar") {
+        return std::nullopt;
+      }
       return Refusal{415, InvalidArgument("a file's body must be Content-Type: "
-                                          "application/octet-stream (or none), got \"" +
+                                          "application/octet-stream, application/x-tar (or "
+                                          "none), got \"" +
                                           request.Header("content-type") + "\"")};
   }
   return std::nullopt;

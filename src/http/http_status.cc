@@ -24,6 +24,7 @@ int HttpStatusFor(const Status& status) {
     case StatusCode::kNotFound:
       return 404;
     case StatusCode::kAlreadyExists:
+    case StatusCode::kFailedPrecondition:
       return 409;
     case StatusCode::kPermissionDenied:
       return 403;

@@ -10,7 +10,8 @@ namespace agentbox {
 // A tenant went over its quota: kResourceExhausted that answers 429, not 413.
 Status QuotaExceeded(const std::string& message);
 
-// kInvalidArgument 400, kNotFound 404, kAlreadyExists 409, kPermissionDenied 403,
+// kInvalidArgument 400, kNotFound 404, kAlreadyExists and kFailedPrecondition 409,
+// kPermissionDenied 403,
 // kResourceExhausted 413 (429 when made by QuotaExceeded), kUnavailable 503, kInternal 500.
 int HttpStatusFor(const Status& status);
 

@@ -14,6 +14,9 @@ struct ListenAddress {
   std::string path;  // unix: the socket's path
   std::string host;  // tcp: "127.0.0.1", "::1", "localhost", "0.0.0.0", ...
   uint16_t port = 0;
+  // Made by someone else and handed over (systemd's socket activation): serve neither binds
+  // nor, at its end, unlinks it.
+  bool inherited = false;
 };
 
 // "unix:PATH" or "tcp:HOST:PORT" (an IPv6 host in brackets: "tcp:[::1]:8080").

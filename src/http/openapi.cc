@@ -1,7 +1,9 @@
 #include "http/openapi.h"
 
 #include <string>
+#include <vector>
 
+#include "base/build_info.h"
 #include "http/openapi_schemas.h"
 #include "http/routes.h"
 #include "spec/spec_overlay.h"
@@ -13,6 +15,81 @@ using nlohmann::json;
 
 json Ref(std::string_view schema) {
   return {{"$ref", "#/components/schemas/" + std::string(schema)}};
+}
+
+// An object whose every listed property is in every answer: generated clients then type
+// them as present (docs/api.md says which appear only sometimes; those are left out here).
+json Object(json properties, std::vector<std::string> required, std::string description = "") {
+  json o = {{"type", "object"}, {"properties", std::move(properties)}};
+  if (!required.empty()) o["required"] = std::move(required);
+  if (!description.empty()) o["description"] = std::move(description);
+  return o;
+}
+
+json Nullable(json schema) {
+  schema["nullable"] = true;
+  return schema;
+}
+
+// The exec result's fields, without stdout and stderr (a background process's result lacks
+// them: they are its logs).
+json ResultProperties() {
+  json str = {{"type", "string"}};
+  json num = {{"type", "number"}};
+  json boolean = {{"type", "boolean"}};
+  return {
+      {"exit_code", {{"type", "integer"}}},
+      {"signal", Nullable({{"type", "integer"}})},
+      {"reason", {{"type", "string"}, {"enum", {"exited", "signaled", "timeout", "oom", "error"}}}},
+      {"error", {{"type", "string"}, {"description", "with reason \"error\": the message"}}},
+      {"error_code",
+       {{"type", "string"},
+        {"description", "with error: the code an API error with this message has"}}},
+      {"duration_ms", num},
+      {"cpu_ms", num},
+      {"peak_memory_bytes", {{"type", "integer"}}},
+      {"stdout_truncated", boolean},
+      {"stderr_truncated", boolean},
+      {"limits_hit",
+       {{"type", "array"},
+        {"items",
+         {{"type", "string"}, {"enum", {"timeout", "memory", "pids", "output", "disk", "cpu"}}}}}},
+      {"disk_limit", Ref("DiskLimit")},
+      // (a $ref takes no sibling description: docs/api.md says it is absent when reason is error)
+      {"network", Ref("NetworkReport")}};
+}
+
+const std::vector<std::string> kResultRequired = {
+    "exit_code",         "signal",           "reason",           "duration_ms", "cpu_ms",
+    "peak_memory_bytes", "stdout_truncated", "stderr_truncated", "limits_hit"};
+
+// The `network` section of every result of a command that ran, not of one whose reason is
+// "error" (proto/exec_result.h NetworkReport, docs/api.md).
+json NetworkReportSchema() {
+  json integer = {{"type", "integer"}};
+  json connection = Object(
+      {{"kind",
+        {{"type", "string"},
+         {"enum", {"connect", "lookup"}},
+         {"description",
+          "connect: through the egress proxy; lookup: a name looked up in the sandbox (denied)"}}},
+       {"host",
+        {{"type", "string"}, {"description", "the name or IP literal the command asked for"}}},
+       {"port", integer},
+       {"allowed", {{"type", "boolean"}}},
+       {"address", Nullable({{"type", "string"}, {"description", "the address reached, if any"}})},
+       {"bytes_sent", integer},
+       {"bytes_received", integer},
+       {"reason", {{"type", "string"}, {"description", "why it was denied or cut short"}}}},
+      {"kind", "host", "port", "allowed", "address", "bytes_sent", "bytes_received"});
+  return Object(
+      {{"egress",
+        {{"type", "boolean"},
+         {"description", "allow_hosts was set: the command had agentbox's egress proxy"}}},
+       {"connections", {{"type", "array"}, {"items", connection}}},
+       {"connections_dropped",
+        {{"type", "integer"}, {"description", "attempts past the ones listed"}}}},
+      {"egress", "connections"});
 }
 
 // Policy keys come from the spec's own field table: a new policy key shows up here by itself.
@@ -87,122 +164,136 @@ json TerminalStartSchema() {
 }
 
 json ExecResultSchema() {
-  json str = {{"type", "string"}};
-  json num = {{"type", "number"}};
-  json boolean = {{"type", "boolean"}};
-  return {{"type", "object"},
-          {"description", "CONTRACT §1 JSON result"},
-          {"properties",
-           {{"exit_code", {{"type", "integer"}}},
-            {"signal", {{"type", "integer"}, {"nullable", true}}},
-            {"reason",
-             {{"type", "string"}, {"enum", {"exited", "signaled", "timeout", "oom", "error"}}}},
-            {"error", str},
-            {"error_code",
-             {{"type", "string"},
-              {"description", "with error: the code an API error with this message has"}}},
-            {"duration_ms", num},
-            {"cpu_ms", num},
-            {"peak_memory_bytes", {{"type", "integer"}}},
-            {"stdout", str},
-            {"stderr", str},
-            {"stdout_truncated", boolean},
-            {"stderr_truncated", boolean},
-            {"limits_hit", {{"type", "array"}, {"items", str}}},
-            {"rollback",
-             {{"type", "object"},
-              {"description", "with rollback_on_failure only"},
-              {"properties", {{"rolled_back", boolean}, {"error", str}}}}}}}};
+  json props = ResultProperties();
+  props["stdout"] = {{"type", "string"}};
+  props["stderr"] = {{"type", "string"}};
+  props["rollback"] = {{"type", "object"},
+                       {"description", "with rollback_on_failure only"},
+                       {"properties",
+                        {{"rolled_back", {{"type", "boolean"}}}, {"error", {{"type", "string"}}}}}};
+  std::vector<std::string> required = kResultRequired;
+  required.insert(required.end(), {"stdout", "stderr"});
+  return Object(props, required, "the exec result (docs/contract.md §1)");
 }
 
 json ProcessSchema() {
   json str = {{"type", "string"}};
   json integer = {{"type", "integer"}};
-  json result = Ref("ExecResult");
-  result = {{"allOf", json::array({result})},
-            {"nullable", true},
-            {"description", "once exited: the exec result, without stdout and stderr (the logs)"}};
-  return {{"type", "object"},
-          {"description", "a background process (`agentbox exec -d`)"},
-          {"properties",
-           {{"id", {{"type", "string"}, {"description", "\"p1\", \"p2\", ... in start order"}}},
-            {"argv", {{"type", "array"}, {"items", str}}},
-            {"state", {{"type", "string"}, {"enum", {"running", "exited"}}}},
-            {"started_at", {{"type", "number"}, {"description", "unix seconds"}}},
-            {"stdin_open", {{"type", "boolean"}}},
-            {"output_bytes",
-             {{"type", "integer"}, {"description", "both streams since it started: the offsets"}}},
-            {"dropped_bytes",
-             {{"type", "integer"}, {"description", "the oldest of them, gone from the ring"}}},
-            {"result", result}}}};
+  json result = {
+      {"type", "object"},
+      {"allOf", json::array({Ref("ProcessResult")})},
+      {"nullable", true},
+      {"description", "once exited: the exec result, without stdout and stderr (the logs)"}};
+  return Object(
+      {{"id", {{"type", "string"}, {"description", "\"p1\", \"p2\", ... in start order"}}},
+       {"argv", {{"type", "array"}, {"items", str}}},
+       {"state", {{"type", "string"}, {"enum", {"running", "exited"}}}},
+       {"started_at", {{"type", "number"}, {"description", "unix seconds"}}},
+       {"stdin_open", {{"type", "boolean"}}},
+       {"output_bytes",
+        {{"type", "integer"}, {"description", "both streams since it started: the offsets"}}},
+       {"dropped_bytes",
+        {{"type", "integer"}, {"description", "the oldest of them, gone from the ring"}}},
+       {"result", result}},
+      {"id", "argv", "state", "started_at", "stdin_open", "output_bytes", "dropped_bytes",
+       "result"},
+      "a background process (`agentbox exec -d`)");
 }
 
 json VerifyReportSchema() {
   json str = {{"type", "string"}};
   json boolean = {{"type", "boolean"}};
-  json check = {{"type", "object"},
-                {"properties", {{"name", str}, {"want", str}, {"got", str}, {"ok", boolean}}}};
-  return {{"type", "object"},
-          {"description", "ok is true when every check passed (`agentbox inspect --verify`)"},
-          {"properties",
-           {{"id", str}, {"ok", boolean}, {"checks", {{"type", "array"}, {"items", check}}}}}};
+  json check = Object({{"name", str}, {"want", str}, {"got", str}, {"ok", boolean}},
+                      {"name", "want", "got", "ok"});
+  return Object({{"id", str}, {"ok", boolean}, {"checks", {{"type", "array"}, {"items", check}}}},
+                {"id", "ok", "checks"},
+                "ok is true when every check passed (`agentbox inspect --verify`)");
+}
+
+json DiskLimitSchema() {
+  return Object({{"bytes", Nullable({{"type", "integer"}})},
+                 {"enforced", {{"type", "boolean"}}},
+                 {"mechanism", Nullable({{"type", "string"}})},
+                 {"reason", {{"type", "string"}, {"description", "when not enforced: why"}}}},
+                {"bytes", "enforced", "mechanism"}, "how the disk limit is held (docs/policy.md)");
+}
+
+json SandboxSchemas(json* summary) {
+  json str = {{"type", "string"}};
+  json summary_props = {{"id", str},
+                        {"name", {{"type", "string"}, {"description", "\"\" when it has none"}}},
+                        {"backend", {{"type", "string"}, {"enum", {"native", "docker"}}}},
+                        {"state", {{"type", "string"}, {"enum", {"running", "dead"}}}},
+                        {"created_at", {{"type", "string"}, {"description", "RFC 3339, UTC"}}},
+                        {"workspace", str}};
+  *summary = Object(summary_props, {"id", "name", "backend", "state", "created_at", "workspace"},
+                    "one sandbox in a list");
+  json props = summary_props;
+  props["expires_at"] = Nullable({{"type", "string"}, {"description", "RFC 3339; null: no ttl"}});
+  props["last_active_at"] = Nullable(str);
+  props["workspace_temporary"] = {{"type", "boolean"}};
+  props["disk_limit"] = Ref("DiskLimit");
+  props["policy"] = {{"type", "object"}, {"description", "every policy key, sizes in bytes"}};
+  props["usage"] = Nullable(Object({{"peak_memory_bytes", {{"type", "integer"}}},
+                                    {"cpu_ms", {{"type", "number"}}},
+                                    {"oom_kills", {{"type", "integer"}}},
+                                    {"disk_added_bytes", {{"type", "integer"}}}},
+                                   {}));
+  props["pid"] = {{"type", "integer"}, {"description", "while running: the agent's host pid"}};
+  props["container_id"] = {{"type", "string"}, {"description", "docker backend only"}};
+  return Object(props,
+                {"id", "name", "backend", "state", "created_at", "expires_at", "workspace",
+                 "workspace_temporary", "disk_limit", "policy", "usage"},
+                "what `agentbox inspect` prints");
 }
 
 json Schemas() {
   json str = {{"type", "string"}};
-  json obj = {{"type", "object"}};
-  json sandbox = {{"type", "object"},
-                  {"properties",
-                   {{"id", str},
-                    {"name", str},
-                    {"backend", str},
-                    {"state", {{"type", "string"}, {"enum", {"running", "dead"}}}},
-                    {"created_at", str},
-                    {"workspace", str},
-                    {"policy", obj},
-                    {"usage", {{"type", "object"}, {"nullable", true}}}}}};
-  json entry = {{"type", "object"},
-                {"properties",
-                 {{"name", str},
-                  {"type", str},
-                  {"size", {{"type", "integer"}}},
-                  {"mode", {{"type", "integer"}}},
-                  {"mtime", {{"type", "integer"}}}}}};
+  json integer = {{"type", "integer"}};
+  json summary;
+  json sandbox = SandboxSchemas(&summary);
+  json entry =
+      Object({{"name", str},
+              {"type", {{"type", "string"}, {"enum", {"file", "dir", "symlink", "other"}}}},
+              {"size", integer},
+              {"mode", integer},
+              {"mtime", integer}},
+             {"name", "type", "size", "mode", "mtime"});
   return {
-      {"Error",
-       {{"type", "object"},
-        {"required", {"error"}},
-        {"properties", {{"error", str}, {"code", str}}}}},
+      {"Error", Object({{"error", str}, {"code", str}}, {"error", "code"})},
       {"Sandbox", sandbox},
-      {"SandboxList",
-       {{"type", "object"},
-        {"properties", {{"sandboxes", {{"type", "array"}, {"items", Ref("Sandbox")}}}}}}},
+      {"SandboxSummary", summary},
+      {"SandboxList", Object({{"sandboxes", {{"type", "array"}, {"items", Ref("SandboxSummary")}}}},
+                             {"sandboxes"})},
+      {"DiskLimit", DiskLimitSchema()},
+      {"NetworkReport", NetworkReportSchema()},
+      {"ProcessResult", Object(ResultProperties(), kResultRequired,
+                               "a background process's result: the exec result without stdout "
+                               "and stderr")},
       {"CreateSandbox", CreateSandboxSchema()},
       {"ExecRequest", ExecRequestSchema()},
       {"ExecResult", ExecResultSchema()},
       {"StreamEvent",
-       {{"type", "object"},
-        {"description", "one NDJSON line or SSE data: stdout/stderr chunk or result"},
-        {"properties",
-         {{"type", {{"type", "string"}, {"enum", {"stdout", "stderr", "result"}}}},
-          {"data", str},
-          {"result", Ref("ExecResult")}}}}},
-      {"DirListing",
-       {{"type", "object"},
-        {"properties", {{"path", str}, {"entries", {{"type", "array"}, {"items", entry}}}}}}},
+       Object({{"type", {{"type", "string"}, {"enum", {"stdout", "stderr", "result"}}}},
+               {"data", str},
+               {"result", Ref("ExecResult")}},
+              {"type"}, "one NDJSON line or SSE data: stdout/stderr chunk (data) or result")},
+      {"DirListing", Object({{"path", str}, {"entries", {{"type", "array"}, {"items", entry}}}},
+                            {"path", "entries"})},
       {"EditRequest",
        {{"type", "object"},
         {"required", {"path", "old_str", "new_str"}},
         {"properties", {{"path", str}, {"old_str", str}, {"new_str", str}}}}},
-      {"Written",
-       {{"type", "object"}, {"properties", {{"path", str}, {"bytes", {{"type", "integer"}}}}}}},
-      {"Removed", {{"type", "object"}, {"properties", {{"removed", str}}}}},
+      {"Written", Object({{"path", str}, {"bytes", integer}}, {"path"})},
+      {"Removed", Object({{"removed", str}}, {"removed"})},
+      {"Extracted",
+       Object({{"path", str}, {"files", integer}, {"directories", integer}, {"bytes", integer}},
+              {"path", "files", "directories", "bytes"}, "what a tar stream put in the sandbox")},
       {"JsonRpc", {{"type", "object"}, {"description", "a JSON-RPC 2.0 message (MCP)"}}},
       {"VerifyReport", VerifyReportSchema()},
       {"Process", ProcessSchema()},
       {"ProcessList",
-       {{"type", "object"},
-        {"properties", {{"processes", {{"type", "array"}, {"items", Ref("Process")}}}}}}},
+       Object({{"processes", {{"type", "array"}, {"items", Ref("Process")}}}}, {"processes"})},
       {"KillRequest",
        {{"type", "object"},
         {"additionalProperties", false},
@@ -235,17 +326,15 @@ json Schemas() {
           {"error", str},
           {"code", str}}}}},
       {"ProcessLogEvent",
-       {{"type", "object"},
-        {"description",
-         "one NDJSON line or SSE data: stdout/stderr chunks, then process (or error) last"},
-        {"properties",
-         {{"type", {{"type", "string"}, {"enum", {"stdout", "stderr", "process", "error"}}}},
-          {"data", str},
-          {"from", {{"type", "integer"}}},
-          {"next", {{"type", "integer"}}},
-          {"process", Ref("Process")},
-          {"error", str},
-          {"code", str}}}}},
+       Object({{"type", {{"type", "string"}, {"enum", {"stdout", "stderr", "process", "error"}}}},
+               {"data", str},
+               {"from", integer},
+               {"next", integer},
+               {"process", Ref("Process")},
+               {"error", str},
+               {"code", str}},
+              {"type"},
+              "one NDJSON line or SSE data: stdout/stderr chunks, then process (or error) last")},
   };
 }
 
@@ -311,6 +400,10 @@ json Responses(const Route& route) {
     ok["x-websocket-messages"] = {{"first", Ref("TerminalStart")},
                                   {"text", Ref("TerminalMessage")}};
   }
+  if (route.id == RouteId::kReadFile || route.id == RouteId::kReadArchive) {
+    ok["content"][std::string(route.success_type)]["schema"] = {{"type", "string"},
+                                                                {"format", "binary"}};
+  }
   json responses = {{std::to_string(route.success), ok}};
   if (route.id == RouteId::kExec) {
     responses["201"] = {
@@ -335,9 +428,24 @@ json Responses(const Route& route) {
   return responses;
 }
 
+// The part of the API a route belongs to, for the document's tags (and generated clients'
+// grouping).
+std::string TagOf(const Route& route) {
+  const std::string_view p = route.pattern;
+  if (p == "/mcp") return "mcp";
+  if (!p.starts_with("/v1/sandboxes")) return "server";
+  if (p.find("/processes") != std::string_view::npos) return "processes";
+  if (p.find("/files") != std::string_view::npos || p.find("/archive") != std::string_view::npos) {
+    return "files";
+  }
+  if (p.find("/exec") != std::string_view::npos) return "exec";  // .../exec, .../exec/tty
+  return "sandboxes";
+}
+
 json Operation(const Route& route) {
   json op = {{"operationId", std::string(route.operation_id)},
              {"summary", std::string(route.summary)},
+             {"tags", json::array({TagOf(route)})},
              {"parameters", Parameters(route)},
              {"responses", Responses(route)}};
   if (!route.needs_auth) op["security"] = json::array();
@@ -349,10 +457,11 @@ json Operation(const Route& route) {
     op["requestBody"] = {{"required", !optional},
                          {"content", {{"application/json", {{"schema", Ref(route.schema)}}}}}};
   } else if (route.body == BodyKind::kBytes) {
+    const char* type =
+        route.id == RouteId::kWriteArchive ? "application/x-tar" : "application/octet-stream";
     op["requestBody"] = {
         {"required", true},
-        {"content",
-         {{"application/octet-stream", {{"schema", {{"type", "string"}, {"format", "binary"}}}}}}}};
+        {"content", {{type, {{"schema", {{"type", "string"}, {"format", "binary"}}}}}}}};
   }
   return op;
 }
@@ -369,8 +478,26 @@ json OpenApiDocument() {
   return {{"openapi", "3.0.3"},
           {"info",
            {{"title", "agentbox"},
-            {"version", "0.1.0"},
-            {"description", "Sandboxes for AI agents' shell commands (docs/api.md)"}}},
+            {"version", kAgentboxVersion},
+            {"description", "Sandboxes for AI agents' shell commands (docs/api.md)"},
+            {"license",
+             {{"name", "Apache-2.0"}, {"url", "https://www.apache.org/licenses/LICENSE-2.0"}}}}},
+          // `agentbox serve` listens on a unix socket by default (clients connect to it with any
+          // host name) or on --listen tcp:HOST:PORT; the URL is the client's to choose.
+          {"servers",
+           json::array({{{"url", "http://{host}:{port}"},
+                         {"description", "agentbox serve --listen tcp:HOST:PORT"},
+                         {"variables",
+                          {{"host", {{"default", "127.0.0.1"}}}, {"port", {{"default", "8080"}}}}}},
+                        {{"url", "http://localhost"},
+                         {"description", "agentbox serve on its unix socket (any host name)"}}})},
+          {"tags",
+           json::array({{{"name", "sandboxes"}, {"description", "create, list, inspect, remove"}},
+                        {{"name", "exec"}, {"description", "run a command"}},
+                        {{"name", "processes"}, {"description", "background processes"}},
+                        {{"name", "files"}, {"description", "files beneath /workspace"}},
+                        {{"name", "mcp"}, {"description", "MCP Streamable HTTP"}},
+                        {{"name", "server"}, {"description", "health, metrics, this document"}}})},
           {"paths", paths},
           {"security", json::array({{{"bearer", json::array()}}})},
           {"components",

@@ -29,7 +29,7 @@ constexpr Route kRoutes[] = {
      "Sandbox", "401,404"},
     {RouteId::kDeleteSandbox, "DELETE", "/v1/sandboxes/{id}", "deleteSandbox",
      "Kill and remove a sandbox", true, BodyKind::kNone, "force", 200, kJson, "", "Removed",
-     "400,401,404"},
+     "401,404,409"},
     {RouteId::kVerifySandbox, "GET", "/v1/sandboxes/{id}/verify", "verifySandbox",
      "Isolation self-report: a probe inside the sandbox, compared with the policy", true,
      BodyKind::kNone, "", 200, kJson, "", "VerifyReport", "401,404,429,503"},
@@ -95,6 +95,12 @@ constexpr Route kRoutes[] = {
     {RouteId::kSessionLog, "GET", "/v1/sandboxes/{id}/log", "sessionLog",
      "The sandbox's session log: JSON lines, every exec and file operation with its digests",
      true, BodyKind::kNone, "", 200, "application/x-ndjson", "", "", "401,404"},
+    {RouteId::kReadArchive, "GET", "/v1/sandboxes/{id}/archive", "readArchive",
+     "A file or directory tree as a tar stream (POSIX pax, uncompressed; at most 64 MiB)", true,
+     BodyKind::kNone, "path", 200, "application/x-tar", "", "", "400,401,403,404,413,503"},
+    {RouteId::kWriteArchive, "PUT", "/v1/sandboxes/{id}/archive", "writeArchive",
+     "Extract a tar stream (the body, uncompressed) into an existing directory", true,
+     BodyKind::kBytes, "path", 200, kJson, "", "Extracted", "400,401,403,404,413,503"},
     {RouteId::kMcpPost, "POST", "/mcp", "mcp",
      "MCP Streamable HTTP: a JSON-RPC message (or batch); a request is answered with JSON, or "
      "with an SSE stream of its notifications and response",
@@ -108,7 +114,7 @@ constexpr Route kRoutes[] = {
 };
 
 constexpr QueryParam kQueryParams[] = {
-    {"force", "boolean", false, "kill commands still running instead of answering 400"},
+    {"force", "boolean", false, "kill commands still running instead of answering 409"},
     {"path", "string", true, "a path beneath /workspace (absolute, or relative to it)"},
     {"list", "boolean", false, "answer a directory listing (DirListing JSON) instead of bytes"},
     {"mode", "string", false, "octal permission bits of a new file, 0644 by default"},

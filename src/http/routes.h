@@ -48,6 +48,8 @@ enum class RouteId {
   kDiffSnapshot,
   kForkSnapshot,
   kSessionLog,
+  kReadArchive,
+  kWriteArchive,
   kMcpPost,
   kMcpGet,
   kMcpDelete,

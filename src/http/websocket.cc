@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "base/ascii.h"
-#include "base/utf8.h"
 #include "base/base64.h"
+#include "base/utf8.h"
 
 namespace agentbox::ws {
 namespace {

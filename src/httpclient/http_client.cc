@@ -1,5 +1,6 @@
 #include "httpclient/http_client.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -27,7 +28,8 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
 size_t OnBody(char* data, size_t size, size_t count, void* user) {
   auto* ex = static_cast<Exchange*>(user);
   std::string_view piece(data, size * count);
-  if (ex->request->on_body) {
+  const int status = ex->response.status;
+  if (ex->request->on_body && status >= 200 && status <= 299) {
     ex->callback_error = ex->request->on_body(piece);
     return ex->callback_error.ok() ? piece.size() : 0;
   }
@@ -81,8 +83,8 @@ void SetMethodAndBody(const CurlApi& api, CURL* h, const HttpRequest& req, Excha
 
 void SetTransport(const CurlApi& api, CURL* h, const HttpTarget& target) {
   api.easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-  // Never a proxy from http_proxy and friends: the daemons spoken to are named exactly.
-  api.easy_setopt(h, CURLOPT_PROXY, "");
+  // A daemon named exactly is reached directly, never through http_proxy and friends.
+  if (!target.environment_proxy) api.easy_setopt(h, CURLOPT_PROXY, "");
   if (!target.unix_socket.empty()) {
     api.easy_setopt(h, CURLOPT_UNIX_SOCKET_PATH, target.unix_socket.c_str());
   }
@@ -93,6 +95,17 @@ void SetTransport(const CurlApi& api, CURL* h, const HttpTarget& target) {
   if (!target.ca_file.empty()) api.easy_setopt(h, CURLOPT_CAINFO, target.ca_file.c_str());
   if (!target.cert_file.empty()) api.easy_setopt(h, CURLOPT_SSLCERT, target.cert_file.c_str());
   if (!target.key_file.empty()) api.easy_setopt(h, CURLOPT_SSLKEY, target.key_file.c_str());
+}
+
+void SetRedirects(const CurlApi& api, CURL* h, const HttpRequest& req) {
+  if (req.max_redirects <= 0) return;
+  api.easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+  api.easy_setopt(h, CURLOPT_MAXREDIRS, static_cast<long>(req.max_redirects));
+  api.easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, req.redirect_to_http ? "http,https" : "https");
+  // Credentials stay with the first host: libcurl drops Authorization and Cookie headers on a
+  // redirect to another host, port or scheme unless this is set (it is the default; said here
+  // so that nobody turns it on).
+  api.easy_setopt(h, CURLOPT_UNRESTRICTED_AUTH, 0L);
 }
 
 void SetLimits(const CurlApi& api, CURL* h, const HttpRequest& req) {
@@ -129,12 +142,30 @@ Status FailureStatus(CURLcode rc, const char* detail, const HttpTarget& target,
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CIPHER:
       return Unavailable("TLS with " + target.peer + " failed: " + why);
+    case CURLE_UNSUPPORTED_PROTOCOL:  // a redirect to a scheme the request does not allow
+    case CURLE_TOO_MANY_REDIRECTS:
+      return Unavailable(target.peer + " redirected where agentbox does not follow: " + why);
     default:
       return Unavailable(target.peer + ": " + why);
   }
 }
 
 }  // namespace
+
+std::string UrlEncode(std::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
 
 void TakeHeaderLine(std::string_view line, HttpResponse& response) {
   while (!line.empty() && (line.back() == '\n' || line.back() == '\r')) line.remove_suffix(1);
@@ -179,6 +210,7 @@ StatusOr<HttpResponse> Perform(const HttpTarget& target, const HttpRequest& requ
   api->easy_setopt(h.get(), CURLOPT_WRITEDATA, &ex);
   SetMethodAndBody(*api, h.get(), request, ex);
   SetTransport(*api, h.get(), target);
+  SetRedirects(*api, h.get(), request);
   SetLimits(*api, h.get(), request);
 
   auto start = std::chrono::steady_clock::now();

@@ -1,8 +1,13 @@
 // Perform(): one HTTP/1.1 exchange through libcurl (httpclient/libcurl.h), over TCP, TLS or a unix
-// socket, for agentbox's clients of other daemons' HTTP APIs (the Docker Engine API; a registry).
-// libcurl does the framing (Content-Length, chunked both ways, 1xx), TLS (OpenSSL, the server
-// always verified), timeouts and the unix-socket transport; this file only maps agentbox's
-// request onto it and its failures onto Status.
+// socket, for agentbox's clients of other daemons' HTTP APIs (the Docker Engine API; an OCI
+// registry). libcurl does the framing (Content-Length, chunked both ways, 1xx), TLS (OpenSSL, the
+// server always verified), redirects, timeouts and the unix-socket transport; this file only
+// maps agentbox's request onto it and its failures onto Status.
+//
+// Redirects are followed only when a request asks (a registry's blob redirects to a CDN), to
+// https only unless it allows http too, and an Authorization (or Cookie) header of the request
+// is never sent to another host, port or scheme than the first (libcurl's rule since 7.83,
+// CVE-2018-1000007 and CVE-2022-27776; CURLOPT_UNRESTRICTED_AUTH stays off).
 //
 // A fresh connection per call: callers share one client between threads (serve), and a libcurl
 // handle is not thread-safe; every call we make costs far more on the server than a connect.
@@ -28,6 +33,9 @@ struct HttpTarget {
   std::string key_file;
   std::string peer;              // for messages: "the daemon at tcp://127.0.0.1:2376"
   std::string unreachable_hint;  // appended to "cannot reach PEER (...)", e.g. "; is it running?"
+  // Honour http_proxy, https_proxy and no_proxy of the environment (a registry on the internet
+  // behind the user's proxy). Off: a daemon named exactly is reached directly.
+  bool environment_proxy = false;
 };
 
 struct HttpRequest {
@@ -39,9 +47,14 @@ struct HttpRequest {
   // A body of unknown length, sent chunked: fills `buf`, returns the bytes it put there, 0 at
   // the end; an error aborts the exchange with that error.
   std::function<StatusOr<size_t>(char* buf, size_t size)> body_reader;
-  // Each piece of the response body as it arrives (then HttpResponse::body stays empty); an
-  // error aborts the exchange with that error.
+  // Each piece of a 2xx response's body as it arrives (then HttpResponse::body stays empty); an
+  // error aborts the exchange with that error. The body of any other status (an error page, a
+  // 401 before a login) is collected in HttpResponse::body as without on_body.
   std::function<Status(std::string_view piece)> on_body;
+  // A 3xx with a Location is followed at most this many times (0: it is the response), to
+  // https only unless redirect_to_http.
+  int max_redirects = 0;
+  bool redirect_to_http = false;
   int timeout_ms = 60000;               // the whole exchange; 0: no limit
   int connect_timeout_ms = 10000;       // reaching the server, TLS handshake included
   int stall_timeout_ms = 0;             // abort when nothing moved for this long; 0: off
@@ -58,6 +71,9 @@ struct HttpResponse {
 // (each with one line naming target.peer); the callbacks' own errors as they are. Any HTTP
 // status is a response, not an error.
 StatusOr<HttpResponse> Perform(const HttpTarget& target, const HttpRequest& request);
+
+// Percent-encodes a URL query value (RFC 3986 unreserved characters stay as they are).
+std::string UrlEncode(std::string_view value);
 
 // One raw header line as libcurl hands it over: a status line starts a new response (after a
 // 1xx or a redirect), "Name: value" lands lower-cased in `headers`. Exposed for the unit tests.

@@ -182,6 +182,22 @@ StatusOr<std::vector<ImageRecord>> LoadDirectory(const ImageStore& store, const 
 
 }  // namespace
 
+StatusOr<std::vector<ImageRecord>> LoadImageArchive(const ImageStore& store, int fd,
+                                                    const LoadRequest& in) {
+  LoadRequest req = in;
+  if (req.source.empty()) req.source = "load " + req.path;
+  AB_ASSIGN_OR_RETURN(std::string tmp, store.MakeTempDir("load"));
+  UnpackLimits outer;
+  outer.max_bytes = kMaxArchiveBytes;
+  auto unpacked = UnpackLayer(fd, tmp, outer);
+  StatusOr<std::vector<ImageRecord>> loaded =
+      unpacked.ok() ? LoadDirectory(store, tmp, req)
+                    : StatusOr<std::vector<ImageRecord>>(Status(
+                          unpacked.status().code(), req.path + ": " + unpacked.status().message()));
+  RemoveTree(tmp);
+  return loaded;
+}
+
 StatusOr<std::vector<ImageRecord>> LoadImages(const ImageStore& store, const LoadRequest& in) {
   LoadRequest req = in;
   if (req.source.empty()) req.source = "load " + req.path;
@@ -189,16 +205,7 @@ StatusOr<std::vector<ImageRecord>> LoadImages(const ImageStore& store, const Loa
   if (::stat(req.path.c_str(), &st) != 0) return ErrnoStatus(req.path);
   if (S_ISDIR(st.st_mode)) return LoadDirectory(store, req.path, req);
   AB_ASSIGN_OR_RETURN(UniqueFd file, OpenFile(req.path, O_RDONLY));
-  AB_ASSIGN_OR_RETURN(std::string tmp, store.MakeTempDir("load"));
-  UnpackLimits outer;
-  outer.max_bytes = kMaxArchiveBytes;
-  auto unpacked = UnpackLayer(file.get(), tmp, outer);
-  StatusOr<std::vector<ImageRecord>> loaded =
-      unpacked.ok() ? LoadDirectory(store, tmp, req)
-                    : StatusOr<std::vector<ImageRecord>>(Status(
-                          unpacked.status().code(), req.path + ": " + unpacked.status().message()));
-  RemoveTree(tmp);
-  return loaded;
+  return LoadImageArchive(store, file.get(), req);
 }
 
 }  // namespace agentbox::image

@@ -26,4 +26,9 @@ struct LoadRequest {
 
 StatusOr<std::vector<ImageRecord>> LoadImages(const ImageStore& store, const LoadRequest& request);
 
+// The same for an archive read from `fd` as it comes (a pipe or socket will do: it is read once,
+// front to back); request.path only names it in messages.
+StatusOr<std::vector<ImageRecord>> LoadImageArchive(const ImageStore& store, int fd,
+                                                    const LoadRequest& request);
+
 }  // namespace agentbox::image

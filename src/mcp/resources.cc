@@ -4,8 +4,8 @@
 #include <cctype>
 #include <utility>
 
-#include "base/utf8.h"
 #include "base/base64.h"
+#include "base/utf8.h"
 
 namespace agentbox::mcp {
 namespace {

@@ -22,7 +22,7 @@ nlohmann::json StatusToolResult(const Status& status);
 // clients that do not read structuredContent.
 nlohmann::json StructuredToolResult(nlohmann::json structured, bool is_error = false);
 
-// The exec tool's result: structuredContent is the CONTRACT §1 JSON result. A non-zero exit code
+// The exec tool's result: structuredContent is docs/contract.md §1's result. A non-zero exit code
 // is data; a timeout, an OOM kill or an agentbox error is isError, with the reason first
 // ("killed: memory limit 512M reached"); a pids, memory or disk refusal the command survived
 // is said in a text block after the JSON.

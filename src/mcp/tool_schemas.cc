@@ -9,8 +9,8 @@ namespace {
 
 using nlohmann::json;
 
-// The JSON result of CONTRACT §1: exec's structuredContent. Clients validate structuredContent
-// against it, so it must match ExecResultToJson exactly.
+// The JSON result of docs/contract.md §1: exec's structuredContent. Clients validate
+// structuredContent against it, so it must match ExecResultToJson exactly.
 constexpr const char* kExecResultSchema = R"json({
   "type": "object",
   "properties": {
@@ -18,7 +18,7 @@ constexpr const char* kExecResultSchema = R"json({
     "signal": {"type": ["integer", "null"]},
     "reason": {"type": "string", "enum": ["exited", "signaled", "timeout", "oom", "error"]},
     "error": {"type": "string"},
-    "error_code": {"type": "string", "enum": ["invalid_argument", "not_found", "already_exists", "permission_denied", "resource_exhausted", "unavailable", "internal"]},
+    "error_code": {"type": "string", "enum": ["invalid_argument", "not_found", "already_exists", "failed_precondition", "permission_denied", "resource_exhausted", "unavailable", "internal"]},
     "duration_ms": {"type": "number"},
     "cpu_ms": {"type": "number"},
     "peak_memory_bytes": {"type": "integer"},
@@ -30,6 +30,7 @@ constexpr const char* kExecResultSchema = R"json({
     "network": {"type": "object", "properties": {
       "egress": {"type": "boolean"},
       "connections": {"type": "array", "items": {"type": "object", "properties": {
+        "kind": {"type": "string", "enum": ["connect", "lookup"]},
         "host": {"type": "string"}, "port": {"type": "integer"}, "allowed": {"type": "boolean"},
         "address": {"type": ["string", "null"]}, "bytes_sent": {"type": "integer"},
         "bytes_received": {"type": "integer"}, "reason": {"type": "string"}}}},
@@ -285,11 +286,20 @@ json BuildDefinitions() {
   return tools;
 }
 
+json OpenWorld(json tools) {
+  for (json& tool : tools) {
+    const std::string name = tool.value("name", "");
+    if (name == kBashTool || name == kExecTool) tool["annotations"]["openWorldHint"] = true;
+  }
+  return tools;
+}
+
 }  // namespace
 
-const json& ToolDefinitions() {
-  static const json* const kDefinitions = new json(BuildDefinitions());
-  return *kDefinitions;
+const json& ToolDefinitions(bool open_world) {
+  static const json* const kClosed = new json(BuildDefinitions());
+  static const json* const kOpen = new json(OpenWorld(*kClosed));
+  return open_world ? *kOpen : *kClosed;
 }
 
 bool IsProcessTool(std::string_view name) {

@@ -30,10 +30,10 @@ bool IsProcessTool(std::string_view name);
 bool IsSnapshotTool(std::string_view name);
 
 // The `tools` array of a tools/list result, in a stable order. Every tool carries all four
-// annotations. openWorldHint is false for each: a sandbox has no network (this build has no
-// egress option), so no tool reaches beyond the sandbox; a policy that opens egress must flip
-// it for bash and exec.
-const nlohmann::json& ToolDefinitions();
+// annotations. openWorldHint is false for each when the session's sandbox has no network; with
+// `open_world` (its allow_hosts is not empty) it is true for the tools that run commands (bash,
+// exec), which can then reach the hosts the list opens.
+const nlohmann::json& ToolDefinitions(bool open_world = false);
 
 // True when `name` is one of the tools above.
 bool IsKnownTool(std::string_view name);

@@ -23,7 +23,7 @@
 namespace agentbox {
 namespace {
 
-// Every namespace of CONTRACT §2 except cgroup, which the child unshares once inside its cgroup.
+// Every namespace of docs/contract.md §2 but cgroup, unshared by the child once in its cgroup.
 constexpr uint64_t kNamespaceFlags =
     CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET;
 

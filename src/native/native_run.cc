@@ -15,13 +15,12 @@
 #include <cstring>
 #include <optional>
 
-#include "egress/proxy_process.h"
 #include "image/sandbox_image.h"
 #include "native/host_root.h"
 #include "native/image_root.h"
 #include "native/launch.h"
 #include "native/run_name.h"
-#include "policy/sandbox_env.h"
+#include "native/run_network.h"
 #include "proc/cgroup.h"
 #include "proc/disk_quota.h"
 #include "proc/outcome.h"
@@ -38,61 +37,6 @@ using Clock = std::chrono::steady_clock;
 double MillisSince(Clock::time_point start) {
   return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
-
-// `run` with allow_hosts: a proxy of its own, reached through a listener on the sandbox's
-// loopback that exists before the command does. The proxy ends when this process hangs up.
-class RunEgress {
- public:
-  Status Start(const SandboxSpec& spec, LaunchRequest& request) {
-    int pair[2];
-    if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
-      return ErrnoStatus("socketpair for the egress proxy");
-    }
-    UniqueFd ours(pair[0]), theirs(pair[1]);
-    AB_ASSIGN_OR_RETURN(proxy_pid_, egress::StartEgressProxy(spec, theirs.get(), false, -1, ""));
-    control_ = std::move(ours);
-    request.extra_env = EgressProxyEnvironment(egress::kRunProxyPort);
-    request.before_release = [this](pid_t child) { return OpenListener(child); };
-    return OkStatus();
-  }
-
-  NetworkReport Finish() {
-    NetworkReport report = channel_ ? channel_->Finish() : NetworkReport{true, {}, 0};
-    Stop();
-    return report;
-  }
-
-  ~RunEgress() { Stop(); }
-
-  // Its report is in (or never will be): it ends on the hang-up, or now (our child, so its pid
-  // is still ours until we reap it).
-  void Stop() {
-    control_.reset();
-    channel_.reset();
-    if (proxy_pid_ > 0) {
-      ::kill(proxy_pid_, SIGKILL);
-      ::waitpid(proxy_pid_, nullptr, 0);
-      proxy_pid_ = -1;
-    }
-  }
-
- private:
-  Status OpenListener(pid_t child) {
-    const std::string ns = "/proc/" + std::to_string(child) + "/ns/net";
-    UniqueFd netns(::open(ns.c_str(), O_RDONLY | O_CLOEXEC));
-    if (!netns.valid()) return ErrnoStatus("open the sandbox's network namespace");
-    AB_ASSIGN_OR_RETURN(UniqueFd listener,
-                        egress::ListenInNamespace(netns.get(), egress::kRunProxyPort));
-    AB_ASSIGN_OR_RETURN(auto channel,
-                        egress::ExecChannel::Open(std::move(control_), std::move(listener)));
-    channel_ = std::move(channel);
-    return OkStatus();
-  }
-
-  pid_t proxy_pid_ = -1;
-  UniqueFd control_;
-  std::optional<egress::ExecChannel> channel_;
-};
 
 }  // namespace
 
@@ -132,10 +76,10 @@ ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string
   LaunchRequest request{spec, argv, mounts, *ws, **cgroup};
   request.watch_fallocate = ws->quota.enforced() && ws->quota.limited();
   if (image) request.image_root_fd = image->overlay.get();
-  RunEgress egress;
-  Status egress_started = spec.allow_hosts.empty() ? OkStatus() : egress.Start(spec, request);
+  RunNetwork network;
+  Status network_started = network.Start(spec, request);
   auto launched =
-      egress_started.ok() ? LaunchSandbox(request) : StatusOr<LaunchedSandbox>(egress_started);
+      network_started.ok() ? LaunchSandbox(request) : StatusOr<LaunchedSandbox>(network_started);
   ExecResult result;
   if (!launched.ok()) {
     result = ErrorResult(launched.status());
@@ -151,7 +95,7 @@ ExecResult RunNative(const SandboxSpec& requested, const std::vector<std::string
     SupervisionOutcome outcome = Supervise(box, output, limits);
     auto stats = (*cgroup)->ReadStats();
     result = ResultOfSupervision(outcome, stats.ok() ? &*stats : nullptr, output);
-    if (!spec.allow_hosts.empty()) result.network = egress.Finish();
+    result.network = network.Finish();
     auto disk = ReadWorkspaceQuota(ws->host_path, ws->quota);
     if (disk.ok() && disk->at_limit) result.AddLimitHit(kLimitDisk);
   }

@@ -1,4 +1,4 @@
-// Which host directories may become a sandbox's /workspace (CONTRACT §1 --workspace).
+// Which host directories may become a sandbox's /workspace (docs/contract.md §1 --workspace).
 //
 // Pure (no OS headers): given an absolute path with symlinks already resolved, says whether a
 // command may be handed it read-write. Refused, with one line each:

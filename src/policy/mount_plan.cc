@@ -62,7 +62,7 @@ void AddMinimalEtc(const MountPlanInput& in, std::vector<MountOp>& ops) {
   file("group", GeneratedGroup());
   file("hosts", GeneratedHosts());
   file("hostname", std::string(kSandboxHostname) + "\n");
-  file("resolv.conf", "");  // no network: no resolver
+  file("resolv.conf", kSandboxResolvConf);
   for (const std::string& name : DefaultEtcAllowlist()) {
     if (std::find(in.host_etc_entries.begin(), in.host_etc_entries.end(), name) ==
         in.host_etc_entries.end()) {
@@ -75,7 +75,7 @@ void AddMinimalEtc(const MountPlanInput& in, std::vector<MountOp>& ops) {
 
 void AddDev(const MountPlanInput& in, std::vector<MountOp>& ops) {
   ops.push_back(Tmpfs("/dev", 64 * kKiB, 0755));
-  // CONTRACT §2: null, zero, full, random, urandom, tty, pts — nothing that reaches hardware.
+  // docs/contract.md §2: null, zero, full, random, urandom, tty, pts; nothing reaching hardware.
   for (const char* dev : {"null", "zero", "full", "random", "urandom", "tty"}) {
     ops.push_back(
         SourcedOp(MountKind::kDevice, std::string("/dev/") + dev, std::string("/dev/") + dev));

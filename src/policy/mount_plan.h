@@ -59,7 +59,7 @@ struct MountPlanInput {
   uint64_t shm_bytes = 0;
 };
 
-// The host system directories the default root is made of (CONTRACT §1 --rootfs default).
+// The host system directories the default root is made of (docs/contract.md §1 --rootfs default).
 // Never "/", /home, /root, /run, /var, /tmp.
 const std::vector<std::string>& DefaultRootAllowlist();
 // The host /etc entries bound read-only into the minimal /etc (libraries, certificates, tools'

@@ -1,4 +1,4 @@
-// The command's environment: clean (CONTRACT §2), nothing inherited from the host.
+// The command's environment: clean (docs/contract.md §2), nothing inherited from the host.
 #pragma once
 
 #include <cstdint>

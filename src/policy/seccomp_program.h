@@ -1,4 +1,4 @@
-// SeccompProgram: the strict seccomp filter of CONTRACT §2 as classic BPF, compiled once.
+// SeccompProgram: the strict seccomp filter of docs/contract.md §2 as classic BPF, compiled once.
 //
 // Pure: no OS headers. BpfInstruction has the layout of struct sock_filter, so the native
 // backend installs instructions().data() as-is with seccomp(SECCOMP_SET_MODE_FILTER).

@@ -44,7 +44,7 @@ constexpr std::string_view kNamespaceWhy =
     "new namespaces reach kernel code unprivileged users otherwise cannot (CVE-2022-0185, "
     "CVE-2022-0492, CVE-2023-32233); the sandbox already has every namespace it needs";
 constexpr std::string_view kSetIdWhy =
-    "CONTRACT §2: the sandbox never creates a setuid/setgid file (host owner's privileges)";
+    "docs/contract.md §2: the sandbox never creates a setuid/setgid file (host owner's privileges)";
 
 constexpr auto kFixedRules = std::to_array<SeccompRule>({
     // io_uring: a steady source of LPEs (CVE-2022-29582, CVE-2023-2598) and its ops (openat,
@@ -135,7 +135,7 @@ constexpr auto kFixedRules = std::to_array<SeccompRule>({
     Deny("uselib", "obsolete a.out loader; race LPE CVE-2004-1235"),
     Deny("nfsservctl", "obsolete kernel NFS server control"),
     Deny("fanotify_init", "filesystem-wide event monitoring"),
-    Deny("sethostname", "hostname stays 'sandbox' (CONTRACT §2)"),
+    Deny("sethostname", "hostname stays 'sandbox' (docs/contract.md §2)"),
     Deny("setdomainname", "domain name stays fixed"),
     // mknod makes FIFOs (mkfifo, make's job server, shell scripts, test harnesses), sockets and
     // regular files (type 0 or S_IFREG) as everyday work: only device nodes are refused. The

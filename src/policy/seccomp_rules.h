@@ -1,4 +1,4 @@
-// SeccompRules: the deny list of CONTRACT §2 as plain data.
+// SeccompRules: the deny list of docs/contract.md §2 as plain data.
 //
 // The one source for both the classic-BPF program the native backend installs (compiled at build
 // time by tools/seccomp_gen.cc) and the Docker seccomp profile (seccomp_docker_profile.h).

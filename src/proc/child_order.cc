@@ -50,7 +50,7 @@ int CommandMain(void* arg) {
   }
   // L2-L5 before the spawn, so the command inherits them: one filter attached (and JIT-compiled)
   // per command, not one for the init and one for it. Nothing after them can regain privilege.
-  // L2. uid/gid 1000 with every capability set empty (CONTRACT §2).
+  // L2. uid/gid 1000 with every capability set empty (docs/contract.md §2).
   if (!DropPrivileges(plan)) DieWithChildError(plan, ChildStep::kDropPrivileges, "");
   // L3. No setuid file or file capability can give any of it back.
   if (!SetNoNewPrivs()) DieWithChildError(plan, ChildStep::kNoNewPrivs, "");

@@ -1,4 +1,4 @@
-// The disk limit of a workspace, counted and enforced by the kernel (CONTRACT: --disk-limit,
+// The disk limit of a workspace, counted and held by the kernel (docs/contract.md: --disk-limit,
 // "enforced at the write (ENOSPC/EDQUOT)").
 //
 // Host side, root only. A workspace agentbox makes is a volume of its workspace pool

@@ -14,7 +14,7 @@ std::string DescribeChildError(const ChildError& err) {
 
 namespace {
 
-// Maps the outcome of one supervised sandbox to the CONTRACT §1 result.
+// Maps the outcome of one supervised sandbox to the docs/contract.md §1 result.
 void FillOutcomeResult(const SupervisionOutcome& outcome, const CgroupStats& stats, ExecResult& r) {
   if (stats.memory_limit_hit || stats.oom_killed) r.AddLimitHit(kLimitMemory);
   if (stats.pids_limit_hit) r.AddLimitHit(kLimitPids);

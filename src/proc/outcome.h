@@ -1,4 +1,4 @@
-// From what the supervisor saw to the result of CONTRACT §1: one mapping for `run` and `exec`.
+// From what the supervisor saw to docs/contract.md §1: one mapping for `run` and `exec`.
 #pragma once
 
 #include "proc/cgroup.h"

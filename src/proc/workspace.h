@@ -7,7 +7,7 @@
 // door to a host process), and gets a project quota where its filesystem has them.
 // The sandbox's uid 1000 is, on the host, kSandboxHostUserId, an id no account has; an
 // idmapped clone of the directory makes the files it writes land owned by the directory's
-// owner (CONTRACT §2). docs/security.md "Who may pick a host directory" says why each rule.
+// owner (docs/contract.md §2). docs/security.md "Who may pick a host directory" says why each rule.
 #pragma once
 
 #include <sys/types.h>

@@ -46,6 +46,10 @@ inline constexpr const char* kAgentDiskWatchFlag = "--disk-watch";
 // The container agent's time namespace (policy clock_start): `--clock-start SECONDS`, before
 // --listen (proc/time_namespace.h).
 inline constexpr const char* kAgentClockStartFlag = "--clock-start";
+// The container agent's egress relay (agent/egress_relay.h): `--egress-relay PATH` after
+// `--listen PATH`; the socket is kEgressRelaySocketName in the agent's run dir.
+inline constexpr const char* kAgentEgressRelayFlag = "--egress-relay";
+inline constexpr const char* kEgressRelaySocketName = "egress-relay.sock";
 
 enum class FrameType : uint8_t {
   kRequest = 'Q',

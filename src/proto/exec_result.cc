@@ -128,11 +128,39 @@ std::string UnheldDiskLimitNote(const ExecResult& result) {
          "without this note)";
 }
 
+const char* NetworkKindName(NetworkKind kind) {
+  return kind == NetworkKind::kLookup ? "lookup" : "connect";
+}
+
+void AddLookups(NetworkReport& network, const std::vector<std::string>& names, uint64_t lost) {
+  network.connections_dropped += lost;
+  for (const std::string& name : names) {
+    if (network.connections.size() >= kMaxNetworkConnections) {
+      ++network.connections_dropped;
+      continue;
+    }
+    NetworkConnection c;
+    c.kind = NetworkKind::kLookup;
+    c.host = name;
+    c.reason = kLookupInSandbox;
+    network.connections.push_back(std::move(c));
+  }
+}
+
+std::vector<std::string> LookupNames(const NetworkReport& network) {
+  std::vector<std::string> names;
+  for (const NetworkConnection& c : network.connections) {
+    if (c.kind == NetworkKind::kLookup) names.push_back(c.host);
+  }
+  return names;
+}
+
 nlohmann::ordered_json NetworkJson(const NetworkReport& network) {
   using nlohmann::ordered_json;
   ordered_json connections = ordered_json::array();
   for (const NetworkConnection& c : network.connections) {
     ordered_json one;
+    one["kind"] = NetworkKindName(c.kind);
     one["host"] = SanitizeUtf8(c.host);
     one["port"] = c.port;
     one["allowed"] = c.allowed;
@@ -155,6 +183,7 @@ StatusOr<NetworkReport> NetworkFromJson(const nlohmann::json& json) {
     report.egress = json.at("egress").get<bool>();
     for (const auto& one : json.at("connections")) {
       NetworkConnection c;
+      if (one.value("kind", "connect") == std::string("lookup")) c.kind = NetworkKind::kLookup;
       c.host = one.at("host").get<std::string>();
       c.port = one.at("port").get<uint16_t>();
       c.allowed = one.at("allowed").get<bool>();
@@ -175,6 +204,14 @@ std::string NetworkDenialLines(const NetworkReport& network) {
   std::string lines;
   for (const NetworkConnection& c : network.connections) {
     if (c.allowed) continue;
+    if (c.kind == NetworkKind::kLookup) {
+      lines += "agentbox: network: connect to " + c.host + " denied by policy " +
+               (network.egress ? "(allow_hosts): looked up in the sandbox, not through the proxy "
+                                 "(HTTP_PROXY, HTTPS_PROXY, ALL_PROXY)"
+                               : "(allow_hosts: none, the sandbox has no network)") +
+               "\n";
+      continue;
+    }
     if (c.port == 0) {  // refused before its request was read (egress_connections)
       lines += "agentbox: network: a connection was refused: " + c.reason + "\n";
       continue;
@@ -229,8 +266,9 @@ bool ShowsNoNetwork(std::string_view text) {
 }  // namespace
 
 std::string NetworkNotes(const ExecResult& result) {
-  if (result.network.egress || result.reason == ExitReason::kError) {
-    return NetworkDenialLines(result.network);
+  std::string observed = NetworkDenialLines(result.network);
+  if (!observed.empty() || result.network.egress || result.reason == ExitReason::kError) {
+    return observed;
   }
   std::string_view text = result.stderr_data;
   if (text.size() > 64 * 1024) text = text.substr(text.size() - 64 * 1024);

@@ -1,4 +1,4 @@
-// ExecResult: what happened to one command, exactly the JSON result of CONTRACT.md §1.
+// ExecResult: what happened to one command, exactly the JSON result of docs/contract.md §1.
 #pragma once
 
 #include <cstdint>
@@ -32,20 +32,27 @@ struct DiskLimitReport {
 };
 DiskLimitReport DiskLimitReportOf(const WorkspaceQuota& quota);
 
-// One connection attempt through the egress proxy (allow_hosts), as the proxy saw it.
+// What an attempt was: a connection through the egress proxy (allow_hosts), as the proxy saw
+// it, or a name looked up in the sandbox, where nothing resolves (proc/dns_catcher.h).
+enum class NetworkKind { kConnect, kLookup };
+const char* NetworkKindName(NetworkKind kind);  // "connect", "lookup"
+
+// One attempt to reach the network.
 struct NetworkConnection {
-  std::string host;  // what the client asked for: a name or an IP literal
-  uint16_t port = 0;
+  std::string host;   // what the client asked for: a name or an IP literal
+  uint16_t port = 0;  // 0 for a lookup (its port is not known) and for a refused connection
   bool allowed = false;
   std::string address;          // the address connected to (or refused), "" when none was reached
   uint64_t bytes_sent = 0;      // from the command to the host
   uint64_t bytes_received = 0;  // from the host to the command
   // Why it was denied, or cut short once allowed ("egress_bytes"); "" for neither.
   std::string reason;
+  NetworkKind kind = NetworkKind::kConnect;
 };
 
 // The `network` section of every result: whether the command had egress at all, and each
-// attempt through the proxy (at most kMaxNetworkConnections; the rest only counted).
+// attempt: through the proxy, then the names looked up in the sandbox (at most
+// kMaxNetworkConnections in all; the rest only counted).
 struct NetworkReport {
   bool egress = false;  // allow_hosts was set: the proxy served this command
   std::vector<NetworkConnection> connections;
@@ -54,6 +61,15 @@ struct NetworkReport {
 inline constexpr size_t kMaxNetworkConnections = 256;
 // The reason of an attempt denied because no pattern names the host.
 inline constexpr const char* kNotOnTheList = "not in allow_hosts";
+// The reason of every lookup.
+inline constexpr const char* kLookupInSandbox =
+    "looked up in the sandbox, which resolves nothing (only the egress proxy reaches hosts)";
+
+// Adds each name as a denied attempt of kind lookup, after what the report holds (past
+// kMaxNetworkConnections only counted, as `lost` is: names caught but no longer kept).
+void AddLookups(NetworkReport& network, const std::vector<std::string>& names, uint64_t lost);
+// The names of the report's lookups, in order.
+std::vector<std::string> LookupNames(const NetworkReport& network);
 
 // `exec --rollback-on-failure`: whether a failing command's changes to the workspace were
 // undone (the workspace put back as it was before the command).
@@ -88,13 +104,17 @@ struct ExecResult {
 
 // The one stderr line per denied attempt (without --json): "agentbox: network: connect to
 // HOST:PORT denied by policy (allow_hosts)", with the reason after a colon when it is not
-// simply that the host is not on the list. Empty when nothing was denied.
+// simply that the host is not on the list. A lookup has no port: "connect to HOST denied by
+// policy (allow_hosts): looked up in the sandbox, not through the proxy (...)", or without
+// egress "connect to HOST denied by policy (allow_hosts: none, the sandbox has no network)".
+// Empty when nothing was denied.
 std::string NetworkDenialLines(const NetworkReport& network);
-// NetworkDenialLines, or for a command that had no egress at all and whose output shows a
-// failed name lookup or an unreachable network (curl's "Could not resolve host: X", wget's,
-// git's, npm's EAI_AGAIN, glibc's "Temporary failure in name resolution"...): the same line for
-// each host named there, or one line saying the sandbox has no network. Read from the last
-// 64 KiB of stderr; a heuristic for what the proxy cannot see, since nothing was sent to it.
+// NetworkDenialLines when it says anything; else, for a command that had no egress and whose
+// attempt nothing observed (a resolv.conf of an image that names another server, an IP literal:
+// no route, nothing to catch), the fallback: a heuristic over the last 64 KiB of its stderr. A
+// failed name lookup or an unreachable network there (curl's "Could not resolve host: X",
+// wget's, git's, npm's EAI_AGAIN, glibc's "Temporary failure in name resolution"...) gets the
+// same line for each host it names, or one line saying the sandbox has no network.
 std::string NetworkNotes(const ExecResult& result);
 nlohmann::ordered_json NetworkJson(const NetworkReport& network);
 StatusOr<NetworkReport> NetworkFromJson(const nlohmann::json& json);
@@ -102,7 +122,7 @@ StatusOr<NetworkReport> NetworkFromJson(const nlohmann::json& json);
 // A result for "agentbox could not do it": exit 125, reason "error".
 ExecResult ErrorResult(const Status& status);
 
-// The JSON object of CONTRACT §1, one line, keys in the documented order, then "disk_limit":
+// docs/contract.md §1's JSON object, one line, keys in the documented order, then "disk_limit":
 // {"bytes": N or null (none), "enforced": bool, "mechanism": "btrfs-qgroup" | "project-quota" |
 // null, "reason": why not enforced (only then)}, "network", and with --rollback-on-failure
 // "rollback": {"rolled_back": bool, "error": why a restore failed (only then)}.

@@ -1,5 +1,6 @@
 #include "proto/exec_wire.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -36,6 +37,27 @@ bool ReadWireString(const json& v, std::string* out) {
     out->push_back(static_cast<char>(b.get<uint64_t>()));
   }
   return true;
+}
+
+// A name the DNS catcher recorded: presentation form, so printable ASCII, at most 4 * 255 bytes.
+bool IsLookupName(const json& v) {
+  if (!v.is_string() || v.get_ref<const std::string&>().empty()) return false;
+  const std::string& s = v.get_ref<const std::string&>();
+  return s.size() <= 1024 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return c > ' ' && c < 0x7f; });
+}
+
+// "lookups" of a result from the agent: strict, it comes from inside the sandbox.
+Status ReadLookups(const json& r, NetworkReport& network) {
+  if (!r.contains("lookups")) return OkStatus();
+  const json& names = r["lookups"];
+  const json& lost = r.contains("lookups_lost") ? r["lookups_lost"] : json(0);
+  if (!names.is_array() || names.size() > kMaxNetworkConnections ||
+      !std::all_of(names.begin(), names.end(), IsLookupName) || !lost.is_number_unsigned()) {
+    return Internal("malformed exec result from the agent: bad lookups");
+  }
+  AddLookups(network, names.get<std::vector<std::string>>(), lost.get<uint64_t>());
+  return OkStatus();
 }
 
 StatusOr<json> ParseObject(const std::string& text, const char* what) {
@@ -181,6 +203,12 @@ std::string ExecResultToWire(const ExecResult& r) {
     j["error"] = SanitizeUtf8(r.error);
     j["error_code"] = StatusCodeName(r.error_code);
   }
+  // The names the sandbox's DNS catcher saw during the exec (printable ASCII already).
+  std::vector<std::string> lookups = LookupNames(r.network);
+  if (!lookups.empty() || r.network.connections_dropped > 0) {
+    j["lookups"] = lookups;
+    j["lookups_lost"] = r.network.connections_dropped;
+  }
   return json{{"ok", true}, {"result", j}}.dump();
 }
 
@@ -218,6 +246,7 @@ StatusOr<ExecResult> ExecResultFromWire(const std::string& text) {
     out.stdout_truncated = r.at("stdout_truncated").get<bool>();
     out.stderr_truncated = r.at("stderr_truncated").get<bool>();
     out.limits_hit = r.at("limits_hit").get<std::vector<std::string>>();
+    AB_RETURN_IF_ERROR(ReadLookups(r, out.network));
   } catch (const json::exception& e) {
     return Internal(std::string("malformed exec result from the agent: ") + e.what());
   }

@@ -11,7 +11,7 @@
 
 namespace agentbox {
 
-// One command for the agent to run (CONTRACT §3 `exec`).
+// One command for the agent to run (docs/contract.md §3 `exec`).
 struct ExecRequest {
   std::vector<std::string> argv;
   std::vector<std::pair<std::string, std::string>> env;

@@ -51,7 +51,7 @@ struct ProcessInfo {
 // (kInternal naming the field: it comes from inside the sandbox).
 nlohmann::json ProcessInfoToWire(const ProcessInfo& info);
 StatusOr<ProcessInfo> ProcessInfoFromWire(const nlohmann::json& json);
-// The API's object: the same keys, "result" as CONTRACT §1 has it, without stdout and stderr
+// The API's object, same keys: "result" as docs/contract.md §1 has it, without stdout and stderr
 // (they are the process's logs).
 std::string ProcessInfoToJson(const ProcessInfo& info);
 

@@ -7,6 +7,19 @@
 #include "sys/file_util.h"
 
 namespace agentbox::registry {
+namespace {
+
+Status WriteAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ErrnoStatus("write a downloaded layer");
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return OkStatus();
+}
+
+}  // namespace
 
 StatusOr<image::ImageRecord> Pull(const image::ImageStore& store, const PullRequest& req) {
   AB_ASSIGN_OR_RETURN(image::ImageRef ref, image::ParseImageRef(req.ref));
@@ -34,7 +47,8 @@ StatusOr<image::ImageRecord> Pull(const image::ImageStore& store, const PullRequ
     std::string path = tmp + "/" + std::to_string(i);
     AB_ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, O_RDWR | O_CREAT | O_EXCL, 0600));
     ::unlink(path.c_str());  // gone with the fd
-    AB_RETURN_IF_ERROR(client.GetBlob(m.layers[i], fd.get()));
+    AB_RETURN_IF_ERROR(client.GetBlob(
+        m.layers[i], [&fd](std::string_view piece) { return WriteAll(fd.get(), piece); }));
     if (::lseek(fd.get(), 0, SEEK_SET) != 0) return ErrnoStatus("rewind " + path);
     return fd;
   });

@@ -1,10 +1,9 @@
 #include "registry/registry_auth.h"
 
-#include <nettle/base64.h>
-
 #include <cctype>
 #include <cstdlib>
 
+#include "base/base64.h"
 #include "base/json_limits.h"
 #include "sys/file_util.h"
 
@@ -14,26 +13,6 @@ namespace {
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
-}
-
-std::optional<std::string> Base64Decode(std::string_view in) {
-  struct base64_decode_ctx ctx;
-  base64_decode_init(&ctx);
-  std::string out(BASE64_DECODE_LENGTH(in.size()), '\0');
-  size_t len = out.size();
-  if (!base64_decode_update(&ctx, &len, reinterpret_cast<uint8_t*>(out.data()), in.size(),
-                            in.data()) ||
-      !base64_decode_final(&ctx)) {
-    return std::nullopt;
-  }
-  out.resize(len);
-  return out;
-}
-
-std::string Base64Encode(std::string_view in) {
-  std::string out(BASE64_ENCODE_RAW_LENGTH(in.size()), '\0');
-  base64_encode_raw(out.data(), in.size(), reinterpret_cast<const uint8_t*>(in.data()));
-  return out;
 }
 
 // "https://host/v1/" -> "host"

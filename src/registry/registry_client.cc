@@ -1,8 +1,5 @@
 #include "registry/registry_client.h"
 
-#include <curl/curl.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "base/json_limits.h"
@@ -11,17 +8,33 @@
 namespace agentbox::registry {
 namespace {
 
+using httpclient::HttpRequest;
+using httpclient::HttpResponse;
+
 std::string Scheme(const std::string& url) { return url.substr(0, url.find("://")); }
 
-// A URL query value, percent-encoded by libcurl.
-std::string QueryEscape(const std::string& value) {
-  char* escaped = curl_easy_escape(nullptr, value.c_str(), static_cast<int>(value.size()));
-  std::string out = escaped != nullptr ? escaped : "";
-  curl_free(escaped);
-  return out;
-}
+// Redirects a registry may send (a blob to a CDN, and the CDN's own hops).
+constexpr int kMaxRedirects = 5;
+// An error page's body is kept for its message; a longer one is cut off with an error.
+constexpr size_t kMaxErrorPage = size_t{1} << 16;
 
 }  // namespace
+
+StatusOr<httpclient::HttpTarget> TargetForUrl(std::string_view url, std::string* path) {
+  size_t scheme_end = url.find("://");
+  std::string_view scheme = url.substr(0, scheme_end);
+  if (scheme_end == std::string_view::npos || (scheme != "https" && scheme != "http")) {
+    return InvalidArgument("not an http(s) URL: " + std::string(url.substr(0, 200)));
+  }
+  size_t path_start = url.find_first_of("/?", scheme_end + 3);
+  httpclient::HttpTarget target;
+  target.base_url = std::string(url.substr(0, path_start));
+  target.peer = std::string(url.substr(scheme_end + 3, path_start - scheme_end - 3));
+  target.environment_proxy = true;
+  *path = path_start == std::string_view::npos ? "/" : std::string(url.substr(path_start));
+  if (path->front() == '?') path->insert(0, "/");
+  return target;
+}
 
 StatusOr<RegistryClient> RegistryClient::Connect(const image::ImageRef& ref,
                                                  const RegistryOptions& opt) {
@@ -31,24 +44,35 @@ StatusOr<RegistryClient> RegistryClient::Connect(const image::ImageRef& ref,
   const auto& insecure = opt.insecure_registries;
   c.allow_http_ = image::IsLoopbackRegistry(ref.domain) ||
                   std::find(insecure.begin(), insecure.end(), ref.domain) != insecure.end();
-  c.fetch_.connect_seconds = opt.timeout_seconds;
-  c.fetch_.stall_seconds = opt.timeout_seconds;
-  c.fetch_.allow_http_redirects = c.allow_http_;
+  c.timeout_seconds_ = std::max(1, opt.timeout_seconds);
   AB_ASSIGN_OR_RETURN(c.creds_, LoadCredentials(ref.domain));
+  c.target_.base_url = "https://" + c.domain_;
+  c.target_.peer = "registry " + c.domain_;
+  c.target_.environment_proxy = true;
   // The API's base answers 200 or 401; which scheme answers at all is what matters here.
-  c.base_ = "https://" + c.domain_;
-  FetchRequest probe{c.base_ + "/v2/", {}, 1 << 16};
-  auto r = HttpGet(probe, c.fetch_);
+  HttpRequest probe = c.Request("/v2/", c.timeout_seconds_);
+  auto r = httpclient::Perform(c.target_, probe);
   if (!r.ok() && c.allow_http_ && r.status().code() == StatusCode::kUnavailable) {
-    c.base_ = "http://" + c.domain_;
-    probe.url = c.base_ + "/v2/";
-    r = HttpGet(probe, c.fetch_);
+    c.target_.base_url = "http://" + c.domain_;
+    r = httpclient::Perform(c.target_, probe);
   }
   if (!r.ok()) return r.status();
   return c;
 }
 
-Status RegistryClient::Authenticate(const FetchResponse& unauthorized) {
+HttpRequest RegistryClient::Request(const std::string& path, int stall_seconds) const {
+  HttpRequest req;
+  req.path = path;
+  req.timeout_ms = 0;  // a large layer on a slow link may take long; a stall may not
+  req.connect_timeout_ms = timeout_seconds_ * 1000;
+  req.stall_timeout_ms = stall_seconds * 1000;
+  req.max_body = kMaxErrorPage;
+  req.max_redirects = kMaxRedirects;
+  req.redirect_to_http = allow_http_;
+  return req;
+}
+
+Status RegistryClient::Authenticate(const HttpResponse& unauthorized) {
   auto header = unauthorized.headers.find("www-authenticate");
   if (header == unauthorized.headers.end()) {
     return PermissionDenied("registry " + domain_ +
@@ -71,11 +95,16 @@ Status RegistryClient::Authenticate(const FetchResponse& unauthorized) {
   }
   std::string scope =
       ch.params.count("scope") ? ch.params["scope"] : "repository:" + repo_ + ":pull";
-  std::string url = realm + (realm.find('?') == std::string::npos ? "?" : "&") +
-                    "service=" + QueryEscape(ch.params["service"]) + "&scope=" + QueryEscape(scope);
-  FetchRequest req{url, {}, 1 << 20};
+  std::string path;
+  AB_ASSIGN_OR_RETURN(httpclient::HttpTarget realm_target, TargetForUrl(realm, &path));
+  realm_target.peer = "the token service of " + domain_;
+  path += std::string(path.find('?') == std::string::npos ? "?" : "&") +
+          "service=" + httpclient::UrlEncode(ch.params["service"]) +
+          "&scope=" + httpclient::UrlEncode(scope);
+  HttpRequest req = Request(path, timeout_seconds_);
+  req.max_body = size_t{1} << 20;
   if (creds_) req.headers.push_back("Authorization: " + BasicAuthorization(*creds_));
-  AB_ASSIGN_OR_RETURN(FetchResponse r, HttpGet(req, fetch_));
+  AB_ASSIGN_OR_RETURN(HttpResponse r, httpclient::Perform(realm_target, req));
   if (r.status == 401 || r.status == 403) {
     return PermissionDenied(
         "the token service of " + domain_ + " refused " +
@@ -96,23 +125,20 @@ Status RegistryClient::Authenticate(const FetchResponse& unauthorized) {
   return OkStatus();
 }
 
-StatusOr<FetchResponse> RegistryClient::Get(const std::string& path, const std::string& accept,
-                                            uint64_t max, int fd, image::Sha256* hash) {
+StatusOr<HttpResponse> RegistryClient::Get(HttpRequest request) {
+  const std::vector<std::string> headers = request.headers;
   for (int attempt = 0;; ++attempt) {
-    FetchRequest req{base_ + path, {}, max, fd, hash};
-    if (!accept.empty()) req.headers.push_back("Accept: " + accept);
-    if (!authorization_.empty()) req.headers.push_back("Authorization: " + authorization_);
-    AB_ASSIGN_OR_RETURN(FetchResponse r, HttpGet(req, fetch_));
+    request.headers = headers;
+    if (!authorization_.empty()) request.headers.push_back("Authorization: " + authorization_);
+    // A 401's body is collected, never streamed (on_body sees 2xx bodies only), so the retry
+    // starts the sink from nothing.
+    AB_ASSIGN_OR_RETURN(HttpResponse r, httpclient::Perform(target_, request));
     if (r.status != 401 || attempt > 0) return r;
     AB_RETURN_IF_ERROR(Authenticate(r));
-    if (fd >= 0 && (::ftruncate(fd, 0) != 0 || ::lseek(fd, 0, SEEK_SET) != 0)) {
-      return ErrnoStatus("truncate a download");
-    }
-    if (hash != nullptr) *hash = image::Sha256();
   }
 }
 
-Status RegistryClient::CheckStatus(const FetchResponse& r, const std::string& what) {
+Status RegistryClient::CheckStatus(const HttpResponse& r, const std::string& what) const {
   if (r.status >= 200 && r.status <= 299) return OkStatus();
   std::string where = domain_ + "/" + repo_;
   if (r.status == 404) return NotFound(where + ": no " + what + " (404)");
@@ -123,9 +149,10 @@ Status RegistryClient::CheckStatus(const FetchResponse& r, const std::string& wh
 }
 
 StatusOr<FetchedManifest> RegistryClient::GetManifest(const std::string& reference) {
-  AB_ASSIGN_OR_RETURN(FetchResponse r, Get("/v2/" + repo_ + "/manifests/" + reference,
-                                           std::string(image::kManifestAccept),
-                                           image::kMaxJsonBlobBytes, -1, nullptr));
+  HttpRequest req = Request("/v2/" + repo_ + "/manifests/" + reference, timeout_seconds_);
+  req.headers.push_back("Accept: " + std::string(image::kManifestAccept));
+  req.max_body = image::kMaxJsonBlobBytes;
+  AB_ASSIGN_OR_RETURN(HttpResponse r, Get(std::move(req)));
   bool by_digest = reference.rfind("sha256:", 0) == 0;
   AB_RETURN_IF_ERROR(
       CheckStatus(r, by_digest ? "manifest " + reference : "tag \"" + reference + "\""));
@@ -136,35 +163,44 @@ StatusOr<FetchedManifest> RegistryClient::GetManifest(const std::string& referen
   std::string expected = by_digest ? reference : r.headers["docker-content-digest"];
   if (!expected.empty() && expected != m.digest) {
     return InvalidArgument(domain_ + "/" + repo_ + ":" + reference +
-                           ": manifest digest mismatch: "
-                           "its content is " +
-                           m.digest + ", expected " + expected);
+                           ": manifest digest mismatch: its content is " + m.digest +
+                           ", expected " + expected);
   }
   return m;
 }
 
 StatusOr<std::string> RegistryClient::GetSmallBlob(const image::Descriptor& d) {
-  if (d.size > image::kMaxJsonBlobBytes)
+  if (d.size > image::kMaxJsonBlobBytes) {
     return InvalidArgument("the image config is larger than 4 MiB");
-  AB_ASSIGN_OR_RETURN(FetchResponse r,
-                      Get("/v2/" + repo_ + "/blobs/" + d.digest, "", d.size, -1, nullptr));
-  AB_RETURN_IF_ERROR(CheckStatus(r, "blob " + d.digest));
-  if (image::Sha256Of(r.body) != d.digest) {
-    return InvalidArgument("blob " + d.digest + ": digest mismatch: its content is " +
-                           image::Sha256Of(r.body));
   }
-  return r.body;
+  std::string body;
+  AB_RETURN_IF_ERROR(GetBlob(d, [&body](std::string_view piece) {
+    body.append(piece);
+    return OkStatus();
+  }));
+  return body;
 }
 
-Status RegistryClient::GetBlob(const image::Descriptor& d, int fd) {
+Status RegistryClient::GetBlob(const image::Descriptor& d,
+                               const std::function<Status(std::string_view)>& sink) {
   image::Sha256 hash;
-  AB_ASSIGN_OR_RETURN(FetchResponse r,
-                      Get("/v2/" + repo_ + "/blobs/" + d.digest, "", d.size, fd, &hash));
+  uint64_t bytes = 0;
+  HttpRequest req = Request("/v2/" + repo_ + "/blobs/" + d.digest, timeout_seconds_);
+  req.on_body = [&](std::string_view piece) -> Status {
+    bytes += piece.size();
+    if (bytes > d.size) {
+      return InvalidArgument("blob " + d.digest + ": the registry sent more than the " +
+                             std::to_string(d.size) + " bytes of its descriptor");
+    }
+    hash.Update(piece.data(), piece.size());
+    return sink(piece);
+  };
+  AB_ASSIGN_OR_RETURN(HttpResponse r, Get(std::move(req)));
   AB_RETURN_IF_ERROR(CheckStatus(r, "blob " + d.digest));
   std::string got = hash.Digest();
-  if (got != d.digest || r.bytes != d.size) {
+  if (got != d.digest || bytes != d.size) {
     return InvalidArgument("blob " + d.digest + ": digest mismatch: its content is " + got + " (" +
-                           std::to_string(r.bytes) + " bytes, expected " + std::to_string(d.size) +
+                           std::to_string(bytes) + " bytes, expected " + std::to_string(d.size) +
                            ")");
   }
   return OkStatus();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "spec/text_wrap.h"
+
 namespace agentbox {
 namespace {
 
@@ -97,20 +99,59 @@ StatusOr<ParsedArgs> ParseFlags(std::span<const FlagDef> defs,
   return parsed;
 }
 
+StatusOr<ParsedArgs> ParseFlagsInterspersed(std::span<const FlagDef> defs,
+                                            const std::vector<std::string>& args) {
+  ParsedArgs all;
+  std::vector<std::string> left = args;
+  while (true) {
+    AB_ASSIGN_OR_RETURN(ParsedArgs part, ParseFlags(defs, left));
+    for (ParsedFlag& flag : part.flags) all.flags.push_back(std::move(flag));
+    // ParseFlags stopped at an operand (kept first in rest) or after "--" (rest: all operands).
+    const size_t consumed = left.size() - part.rest.size();
+    const bool after_dashes = consumed > 0 && left[consumed - 1] == "--";
+    if (part.rest.empty() || after_dashes) {
+      for (std::string& arg : part.rest) all.rest.push_back(std::move(arg));
+      return all;
+    }
+    all.rest.push_back(std::move(part.rest[0]));
+    left.assign(part.rest.begin() + 1, part.rest.end());
+  }
+}
+
+std::string FlagHelpText(const FlagDef& def) {
+  std::string text(def.help);
+  if (!def.default_value.empty()) text += " (default: " + std::string(def.default_value) + ")";
+  return text;
+}
+
 std::string FormatFlagHelp(std::span<const FlagDef> defs) {
+  // A flag column wider than this puts its help on the next line (GNU style): a single long
+  // flag must not push every help text to the right edge.
+  constexpr size_t kMaxColumn = 26;
+  constexpr size_t kWidth = 80;
   std::vector<std::string> lefts;
   size_t width = 0;
   for (const FlagDef& def : defs) {
     std::string left = def.short_name ? std::string("-") + def.short_name + ", " : "    ";
     left += "--" + std::string(def.long_name);
     if (!def.value_name.empty()) left += " " + std::string(def.value_name);
-    width = std::max(width, left.size());
+    if (!def.hidden && left.size() <= kMaxColumn) width = std::max(width, left.size());
     lefts.push_back(std::move(left));
   }
+  const size_t column = 2 + width + 3;
   std::string out;
   for (size_t k = 0; k < defs.size(); ++k) {
-    out += "  " + lefts[k] + std::string(width - lefts[k].size() + 3, ' ');
-    out += std::string(defs[k].help) + "\n";
+    if (defs[k].hidden) continue;
+    std::string line = "  " + lefts[k];
+    if (line.size() + 3 > column) {
+      out += line + "\n";
+      line.clear();
+    }
+    line.resize(column, ' ');
+    for (const std::string& piece : WrapWords(FlagHelpText(defs[k]), kWidth - column)) {
+      out += line + piece + "\n";
+      line.assign(column, ' ');
+    }
   }
   return out;
 }

@@ -16,10 +16,12 @@
 namespace agentbox {
 
 struct FlagDef {
-  std::string_view long_name;   // without "--", e.g. "memory"
-  char short_name;              // e.g. 'e', or 0 for none
-  std::string_view value_name;  // e.g. "SIZE"; empty for a flag that takes no value
-  std::string_view help;        // one line
+  std::string_view long_name;           // without "--", e.g. "memory"
+  char short_name;                      // e.g. 'e', or 0 for none
+  std::string_view value_name;          // e.g. "SIZE"; empty for a flag that takes no value
+  std::string_view help;                // one sentence; --help wraps it
+  std::string_view default_value = {};  // shown as "(default: X)"; empty for none
+  bool hidden = false;                  // parsed, but in no help, man page or completion
 };
 
 struct ParsedFlag {
@@ -37,7 +39,17 @@ struct ParsedArgs {
 StatusOr<ParsedArgs> ParseFlags(std::span<const FlagDef> defs,
                                 const std::vector<std::string>& args);
 
-// "  -e, --env KEY=VALUE   add to the environment" lines, aligned, one per flag.
+// As ParseFlags, but options may come after operands too (`rm ID -f`, as docker takes them), for
+// subcommands that run no command: every argument that is no option is an operand in `rest`,
+// and "--" ends the options.
+StatusOr<ParsedArgs> ParseFlagsInterspersed(std::span<const FlagDef> defs,
+                                            const std::vector<std::string>& args);
+
+// "  -e, --env KEY=VALUE   add to the environment" lines, one per flag, the help column aligned
+// and wrapped at 80 columns, each default shown as "(default: X)". Hidden flags are left out.
 std::string FormatFlagHelp(std::span<const FlagDef> defs);
+
+// The help sentence of `def` with its default: "add to the environment (default: none)".
+std::string FlagHelpText(const FlagDef& def);
 
 }  // namespace agentbox

@@ -6,10 +6,12 @@ namespace agentbox {
 namespace {
 
 constexpr FlagDef kExecFlags[] = {
-    {"timeout", 0, "SECONDS", "wall-clock limit for this command (default: the sandbox's)"},
-    {"output-limit", 0, "SIZE", "bytes kept per stream (default: the sandbox's)"},
-    {"env", 'e', "KEY=VALUE", "add to the environment (repeatable)"},
-    {"cwd", 'w', "DIR", "working directory inside (default: the sandbox's)"},
+    {"timeout", 0, "SECONDS", "wall-clock limit for this command", "the sandbox's"},
+    {"output-limit", 0, "SIZE", "bytes kept per stream", "the sandbox's"},
+    {"env", 'e', "KEY[=VALUE]",
+     "add to the environment (repeatable); KEY alone takes its value from agentbox's own "
+     "environment (left out when unset there)"},
+    {"cwd", 'w', "DIR", "working directory inside", "the sandbox's"},
     {"stdin", 'i', "",
      "pass agentbox's stdin to the command (default: /dev/null); with -d: keep its stdin open for "
      "`agentbox send`"},
@@ -26,9 +28,15 @@ constexpr FlagDef kExecFlags[] = {
     {"help", 'h', "", "show this help"},
 };
 
-Status ApplyExecFlag(const ParsedFlag& flag, ExecInvocation& inv) {
+Status ApplyExecFlag(const ParsedFlag& flag, const EnvLookup& caller_env, ExecInvocation& inv) {
   std::string_view name = flag.def->long_name;
   const std::string context = "--" + std::string(name);
+  if (name == "env" && !flag.value.empty() && flag.value.find('=') == std::string::npos) {
+    // As docker: KEY alone is the caller's KEY, left out when the caller has none.
+    std::optional<std::string> value = caller_env ? caller_env(flag.value) : std::nullopt;
+    if (value) inv.env.emplace_back(flag.value, *value);
+    return OkStatus();
+  }
   if (name == "timeout") {
     auto seconds = ParseTimeout(flag.value);
     if (!seconds.ok()) return seconds.status().WithContext(context);
@@ -40,7 +48,7 @@ Status ApplyExecFlag(const ParsedFlag& flag, ExecInvocation& inv) {
   } else if (name == "env") {
     size_t eq = flag.value.find('=');
     if (eq == std::string::npos || eq == 0) {
-      return InvalidArgument(context + ": expected KEY=VALUE, got \"" + flag.value + "\"");
+      return InvalidArgument(context + ": expected KEY or KEY=VALUE, got \"" + flag.value + "\"");
     }
     inv.env.emplace_back(flag.value.substr(0, eq), flag.value.substr(eq + 1));
   } else if (name == "cwd") {
@@ -66,11 +74,12 @@ Status ApplyExecFlag(const ParsedFlag& flag, ExecInvocation& inv) {
 
 }  // namespace
 
-StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args) {
+StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args,
+                                       const EnvLookup& caller_env) {
   AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(kExecFlags, args));
   ExecInvocation inv;
   for (const ParsedFlag& flag : parsed.flags) {
-    AB_RETURN_IF_ERROR(ApplyExecFlag(flag, inv));
+    AB_RETURN_IF_ERROR(ApplyExecFlag(flag, caller_env, inv));
     if (inv.help) return inv;
   }
   std::vector<std::string>& rest = parsed.rest;
@@ -95,20 +104,30 @@ StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args) {
   return inv;
 }
 
-std::string ExecUsage() {
-  return "Usage: agentbox exec [OPTIONS] ID|NAME [--] COMMAND [ARG...]\n"
-         "\n"
-         "Runs COMMAND in a running sandbox (see `agentbox create`). Same exit status and JSON\n"
-         "result as `agentbox run`. Files written in /workspace stay for the next command.\n"
-         "With -d it runs in the background until it exits, is killed or the sandbox ends:\n"
-         "see `agentbox ps`, `logs`, `wait`, `kill` and `send`.\n"
-         "With -t it runs on a terminal of its own, of this terminal's size; -it also puts this\n"
-         "terminal in raw mode and sends it every key, so Ctrl-C reaches the command.\n"
-         "With --rollback-on-failure a failing command leaves the workspace as it was: it needs\n"
-         "the sandbox to itself (refused while another command or a background process runs).\n"
-         "\n"
-         "Options:\n" +
-         FormatFlagHelp(kExecFlags);
+const CommandHelp& ExecHelp() {
+  static const CommandHelp help = {
+      .name = "exec",
+      .summary = "run one command in a running sandbox",
+      .usage = "exec [OPTIONS] ID|NAME [--] COMMAND [ARG...]",
+      .description =
+          "Runs COMMAND in a running sandbox (see `agentbox create`). Same exit status and JSON "
+          "result as `agentbox run`. Files written in /workspace stay for the next command.\n"
+          "\n"
+          "With -d it runs in the background until it exits, is killed or the sandbox ends: see "
+          "`agentbox ps`, `logs`, `wait`, `kill` and `send`. With -t it runs on a terminal of its "
+          "own, of this terminal's size; -it also puts this terminal in raw mode and sends it "
+          "every key, so Ctrl-C reaches the command.\n"
+          "\n"
+          "With --rollback-on-failure a failing command (non-zero exit, timeout, oom, signal) "
+          "leaves /workspace exactly as it was: it needs the sandbox to itself (refused while "
+          "another command or a background process runs).\n"
+          "\n"
+          "Ctrl-C (SIGINT), SIGTERM or SIGHUP to agentbox kills the command's whole process tree; "
+          "with --json the result is printed all the same (reason \"signaled\", exit 128+N).",
+      .flags = kExecFlags,
+      .operands = "sandbox command path",
+  };
+  return help;
 }
 
 }  // namespace agentbox

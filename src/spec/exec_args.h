@@ -9,6 +9,8 @@
 
 #include "base/status.h"
 #include "spec/cli_flags.h"
+#include "spec/command_help.h"
+#include "spec/run_args.h"
 
 namespace agentbox {
 
@@ -27,7 +29,8 @@ struct ExecInvocation {
   bool help = false;
 };
 
-StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args);
-std::string ExecUsage();
+StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args,
+                                       const EnvLookup& caller_env = CallerEnvironment);
+const CommandHelp& ExecHelp();
 
 }  // namespace agentbox

@@ -1,5 +1,7 @@
 #include "spec/run_args.h"
 
+#include <cstdlib>
+
 #include "spec/policy_file.h"
 #include "spec/units.h"
 
@@ -21,6 +23,9 @@ constexpr RunFlag kRunFlags[] = {
      "image"},
     {{"pull", 0, "", "native: first pull --image from its registry when the image store lacks it"},
      ""},
+    {{"no-pull", 0, "",
+      "docker: an --image the daemon lacks is an error (exit 125), not pulled (serve's way)"},
+     ""},
     {{"runtime", 0, "NAME", "OCI runtime for the docker backend (e.g. runsc)"}, "runtime"},
     {{"policy", 0, "FILE", "JSON policy file; flags override it"}, ""},
     {{"timeout", 0, "SECONDS", "wall-clock limit, fractions allowed; exceeded: exit 124"},
@@ -40,17 +45,48 @@ constexpr RunFlag kRunFlags[] = {
       "open egress to host, host:port, *.domain or IP[/prefix][:port] through agentbox's proxy "
       "(repeatable)"},
      "allow_hosts"},
-    {{"env", 'e', "KEY=VALUE", "add to the environment (repeatable)"}, "env"},
+    {{"env", 'e', "KEY[=VALUE]",
+      "add to the environment (repeatable); KEY alone takes its value from agentbox's own "
+      "environment (left out when unset there)"},
+     "env"},
     {{"cwd", 'w', "DIR", "working directory inside"}, "cwd"},
     {{"stdin", 'i', "", "pass agentbox's stdin to the command (default: /dev/null)"}, ""},
     {{"json", 0, "", "print one JSON result object instead of the command's output"}, ""},
     {{"help", 'h', "", "show this help"}, ""},
 };
 
+// The defaults --help and the man page show, taken from SandboxSpec itself (the flag table is
+// constexpr; these are not): one string per flag of kRunFlags, "" for none.
+std::string DefaultOf(std::string_view name) {
+  const SandboxSpec d;
+  const Limits& l = d.limits;
+  if (name == "workspace") return "a private one, deleted afterwards";
+  if (name == "rootfs") return "the host's /usr, /bin, /sbin, /lib* and a generated /etc";
+  if (name == "backend") return BackendName(d.backend);
+  if (name == "image") return "native: the host's system dirs; docker: " + d.image;
+  if (name == "runtime") return "dockerd's default";
+  if (name == "timeout") return FormatSeconds(l.timeout_seconds);
+  if (name == "memory") return FormatSize(l.memory_bytes);
+  if (name == "pids") return std::to_string(l.pids);
+  if (name == "cpus") return FormatSeconds(l.cpus);
+  if (name == "output-limit") return FormatSize(l.output_bytes);
+  if (name == "disk-limit") return FormatSize(l.disk_bytes);
+  if (name == "cwd") return d.cwd;
+  return "";
+}
+
 const std::vector<FlagDef>& Defs() {
+  static const std::vector<std::string> defaults = [] {
+    std::vector<std::string> v;
+    for (const RunFlag& f : kRunFlags) v.push_back(DefaultOf(f.def.long_name));
+    return v;
+  }();
   static const std::vector<FlagDef> defs = [] {
     std::vector<FlagDef> v;
-    for (const RunFlag& f : kRunFlags) v.push_back(f.def);
+    for (const RunFlag& f : kRunFlags) {
+      v.push_back(f.def);
+      v.back().default_value = defaults[v.size() - 1];
+    }
     return v;
   }();
   return defs;
@@ -61,9 +97,17 @@ const RunFlag& FlagFor(const FlagDef* def) {
 }
 
 // Applies one parsed flag; returns true in *stop when parsing must end (--help).
-Status ApplyFlag(const ParsedFlag& flag, RunInvocation* inv, bool* stop) {
+Status ApplyFlag(const ParsedFlag& flag, const EnvLookup& caller_env, RunInvocation* inv,
+                 bool* stop) {
   const RunFlag& run_flag = FlagFor(flag.def);
   const std::string_view name = flag.def->long_name;
+  if (name == "env" && flag.value.find('=') == std::string::npos) {
+    std::optional<std::string> value;
+    if (!flag.value.empty() && caller_env) value = caller_env(flag.value);
+    if (flag.value.empty()) return InvalidArgument("--env: expected KEY or KEY=VALUE, got \"\"");
+    if (!value) return OkStatus();  // as docker: a KEY the caller's environment lacks is left out
+    return SetFieldFromText("env", flag.value + "=" + *value, &inv->flags).WithContext("--env");
+  }
   if (!run_flag.key.empty()) {
     return SetFieldFromText(run_flag.key, flag.value, &inv->flags)
         .WithContext("--" + std::string(name));
@@ -79,6 +123,8 @@ Status ApplyFlag(const ParsedFlag& flag, RunInvocation* inv, bool* stop) {
     inv->json = true;
   } else if (name == "pull") {
     inv->pull = true;
+  } else if (name == "no-pull") {
+    inv->flags.no_pull = true;
   } else if (name == "help") {
     inv->help = true;
     *stop = true;
@@ -90,12 +136,13 @@ Status ApplyFlag(const ParsedFlag& flag, RunInvocation* inv, bool* stop) {
 
 std::span<const FlagDef> RunFlagDefs() { return Defs(); }
 
-StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args) {
+StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args,
+                                     const EnvLookup& caller_env) {
   AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(Defs(), args));
   RunInvocation inv;
   for (const ParsedFlag& flag : parsed.flags) {
     bool stop = false;
-    AB_RETURN_IF_ERROR(ApplyFlag(flag, &inv, &stop));
+    AB_RETURN_IF_ERROR(ApplyFlag(flag, caller_env, &inv, &stop));
     if (stop) return inv;
   }
   if (parsed.rest.empty()) {
@@ -105,7 +152,8 @@ StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args) {
   return inv;
 }
 
-StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args) {
+StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args,
+                                           const EnvLookup& caller_env) {
   CreateInvocation create;
   std::vector<std::string> rest;
   // --name, --ttl and --idle-timeout are the flags run does not have.
@@ -131,7 +179,7 @@ StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args)
   AB_ASSIGN_OR_RETURN(ParsedArgs parsed, ParseFlags(Defs(), rest));
   for (const ParsedFlag& flag : parsed.flags) {
     bool stop = false;
-    AB_RETURN_IF_ERROR(ApplyFlag(flag, &create.run, &stop));
+    AB_RETURN_IF_ERROR(ApplyFlag(flag, caller_env, &create.run, &stop));
     if (stop) return create;
   }
   if (!parsed.rest.empty()) {
@@ -150,29 +198,74 @@ StatusOr<SandboxSpec> ResolveRunSpec(const RunInvocation& invocation) {
   return MergeSpec(policy, invocation.flags);
 }
 
-std::string RunUsage() {
-  const SandboxSpec d;
-  const Limits& l = d.limits;
-  return "Usage: agentbox run [OPTIONS] [--] COMMAND [ARG...]\n"
-         "\n"
-         "Runs COMMAND in a fresh sandbox: no network (but the hosts of --allow-host, through\n"
-         "agentbox's proxy), read-only root, private /tmp, its own\n"
-         "namespaces, no capabilities, a seccomp filter. Everything it started is killed and\n"
-         "the sandbox removed when it ends.\n"
-         "\n"
-         "Options:\n" +
-         FormatFlagHelp(Defs()) +
-         "\n"
-         "Defaults: --backend " +
-         BackendName(d.backend) + ", --timeout " + FormatSeconds(l.timeout_seconds) +
-         ", --memory " + FormatSize(l.memory_bytes) + ", --pids " + std::to_string(l.pids) +
-         ", --cpus " + FormatSeconds(l.cpus) + ",\n  --output-limit " + FormatSize(l.output_bytes) +
-         ", --disk-limit " + FormatSize(l.disk_bytes) + ",\n  --cwd " + d.cwd +
-         ", workspace: a private temp dir, deleted afterwards.\n"
-         "SIZE: bytes or a number with K, M, G or T (1024-based), e.g. 512M, 1.5G.\n"
-         "\n"
-         "Exit status: the command's own; 124 timeout; 125 agentbox failed (the command was\n"
-         "not run); 126 not executable; 127 not found; 128+N killed by signal N (137: OOM).\n";
+const CommandHelp& RunHelp() {
+  static const CommandHelp help = {
+      .name = "run",
+      .summary = "run one command in a fresh sandbox",
+      .usage = "run [OPTIONS] [--] COMMAND [ARG...]",
+      .description =
+          "Runs COMMAND in a fresh sandbox: no network (but the hosts of --allow-host, through "
+          "agentbox's proxy), read-only root, private /tmp, its own "
+          "namespaces, no capabilities, a seccomp filter. Everything it started is killed and "
+          "the sandbox removed when it ends. Without --json its stdout and stderr are "
+          "agentbox's own, as they come.",
+      .flags = Defs(),
+      .notes =
+          "SIZE: bytes or a number with K, M, G or T (1024-based), e.g. 512M, 1.5G. "
+          "SECONDS: fractions and the suffixes ms, s, m, h, d allowed.\n"
+          "\n"
+          "Exit status: the command's own; 124 timeout; 125 agentbox failed (the command was "
+          "not run); 126 not executable; 127 not found; 128+N killed by signal N (137: "
+          "OOM).",
+      .operands = "command path",
+  };
+  return help;
+}
+
+const CommandHelp& CreateHelp() {
+  static const std::vector<FlagDef> flags = [] {
+    std::vector<FlagDef> v = {
+        {"name", 0, "NAME", "a unique name to use instead of the id"},
+        {"ttl", 0, "DURATION|none",
+         "the sandbox's lifetime (30m, 8h, 2d): once it has passed, the sandbox is removed as "
+         "`rm -f` would",
+         "none"},
+        {"idle-timeout", 0, "DURATION|none",
+         "removed the same way once unused this long: no exec running or ended, no file copied "
+         "in or out",
+         "none"},
+    };
+    for (FlagDef def : Defs()) {
+      if (def.long_name == "json") def.help = "print the new sandbox as `agentbox inspect` does";
+      if (def.long_name == "stdin") def.help = "the agent keeps agentbox's stdin open as its fd 0";
+      if (def.long_name == "timeout") def.help = "the default wall-clock limit of each exec";
+      if (def.long_name == "output-limit")
+        def.help = "the default bytes kept per stream of each exec";
+      v.push_back(def);
+    }
+    return v;
+  }();
+  static const CommandHelp help = {
+      .name = "create",
+      .summary = "create a sandbox that outlives this command",
+      .usage = "create [OPTIONS] [--name NAME] [--ttl DURATION] [--idle-timeout DURATION]",
+      .description =
+          "Creates a sandbox that outlives this command and prints its id. The options are those "
+          "of `agentbox run`; --timeout, --output-limit, -e and -w become the defaults of each "
+          "`agentbox exec`, the others hold for the sandbox as a whole: --disk-limit bounds what "
+          "its workspace gains over the sandbox's life.",
+      .flags = flags,
+      .notes =
+          "Exit status: 0 once the sandbox's agent has started; 125 with a one-line reason "
+          "(nothing is left behind then).",
+  };
+  return help;
+}
+
+std::optional<std::string> CallerEnvironment(const std::string& key) {
+  const char* value = std::getenv(key.c_str());
+  if (value == nullptr) return std::nullopt;
+  return std::string(value);
 }
 
 }  // namespace agentbox

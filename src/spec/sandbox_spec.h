@@ -1,6 +1,6 @@
 // SandboxSpec: everything a user can ask of a sandbox, with the documented defaults.
 //
-// Pure data. Defaults here ARE the strict default policy of CONTRACT.md §2; docs/policy.md lists
+// Pure data. Defaults here ARE the strict default policy, docs/contract.md §2; docs/policy.md lists
 // every field with the same default and what it protects against. Flags and policy files only
 // ever produce a SandboxSpec; backends only ever consume one.
 #pragma once
@@ -64,7 +64,7 @@ struct SandboxSpec {
   Limits limits;
   std::vector<std::pair<std::string, std::string>> env;  // added to the clean environment
   // Hosts the command may reach through agentbox's egress proxy (spec/host_pattern.h), in
-  // canonical form; empty: no network at all (CONTRACT §2).
+  // canonical form; empty: no network at all (docs/contract.md §2).
   std::vector<std::string> allow_hosts;
   std::string cwd = "/workspace";   // working directory inside
   bool pass_stdin = false;          // false: stdin is /dev/null
@@ -97,9 +97,12 @@ struct SandboxSpec {
   // --allow-root-owned-workspace (the CLI only, never a policy key): a non-empty workspace
   // owned by root is used, its root-owned files then the command's to read and write.
   bool allow_root_owned_workspace = false;
+  // --no-pull (the CLI only, never a policy key; serve's creates pass it): an image the docker
+  // daemon lacks is kNotFound, never pulled. (The native backend pulls only with --pull.)
+  bool no_pull = false;
 };
 
-// The clean environment every command starts from (CONTRACT §2), before SandboxSpec::env.
+// The clean environment every command starts from (docs/contract.md §2), before SandboxSpec::env.
 inline constexpr const char* kSandboxPath =
     "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 inline constexpr uint32_t kSandboxUid = 1000;
@@ -110,6 +113,10 @@ inline constexpr uint32_t kSandboxGid = 1000;
 inline constexpr uint32_t kSandboxHostRootId = 3'900'000'000u;
 inline constexpr uint32_t kSandboxHostUserId = 3'900'001'000u;
 inline constexpr const char* kSandboxHostname = "sandbox";
+// Every sandbox's /etc/resolv.conf: its only resolver is the DNS catcher on its own loopback
+// (proc/dns_catcher.h), which answers REFUSED and names the host in the result. Named, not left
+// to the C library's default: resolvers of their own (Go's, c-ares, busybox's) read it too.
+inline constexpr const char* kSandboxResolvConf = "nameserver 127.0.0.1\n";
 inline constexpr const char* kWorkspaceDir = "/workspace";
 
 }  // namespace agentbox

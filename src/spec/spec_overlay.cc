@@ -330,6 +330,7 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.idle_timeout_seconds) spec->idle_timeout_seconds = *o.idle_timeout_seconds;
   if (o.allow_root_owned_workspace)
     spec->allow_root_owned_workspace = *o.allow_root_owned_workspace;
+  if (o.no_pull) spec->no_pull = *o.no_pull;
   if (o.egress_connections) spec->limits.egress_connections = *o.egress_connections;
   if (o.egress_bytes) spec->limits.egress_bytes = *o.egress_bytes;
   if (o.session_log) spec->session_log = *o.session_log;

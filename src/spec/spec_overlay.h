@@ -39,6 +39,7 @@ struct SpecOverlay {
   std::optional<double> ttl_seconds;               // 0: none
   std::optional<double> idle_timeout_seconds;      // 0: none
   std::optional<bool> allow_root_owned_workspace;  // a flag only: no policy key
+  std::optional<bool> no_pull;                     // a flag only: no policy key
   // Patterns in canonical form, in order, without repeats; a later source adds to an earlier.
   std::vector<std::string> allow_hosts;
   std::optional<uint64_t> egress_connections;
@@ -58,7 +59,7 @@ struct SpecField {
   FieldKind kind;
 };
 
-// Every key, in the order of CONTRACT §1 followed by the extra SandboxSpec fields.
+// Every key, in the order of docs/contract.md §1 followed by the extra SandboxSpec fields.
 std::span<const SpecField> SpecFields();
 // The field named `key`, or nullptr.
 const SpecField* FindSpecField(std::string_view key);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/conformance: CONTRACT §3 (persistent sandboxes) against the CLI, whatever the backend.
+# tests/conformance: docs/contract.md §3 (persistent sandboxes) against the CLI, whatever the backend.
 #
 #   AGENTBOX=build/agentbox [AGENTBOX_BACKEND=native|docker] bash tests/conformance/run.sh [REGEX]
 #
@@ -113,7 +113,7 @@ case_exec_json_result() {
   ab exec --json "$BOX" -- sh -c 'echo out; echo err >&2; exit 3'
   expect_rc 3 "--json keeps the command's exit status"
   json_assert "set(r) >= {'exit_code','signal','reason','duration_ms','cpu_ms','peak_memory_bytes','stdout','stderr','stdout_truncated','stderr_truncated','limits_hit'}" \
-    "the result lacks keys of CONTRACT §1"
+    "the result lacks keys of docs/contract.md §1"
   json_assert "r['exit_code'] == 3 and r['signal'] is None and r['reason'] == 'exited'"
   json_assert "r['stdout'] == 'out\n' and r['stderr'] == 'err\n'"
   json_assert "r['stdout_truncated'] is False and r['stderr_truncated'] is False and r['limits_hit'] == []"
@@ -528,6 +528,7 @@ case_rm_busy_refused_then_forced() {
   [[ $AB_RC == 0 ]] || fail "the busy exec never started"
   ab rm "$BOX"
   expect_one_line_error "rm without -f of a sandbox running a command"
+  [[ $AB_ERR == *"agentbox rm -f"* ]] || fail "rm of a busy sandbox should name rm -f: $AB_ERR"
   ab inspect "$BOX"
   expect_rc 0 "the refused rm must keep the sandbox"
   json_assert "r['state'] == 'running'" "the refused rm must keep the sandbox running"
@@ -785,11 +786,13 @@ case_background_process_dies_with_rm() {
   expect_one_line_error "ps of the removed sandbox"
 }
 
-# The terminal (exec -t on the CLI, .../exec/tty over the API): its own file, which the gVisor
-# lane (tests/docker/runsc.sh) runs too. harness_main finds its case_ functions through
-# H_CASE_FILES.
-H_CASE_FILES=("$HERE/terminal_cases.sh")
-# shellcheck source=tests/conformance/terminal_cases.sh
-source "$HERE/terminal_cases.sh"
+# More cases, one file per subject (the terminal's, exec -t and .../exec/tty, which the gVisor
+# lane tests/docker/runsc.sh runs too; the CLI's): harness_main finds their case_ functions
+# through H_CASE_FILES.
+H_CASE_FILES=("$HERE/terminal_cases.sh" "$HERE/cli_cases.sh")
+for f in "${H_CASE_FILES[@]}"; do
+  # shellcheck source=/dev/null
+  source "$f"
+done
 
 harness_main "$0" "$@"

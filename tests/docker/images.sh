@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/docker/images.sh: images on the docker backend, for real: `--image REF` pulled from a
-# registry on loopback (Debian's docker-registry, tests/docker/registry.sh) when the daemon lacks
+# registry on loopback (Debian's docker-registry, scripts/test-registry.sh) when the daemon lacks
 # it, a missing tag or repository and an unreachable registry as one line and exit 125, and the
 # Engine API over TLS (DOCKER_TLS_VERIFY, DOCKER_CERT_PATH) through a TLS-terminating socat in
 # front of the daemon's socket, with certificates made here by openssl. Run by
@@ -20,8 +20,11 @@ dapi() { curl -sS --max-time 20 --unix-socket "$DOCKER_SOCK" -X "$1" "http://doc
 # start_registry: a registry of this case's own; its address goes to REG.
 start_registry() {
   command -v docker-registry >/dev/null || skip "docker-registry is missing (scripts/install-deps.sh docker installs it)"
-  REG=$(bash "$HERE/registry.sh" start "$CASE_DIR/registry") || fail "the test registry did not start"
-  on_exit "bash '$HERE/registry.sh' stop '$CASE_DIR/registry'"
+  local state=$CASE_DIR/registry.env
+  on_exit "bash '$HERE/../../scripts/test-registry.sh' stop --state '$state'"
+  bash "$HERE/../../scripts/test-registry.sh" start --state "$state" --auth none \
+    --dir "$CASE_DIR/registry" >/dev/null || fail "the test registry did not start"
+  REG=$(. "$state" && echo "$REGISTRY")
 }
 
 # push SRC REF: tags the daemon's image SRC as REF, pushes it, and removes the tag again, so the
@@ -67,6 +70,23 @@ case_unreachable_registry_is_125() {
   ab run --backend docker --image 127.0.0.1:1/agentbox-nowhere:v1 -- true
   expect_one_line_error "a registry nobody answers on"
   expect_err_has "127.0.0.1:1/agentbox-nowhere:v1"
+}
+
+# serve's creates never pull (they pass --no-pull): an image the daemon lacks is 404 at once,
+# even when a registry has it, and the daemon still lacks it afterwards; nothing is left behind.
+case_serve_never_pulls() {
+  start_registry
+  local ref=$REG/agentbox-serve-$$:v1 sock=$CASE_DIR/serve.sock code
+  push agentbox-test:latest "$ref"
+  AGENTBOX_BACKEND=docker "$AGENTBOX" serve --listen "unix:$sock" 2>"$CASE_DIR/serve.log" &
+  on_exit "kill $! 2>/dev/null"
+  wait_until 30 grep -q "listening on" "$CASE_DIR/serve.log" 2>/dev/null || fail "serve did not start: $(head -c 300 "$CASE_DIR/serve.log")"
+  code=$(curl -s -o "$CASE_DIR/body" -w '%{http_code}' --max-time 60 --unix-socket "$sock" \
+    --json "{\"backend\":\"docker\",\"image\":\"$ref\"}" http://x/v1/sandboxes)
+  [[ $code == 404 ]] || fail "create with an image the daemon lacks: HTTP $code, want 404: $(head -c 300 "$CASE_DIR/body")"
+  grep -q "does not pull" "$CASE_DIR/body" || fail "the 404 does not say why: $(head -c 300 "$CASE_DIR/body")"
+  has_image "$ref" && fail "serve's create pulled $ref"
+  [[ -z $(ls "$AGENTBOX_STATE_DIR/sandboxes" 2>/dev/null) ]] || fail "a refused create left state behind"
 }
 
 # The done-when of the image work on this backend: python from the Debian image, pulled.

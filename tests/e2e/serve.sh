@@ -115,6 +115,16 @@ head -c $((2 * 1024 * 1024)) /dev/zero | tr '\0' 'a' > "$WORK/big.json"
 check "JSON body > 1 MiB 413" '[ "$(code --unix-socket "$SOCK" --data-binary @"$WORK/big.json" http://x/v1/sandboxes/$ID/exec)" = 413 ]'
 head -c $((65 * 1024 * 1024)) /dev/zero > "$WORK/big.bin"
 check "file body > 64 MiB 413" '[ "$(codef --unix-socket "$SOCK" -T "$WORK/big.bin" "http://x/v1/sandboxes/$ID/files?path=big")" = 413 ]'
+# Tar streams (GET/PUT .../archive), bounded as file bodies are: 64 MiB each way.
+check "archive: GET a directory as tar, PUT it back elsewhere" 'U -d "{\"argv\":[\"sh\",\"-c\",\"mkdir -p t/s && echo one > t/a && echo two > t/s/b && mkdir u\"]}" http://x/v1/sandboxes/$ID/exec >/dev/null &&
+  U "http://x/v1/sandboxes/$ID/archive?path=t" > "$WORK/t.tar" && tar -tf "$WORK/t.tar" | sort | paste -sd" " | grep -qx "t/ t/a t/s/ t/s/b" &&
+  [ "$(codef --unix-socket "$SOCK" -X PUT -H "Content-Type: application/x-tar" --data-binary @"$WORK/t.tar" "http://x/v1/sandboxes/$ID/archive?path=u")" = 200 ] &&
+  U -d "{\"argv\":[\"cat\",\"u/t/s/b\"]}" http://x/v1/sandboxes/$ID/exec | grep -q "two"'
+check "archive: GET of more than 64 MiB 413" 'U -d "{\"argv\":[\"sh\",\"-c\",\"mkdir -p huge && head -c 70M /dev/zero > huge/z\"]}" http://x/v1/sandboxes/$ID/exec >/dev/null &&
+  [ "$(codef --unix-socket "$SOCK" "http://x/v1/sandboxes/$ID/archive?path=huge")" = 413 ] && grep -q resource_exhausted "$WORK/body" &&
+  U -d "{\"argv\":[\"rm\",\"-r\",\"huge\"]}" http://x/v1/sandboxes/$ID/exec >/dev/null'
+tar -cf "$WORK/big.tar" -C "$WORK" big.bin
+check "archive: PUT of more than 64 MiB 413" '[ "$(codef --unix-socket "$SOCK" -X PUT -H "Content-Type: application/x-tar" --data-binary @"$WORK/big.tar" "http://x/v1/sandboxes/$ID/archive?path=u")" = 413 ]'
 raw() { python3 -c 'import codecs,socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(codecs.decode(sys.argv[2], "unicode_escape").encode("latin-1")); print(s.recv(100).decode().split("\r\n")[0])' "$SOCK" "$1"; }
 check "garbage request 400" '[ "$(raw "GARBAGE\r\n\r\n")" = "HTTP/1.1 400 Bad Request" ]'
 check "smuggling (CL + TE) 400" '[ "$(raw "POST /v1/sandboxes HTTP/1.1\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n")" = "HTTP/1.1 400 Bad Request" ]'
@@ -167,7 +177,8 @@ check "tty: a plain GET is 426 with Upgrade: websocket" '[ "$(code --unix-socket
 M=$(U http://x/metrics)
 check "metrics" 'echo "$M" | grep -q "^agentbox_sandboxes_live [1-9]" && echo "$M" | grep -q "^agentbox_execs_total{reason=\"exited\"}" && echo "$M" | grep -q "^agentbox_exec_duration_seconds_bucket{le=\"+Inf\"}"' "$M"
 check "openapi" 'U http://x/v1/openapi.json | jq_ "d[\"openapi\"]" | grep -q "^3"'
-check "busy sandbox refuses DELETE without force" '(U -d "{\"argv\":[\"sleep\",\"20.25\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); running "sleep 20.25" && [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 400 ]'
+# Busy is a conflict (409), and the hint is the API's own (?force=true), not the CLI's rm -f.
+check "busy sandbox refuses DELETE without force: 409, an API hint" '(U -d "{\"argv\":[\"sleep\",\"20.25\"]}" http://x/v1/sandboxes/$ID2/exec >/dev/null &); running "sleep 20.25" && [ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$ID2)" = 409 ] && jq_ "d[\"code\"]" <"$WORK/body" | grep -qx failed_precondition && grep -q "force=true" "$WORK/body" && ! grep -q "agentbox rm" "$WORK/body"'
 check "DELETE sandbox force" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$ID2?force=true")" = 200 ] && [ "$(code --unix-socket "$SOCK" http://x/v1/sandboxes/$ID2)" = 404 ]'
 
 wait $QUIET_SSE $QUIET_NDJSON

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Integration suite: the CLI of CONTRACT §1 on the native backend, as a user runs it, each a function case_NAME that can fail.
+# Integration suite: the CLI of docs/contract.md §1 on the native backend, as a user runs it, each a function case_NAME that can fail.
 # Needs root, user namespaces and env AGENTBOX, ABPROBE (see tests/CMakeLists.txt).
 # Usage: AGENTBOX=build/agentbox ABPROBE=build/abprobe bash tests/integration/run.sh [REGEX]
 set -u

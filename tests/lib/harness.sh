@@ -39,9 +39,10 @@ readonly AB_IMAGE=${AGENTBOX_IMAGE:-}
 # The options that pick the sandbox kind, for every create/run a case makes.
 AB_KIND=(--backend "$AB_BACKEND")
 [[ -n $AB_RUNTIME ]] && AB_KIND+=(--runtime "$AB_RUNTIME")
-# AGENTBOX_IMAGE_ARCHIVE (a docker save archive, tests/images/lane.sh): every case's state dir
-# loads it, and every create/run uses it by its name (the native backend's image lane).
-if [[ -n ${AGENTBOX_IMAGE_ARCHIVE:-} && -z $AB_IMAGE ]]; then
+# AGENTBOX_IMAGE_STORE (an image store loaded once, tests/images/lane.sh): every case's state
+# dir links its images/ to it, and every create/run uses AGENTBOX_IMAGE_NAME from it (the native
+# backend's image lanes).
+if [[ -n ${AGENTBOX_IMAGE_STORE:-} && -z $AB_IMAGE ]]; then
   AB_KIND+=(--image "${AGENTBOX_IMAGE_NAME:-agentbox-lane:latest}")
   readonly AB_IMAGE_LABEL=${AGENTBOX_IMAGE_NAME:-agentbox-lane:latest}
 else
@@ -192,8 +193,9 @@ H_GLOBAL_SKIP=""
 harness_case_child() {
   trap harness_run_on_exit EXIT
   if declare -F harness_case_setup >/dev/null; then harness_case_setup; fi
-  if [[ -n ${AGENTBOX_IMAGE_ARCHIVE:-} ]]; then
-    "$AGENTBOX" image load "$AGENTBOX_IMAGE_ARCHIVE" >/dev/null || fail "image load of $AGENTBOX_IMAGE_ARCHIVE failed"
+  if [[ -n ${AGENTBOX_IMAGE_STORE:-} ]]; then
+    # A link, which the state dir's removal (rm -rf) takes away without entering.
+    ln -s "$AGENTBOX_IMAGE_STORE" "$AGENTBOX_STATE_DIR/images" || fail "cannot link the image store"
   fi
   "case_$1"
 }

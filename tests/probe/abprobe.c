@@ -2,7 +2,7 @@
 //
 // It is copied into a sandbox's /workspace and run there (static, no deps), like crun's init probe
 // or bubblewrap's try-syscall.c. Shells cannot issue raw syscalls, so every seccomp denial of
-// CONTRACT §2 is checked through here. The probe judges nothing: the bash test decides.
+// docs/contract.md §2 is checked through here. The probe judges nothing: the bash test decides.
 //
 //   exit 0  the operation succeeded          prints "OK <detail>"
 //   exit 1  the operation failed             prints "FAIL errno=<NAME> <detail>"
@@ -796,6 +796,46 @@ static int cmd_proxy_request(int argc, char** argv) {
   return 0;
 }
 
+// dns-query NAME: sends one DNS query for NAME (type A, over UDP) to the first nameserver of
+// /etc/resolv.conf, as any resolver would, and prints the answer's RCODE ("OK rcode=5" for
+// REFUSED) or FAIL when none comes within 10 s. A static probe cannot use the C library's
+// resolver; this is the part of it the sandbox sees.
+static int cmd_dns_query(int argc, char** argv) {
+  if (argc < 3) return usage("dns-query NAME");
+  FILE* conf = fopen("/etc/resolv.conf", "r");
+  if (conf == NULL) return fail("open /etc/resolv.conf");
+  char line[256], server[64] = "";
+  while (fgets(line, sizeof line, conf) != NULL && server[0] == 0) sscanf(line, "nameserver %63s", server);
+  fclose(conf);
+  struct sockaddr_in addr;
+  memset(&addr, 0, sizeof addr);
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(53);
+  if (inet_pton(AF_INET, server, &addr.sin_addr) != 1) return setup_failed("no IPv4 nameserver in /etc/resolv.conf");
+  unsigned char q[300] = {0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0};
+  size_t n = 12;
+  for (const char* label = argv[2]; *label != 0 && n < sizeof q - 70;) {
+    size_t len = strcspn(label, ".");
+    if (len == 0 || len > 63) return usage("NAME must be a dotted name");
+    q[n++] = (unsigned char)len;
+    memcpy(q + n, label, len);
+    n += len;
+    label += len + (label[len] == '.');
+  }
+  q[n++] = 0;
+  q[n++] = 0, q[n++] = 1, q[n++] = 0, q[n++] = 1;  // type A, class IN
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return fail("socket");
+  if (sendto(fd, q, n, 0, (struct sockaddr*)&addr, sizeof addr) != (ssize_t)n) return fail("sendto");
+  struct pollfd p = {fd, POLLIN, 0};
+  unsigned char a[512];
+  if (poll(&p, 1, 10000) != 1) return fail("no answer");
+  ssize_t got = recv(fd, a, sizeof a, 0);
+  if (got < 12) return fail("recv");
+  printf("OK rcode=%d server=%s\n", a[3] & 0x0f, server);
+  return 0;
+}
+
 // tunsetiff: makes a TUN interface through /dev/net/tun, which needs CAP_NET_ADMIN. gVisor puts
 // its own /dev/net/tun in every box; this shows it gives nothing.
 static int cmd_tunsetiff(int argc, char** argv) {
@@ -931,6 +971,7 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"caps", cmd_caps}, {"fork", cmd_fork}, {"alloc", cmd_alloc}, {"socket", cmd_socket},
     {"connect-unix", cmd_connect_unix}, {"connect-abstract", cmd_connect_abstract},
     {"connect-tcp", cmd_connect_tcp}, {"proxy-request", cmd_proxy_request},
+    {"dns-query", cmd_dns_query},
     {"agent-ping", cmd_agent_ping},
     {"loopback", cmd_loopback}, {"tunsetiff", cmd_tunsetiff}, {"thread", cmd_thread},
     {"fallocate-thread", cmd_fallocate_thread},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Security suite: escape and abuse cases against CONTRACT §2, each a function case_NAME that can fail.
+# Security suite: escape and abuse cases against docs/contract.md §2, each a function case_NAME that can fail.
 # Needs root, user namespaces and env AGENTBOX, ABPROBE (see tests/CMakeLists.txt).
 # Usage: AGENTBOX=build/agentbox ABPROBE=build/abprobe bash tests/security/run.sh [REGEX]
 set -u

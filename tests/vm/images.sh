@@ -187,7 +187,7 @@ vm_fill_root() {
 vm_runimage() {
   local dir=$VM_WORK/run b
   mkdir -p "$dir/bin" "$dir/src"
-  for b in "$AGENTBOX" "$VM_BUILD/agentbox-agent" "$VM_BUILD/agentbox-pull" "$ABPROBE"; do
+  for b in "$AGENTBOX" "$VM_BUILD/agentbox-agent" "$ABPROBE"; do
     [[ -x $b ]] || vm_die "no $b (build first: make build)"
     # Without debug info (agentbox carries ~80 MB of it): the run image is made per run.
     strip --strip-debug -o "$dir/bin/$(basename "$b")" "$b" || cp "$b" "$dir/bin/"

@@ -41,7 +41,7 @@ std::optional<json> McpServer::Impl::HandleModern(const mcp::Incoming& in,
   const std::string& method = in.method;
   if (method == "server/discover") return Response(in.id, McpAnswer::Ok(mcp::DiscoverResult()));
   if (method == "tools/list") {
-    json result = {{"tools", mcp::ToolDefinitions()}};
+    json result = {{"tools", mcp::ToolDefinitions(session.options().open_world)}};
     mcp::AddCacheHints(&result, kToolListTtlMs, /*is_public=*/true);
     return Response(in.id, McpAnswer::Ok(std::move(result)));
   }

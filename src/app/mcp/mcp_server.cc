@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <chrono>
 
-#include "app/cli.h"
 #include "app/mcp/mcp_server_impl.h"
 #include "app/mcp/mcp_tools.h"
+#include "base/build_info.h"
 #include "mcp/protocol.h"
 #include "mcp/tool_schemas.h"
 
@@ -115,7 +115,7 @@ json McpServer::Impl::HandleLegacy(const mcp::Incoming& in, const McpNotify& /*n
   }
   if (in.method == "ping") return mcp::MakeResult(in.id, json::object());
   if (in.method == "tools/list") {
-    return mcp::MakeResult(in.id, {{"tools", mcp::ToolDefinitions()}});
+    return mcp::MakeResult(in.id, {{"tools", mcp::ToolDefinitions(session.options().open_world)}});
   }
   if (in.method == "logging/setLevel") {
     const json level = in.params.value("level", json());

@@ -34,6 +34,9 @@ struct McpOptions {
   // The most characters one `bash` result carries before its middle is cut (`agentbox mcp
   // --bash-output-chars N`); 0: never cut.
   size_t bash_output_chars = 30000;
+  // The session's sandbox has allow_hosts: bash and exec can reach the hosts it opens, and say
+  // so (tools/list's openWorldHint, mcp/tool_schemas.h).
+  bool open_world = false;
   // Told of every tools/call answered, with the tool's name and whether the result is a tool
   // error, and of every command a call ran, with its sandbox and result (serve: its metrics).
   // Called on the calling thread; unset: nobody is told.

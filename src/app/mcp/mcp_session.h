@@ -2,7 +2,7 @@
 //
 // Made lazily on the first tool call, by running `agentbox create` as a helper process: the MCP
 // server is multithreaded, and a multithreaded process must never clone itself into a sandbox
-// (ARCHITECTURE.md); the helper is single-threaded and prints the new id. A named sandbox from
+// (docs/architecture.md); the helper is single-threaded and prints the new id. A named sandbox from
 // the options is used as it is and never removed. The sandbox it creates takes a slot of the
 // options' quota (a tenant's max_sandboxes under `agentbox serve`) until it is removed.
 #pragma once

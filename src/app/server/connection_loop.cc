@@ -213,7 +213,7 @@ void ConnectionLoop::BeginDrain() {
   // Stop accepting first, so a client retrying elsewhere is told at once.
   asio::error_code ignored;
   listener_->close(ignored);
-  if (address_.unix_socket) ::unlink(address_.path.c_str());
+  if (address_.unix_socket && !address_.inherited) ::unlink(address_.path.c_str());
   std::vector<std::shared_ptr<ClientConnection>> all;
   for (auto& [raw, conn] : connections_) all.push_back(conn);
   for (auto& conn : all) conn->CloseIfIdle();

@@ -83,6 +83,10 @@ Handler HandlerFor(RouteId id) {
       return HandleForkSnapshot;
     case RouteId::kSessionLog:
       return HandleSessionLog;
+    case RouteId::kReadArchive:
+      return HandleReadArchive;
+    case RouteId::kWriteArchive:
+      return HandleWriteArchive;
     case RouteId::kMcpPost:
       return HandleMcpPost;
     case RouteId::kMcpGet:

@@ -82,6 +82,9 @@ void HandleDeleteSandbox(ServerContext& ctx, Exchange& ex) {
   if (!found.ok()) return ex.ReplyError(found.status());
   const std::string id = found->record.id;
   Status st = ctx.Manager().Remove(id, ex.request.QueryFlag("force"));
+  if (st.code() == StatusCode::kFailedPrecondition) {
+    st = FailedPrecondition(st.message() + "; DELETE with ?force=true kills them");
+  }
   if (!st.ok()) return ex.ReplyError(st);
   (void)ctx.tenants->Forget(id);
   ex.ReplyJson(200, {{"removed", id}});

@@ -135,11 +135,13 @@ Status BlockStopSignals() {
   return OkStatus();
 }
 
-Status RunServer(ServerContext& ctx, const ListenAddress& address) {
+Status RunServer(ServerContext& ctx, const ListenAddress& address, UniqueFd inherited) {
   const LoopSettings settings = SettingsFor(ctx.config);
-  AB_ASSIGN_OR_RETURN(UniqueFd listener, address.unix_socket
-                                             ? ListenUnix(address.path)
-                                             : ListenTcp(address.host, address.port));
+  UniqueFd listener = std::move(inherited);
+  if (!listener.valid()) {
+    AB_ASSIGN_OR_RETURN(listener, address.unix_socket ? ListenUnix(address.path)
+                                                      : ListenTcp(address.host, address.port));
+  }
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGTERM);
@@ -148,7 +150,7 @@ Status RunServer(ServerContext& ctx, const ListenAddress& address) {
   UniqueFd abort_fd(::eventfd(0, EFD_CLOEXEC));
   if (!sig_fd.valid() || !abort_fd.valid()) return ErrnoStatus("signalfd");
   ctx.abort_fd = abort_fd.get();
-  WriteStderr("agentbox serve: listening on " +
+  WriteStderr("agentbox serve: listening on " + std::string(address.inherited ? "(systemd) " : "") +
               (address.unix_socket ? "unix:" + address.path
                                    : "tcp:" + address.host + ":" +
                                          std::to_string(BoundPort(listener.get(), address.port))) +

@@ -5,6 +5,7 @@
 #include "app/server/server_context.h"
 #include "base/status.h"
 #include "http/listen_address.h"
+#include "sys/unique_fd.h"
 
 namespace agentbox {
 
@@ -20,6 +21,8 @@ Status BlockStopSignals();
 // cancels the commands still running, and returns. Errors only before serving starts.
 // Raises the soft fd limit to the hard one; the connection cap is ctx.config's max_connections,
 // at most what the fds allow (see ConnectionLoop for what happens at the caps).
-Status RunServer(ServerContext& ctx, const ListenAddress& address);
+// `inherited`: a listening socket made by systemd (socket_activation.h) for `address`, used
+// instead of binding one.
+Status RunServer(ServerContext& ctx, const ListenAddress& address, UniqueFd inherited = {});
 
 }  // namespace agentbox

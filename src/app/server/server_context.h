@@ -93,6 +93,8 @@ void HandleKillProcess(ServerContext& ctx, Exchange& ex);        // handlers_pro
 void HandleWriteProcessStdin(ServerContext& ctx, Exchange& ex);  // handlers_processes.cc
 void HandleReadFile(ServerContext& ctx, Exchange& ex);           // handlers_files.cc
 void HandleWriteFile(ServerContext& ctx, Exchange& ex);          // handlers_files.cc
+void HandleReadArchive(ServerContext& ctx, Exchange& ex);        // handlers_archive.cc
+void HandleWriteArchive(ServerContext& ctx, Exchange& ex);       // handlers_archive.cc
 void HandleDeleteFile(ServerContext& ctx, Exchange& ex);         // handlers_files.cc
 void HandleEditFile(ServerContext& ctx, Exchange& ex);           // handlers_files.cc
 void HandleListSnapshots(ServerContext& ctx, Exchange& ex);      // handlers_snapshots.cc

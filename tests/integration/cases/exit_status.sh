@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# CONTRACT §1 "Exit status": the command's own code, 124 timeout, 125 agentbox failed (and the
+# docs/contract.md §1 "Exit status": the command's own code, 124 timeout, 125 agentbox failed (and the
 # command never ran), 126 not executable, 127 not found, 128+N killed by signal N.
 # Single-quoted scripts run inside the sandbox and expand there.
 # shellcheck disable=SC2016,SC2034

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# CONTRACT §1 options: -e, -w, -i, --workspace, the default workspace, --policy, --rootfs.
+# docs/contract.md §1 options: -e, -w, -i, --workspace, the default workspace, --policy, --rootfs.
 # shellcheck disable=SC2016,SC2034
 
 case_env_flag_sets_variable() {

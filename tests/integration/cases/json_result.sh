@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# CONTRACT §1 "JSON result": every key, its type, UTF-8 repair, output capture and limits.
+# docs/contract.md §1 "JSON result": every key, its type, UTF-8 repair, output capture and limits.
 # shellcheck disable=SC2016,SC2034
 
 case_json_every_key_with_its_type() {

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Process-tree cleanup: CONTRACT §2 "when the command ends, times out or is killed, every process
+# Process-tree cleanup: docs/contract.md §2 "when the command ends, times out or is killed, every process
 # it started is gone, including ones that called setsid, double-forked, ignore SIGTERM, or are
 # stopped". Each case leaves a process whose argv[0] is a marker, then looks for it on the host.
 # Single-quoted scripts run inside the sandbox and expand there; results read by the harness.

@@ -11,7 +11,6 @@ EGRESS_SERVERS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../lib" && pwd)/egress_se
 
 # egress_setup: the servers, the hosts file, the cert in the workspace, ALLOW for index.test.
 egress_setup() {
-  if on_gvisor; then not_applicable "allow_hosts is refused under gVisor (case egress_refused_under_gvisor)"; fi
   command -v openssl >/dev/null || skip "openssl is needed to make the test's TLS certificate"
   mkdir -p "$CASE_DIR/srv"
   "$PY" "$EGRESS_SERVERS" "$CASE_DIR/srv" "$CASE_DIR/srv.ready" &
@@ -24,10 +23,20 @@ egress_setup() {
     --allow-host "index.test:$HTTPS_PORT" --allow-host "127.0.0.1:$HTTPS_PORT")
 }
 
+# box_has TOOL: whether the sandboxes' root has TOOL: the host's /usr has what the tests need; an
+# image lane's image (tests/images/lane.sh) is asked (the Debian test image has python3 and pip,
+# no curl).
+box_has() {
+  [[ -z $AB_IMAGE_LABEL ]] && return 0
+  "$AGENTBOX" run "${AB_KIND[@]}" --disk-limit none -- sh -c "command -v $1" >/dev/null 2>&1
+}
+
 # needs_in_box TOOL: the docker lane's image is busybox (tests/docker/run_suite.sh): no curl, no
-# python, no TLS client. Cases that need one are N/A there; the probe's proxy-request covers HTTP.
+# python, no TLS client. Cases that need one are N/A there, and on an image lane whose image
+# lacks it; the probe's proxy-request covers HTTP.
 needs_in_box() {
   [[ $AB_BACKEND != docker ]] || not_applicable "the docker lane's busybox image has no $1"
+  box_has "$1" || not_applicable "the image $AB_IMAGE_LABEL has no $1"
 }
 
 case_egress_http_allowed_host() {
@@ -40,7 +49,8 @@ case_egress_http_allowed_host() {
   json_assert "r['network']['connections'][0]['host'] == 'index.test'"
   json_assert "r['network']['connections'][0]['address'] == '127.0.0.1'"
   json_assert "r['network']['connections'][0]['bytes_received'] > 24"
-  [[ $AB_BACKEND == docker ]] && return 0
+  # curl's own proxy support, where the box has curl.
+  [[ $AB_BACKEND == docker ]] || ! box_has curl && return 0
   boxj "${ALLOW[@]}" -- curl -sS --max-time 20 "http://index.test:$HTTP_PORT/hello.txt"
   expect_rc 0
   json_assert "r['stdout'] == 'hello through the proxy\n'" "curl through the proxy did not get the file"
@@ -100,7 +110,7 @@ case_egress_raw_tcp_and_udp_stay_impossible() {
   [[ $AB_RC != 0 ]] || fail "a direct connect reached the host's loopback server"
   box "${ALLOW[@]}" -- /workspace/abprobe connect-tcp 198.51.100.7 80
   [[ $AB_RC != 0 ]] || fail "a direct connect found a route out"
-  [[ $AB_BACKEND == docker ]] && return 0  # the rest needs python3 in the box (busybox has none)
+  [[ $AB_BACKEND == docker ]] || ! box_has python3 && return 0  # the rest needs python3 in the box
   box "${ALLOW[@]}" -- "$PY" -c '
 import socket, sys
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -129,7 +139,7 @@ case_egress_sni_and_host_mismatch_refused() {
     "GET http://index.test:$HTTP_PORT/hello.txt HTTP/1.1" "Host: other.test"
   expect_out_has "400 Bad Request" "a Host header naming another host was not refused"
   expect_out_lacks "hello through the proxy"
-  [[ $AB_BACKEND == docker ]] && return 0  # the TLS part needs python3 in the box
+  [[ $AB_BACKEND == docker ]] || ! box_has python3 && return 0  # the TLS part needs python3 in the box
   boxj "${ALLOW[@]}" -- "$PY" -c '
 import os, socket, ssl
 p = int(os.environ["HTTPS_PROXY"].rsplit(":", 1)[1])
@@ -213,11 +223,52 @@ case_egress_persistent_sandbox_per_exec() {
   wait_until 10 sh -c "! kill -0 $pid 2>/dev/null" || fail "the egress proxy outlived rm"
 }
 
-case_egress_refused_under_gvisor() {
-  on_gvisor || not_applicable "gVisor only"
-  box --allow-host pypi.org -- true
-  expect_rc 125
-  expect_err_has "gVisor"
+# own_resolv_conf: a native image root keeps the image's /etc (agentbox writes resolv.conf only
+# in the /etc it generates, and docker binds its own over the image's).
+own_resolv_conf() {
+  [[ $AB_BACKEND == docker || -z $AB_IMAGE_LABEL ]] ||
+    not_applicable "a native image root keeps the image's resolv.conf"
+}
+
+# A name looked up in the sandbox, without an allowlist: the sandbox's DNS catcher (127.0.0.1:53,
+# the resolver its resolv.conf names) answers REFUSED at once, and the result names the host.
+case_egress_lookup_without_allowlist_is_caught() {
+  own_resolv_conf
+  boxj -- /workspace/abprobe dns-query pypi.org
+  expect_rc 0
+  json_assert "'rcode=5 server=127.0.0.1' in r['stdout']" "the lookup was not refused by the catcher"
+  json_assert "not r['network']['egress']"
+  json_assert "[c['host'] for c in r['network']['connections'] if c['kind'] == 'lookup'] == ['pypi.org']"
+  box -- /workspace/abprobe dns-query pypi.org
+  expect_err_has "agentbox: network: connect to pypi.org denied by policy (allow_hosts: none"
+}
+
+# With an allowlist, a lookup in the sandbox is still refused (only the proxy resolves), and the
+# line says where names go instead; in a persistent sandbox too (the agent's catcher).
+case_egress_lookup_with_allowlist_points_at_the_proxy() {
+  own_resolv_conf
+  egress_setup
+  box "${ALLOW[@]}" -- /workspace/abprobe dns-query index.test
+  expect_rc 0
+  expect_err_has "connect to index.test denied by policy (allow_hosts): looked up in the sandbox"
+  new_box "${ALLOW[@]}"
+  ab exec --json "$BOX" -- /workspace/abprobe dns-query other.test
+  expect_rc 0
+  json_assert "[c['host'] for c in r['network']['connections'] if c['kind'] == 'lookup'] == ['other.test']" \
+    "the persistent sandbox's lookup is not in its exec's result"
+}
+
+# A background process (exec -d) goes through the sandbox's proxy too, under the same list; its
+# attempts are in no exec's report.
+case_egress_background_process_through_the_proxy() {
+  egress_setup
+  new_box "${ALLOW[@]}"
+  ab exec -d "$BOX" -- /bin/sh -c "/workspace/abprobe proxy-request 'GET http://index.test:$HTTP_PORT/hello.txt HTTP/1.1' > /workspace/allowed.out
+    /workspace/abprobe proxy-request 'GET http://other.test:$HTTP_PORT/ HTTP/1.1' > /workspace/denied.out"
+  expect_rc 0
+  ab wait "$BOX" p1
+  grep -q "hello through the proxy" "$WS/allowed.out" || fail "a background process could not use the proxy: $(cat "$WS/allowed.out")"
+  grep -q " 403 " "$WS/denied.out" || fail "a background process reached a host not on the list: $(cat "$WS/denied.out")"
 }
 
 # Another sandbox's loopback is its own: a server there is not what 127.0.0.1:PORT through the

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Environment and descriptors: CONTRACT §2 "a clean environment ... only fds 0, 1, 2 open".
+# Environment and descriptors: docs/contract.md §2 "a clean environment ... only fds 0, 1, 2 open".
 # Single-quoted scripts run inside the sandbox and expand there; results read by the harness.
 # shellcheck disable=SC2016,SC2034
 

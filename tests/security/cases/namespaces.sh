@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Namespaces: CONTRACT §2 "its own PID, IPC, UTS, mount, user and cgroup namespaces" (and net).
+# Namespaces: docs/contract.md §2 "its own PID, IPC, UTS, mount, user and cgroup namespaces" (and net).
 # Single-quoted scripts run inside the sandbox and expand there; results read by the harness.
 # shellcheck disable=SC2016,SC2034
 

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Network: CONTRACT §2 "no network: its own network namespace with only loopback".
+# Network: docs/contract.md §2 "no network: its own network namespace with only loopback".
 # Single-quoted scripts run inside the sandbox and expand there; results read by the harness.
 # shellcheck disable=SC2016,SC2034
 

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Seccomp: every denial CONTRACT §2 lists, tried through the raw-syscall probe. The probe exits 1
+# Seccomp: every denial docs/contract.md §2 lists, tried through the raw-syscall probe. The probe exits 1
 # when the call failed; where the kernel alone would fail with another errno (ENOTTY, ...), the
 # case insists on the filter's EPERM so a missing rule cannot hide behind an unrelated error.
 # Single-quoted scripts run inside the sandbox and expand there; results read by the harness.

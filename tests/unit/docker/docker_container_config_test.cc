@@ -17,6 +17,7 @@ nlohmann::json Body(const SandboxSpec& spec) {
   in.workspace_host_path = "/srv/ws";
   in.seccomp_profile_json = R"({"defaultAction":"SCMP_ACT_ALLOW"})";
   in.user = "2100001000:2100001000";
+  in.resolv_conf_host_path = "/var/lib/agentbox/sandboxes/0123456789ab/resolv.conf";
   return nlohmann::json::parse(ContainerCreateBody(spec, in));
 }
 
@@ -44,10 +45,13 @@ TEST(DockerContainerConfigTest, StrictDefaults) {
   EXPECT_EQ(hc["NanoCpus"], 1000000000);
   EXPECT_EQ(hc["Init"], false);
   EXPECT_EQ(hc["Tmpfs"]["/tmp"], "rw,nosuid,nodev,size=268435456,mode=1777");
-  EXPECT_EQ(hc["Binds"],
-            nlohmann::json({"/opt/agentbox-agent:/.agentbox/agentbox-agent:ro",
-                            "/var/lib/agentbox/sandboxes/0123456789ab/run:/.agentbox/run",
-                            "/srv/ws:/workspace"}));
+  EXPECT_EQ(
+      hc["Binds"],
+      nlohmann::json({"/opt/agentbox-agent:/.agentbox/agentbox-agent:ro",
+                      "/var/lib/agentbox/sandboxes/0123456789ab/run:/.agentbox/run",
+                      "/srv/ws:/workspace",
+                      // names the agent's DNS catcher
+                      "/var/lib/agentbox/sandboxes/0123456789ab/resolv.conf:/etc/resolv.conf:ro"}));
   EXPECT_FALSE(hc.contains("Runtime"));
   EXPECT_EQ(j["Labels"]["io.agentbox.managed"], "1");
   EXPECT_EQ(j["Labels"]["io.agentbox.id"], "0123456789ab");

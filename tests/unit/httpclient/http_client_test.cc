@@ -2,7 +2,9 @@
 // wire (chunked bodies both ways), what comes back, and every failure as one clear Status.
 #include "httpclient/http_client.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -20,22 +22,35 @@ namespace agentbox::httpclient {
 namespace {
 
 // Accepts one connection, reads the request up to `request_end` (what ends it on the wire),
-// then answers with `response` (empty: never answers, until the client hangs up).
+// then answers with `response` (empty: never answers, until the client hangs up). On a unix
+// socket, or with `tcp` on 127.0.0.1 at a port of its own (two of them are two origins).
 class OneShotServer {
  public:
-  OneShotServer(std::string request_end, std::string response)
+  OneShotServer(std::string request_end, std::string response, bool tcp = false)
       : request_end_(std::move(request_end)), response_(std::move(response)) {
     char templ[] = "/tmp/agentbox-httpc-XXXXXX";
     dir_ = ::mkdtemp(templ);
     path_ = dir_ + "/s.sock";
-    listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    struct sockaddr_un addr = {};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, path_.c_str(), sizeof(addr.sun_path) - 1);
-    EXPECT_EQ(::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    if (tcp) {
+      listener_.reset(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      struct sockaddr_in addr = {};
+      addr.sin_family = AF_INET;
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      socklen_t len = sizeof(addr);
+      EXPECT_EQ(::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+      EXPECT_EQ(::getsockname(listener_.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
+      port_ = ntohs(addr.sin_port);
+    } else {
+      listener_.reset(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      struct sockaddr_un addr = {};
+      addr.sun_family = AF_UNIX;
+      std::strncpy(addr.sun_path, path_.c_str(), sizeof(addr.sun_path) - 1);
+      EXPECT_EQ(::bind(listener_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
+    }
     EXPECT_EQ(::listen(listener_.get(), 1), 0);
     thread_ = std::thread([this] { Serve(); });
   }
+  std::string Origin() const { return "http://127.0.0.1:" + std::to_string(port_); }
   ~OneShotServer() {
     ::shutdown(listener_.get(), SHUT_RDWR);
     thread_.join();
@@ -44,8 +59,8 @@ class OneShotServer {
 
   HttpTarget Target() const {
     HttpTarget t;
-    t.unix_socket = path_;
-    t.base_url = "http://test";
+    if (port_ == 0) t.unix_socket = path_;
+    t.base_url = port_ == 0 ? "http://test" : Origin();
     t.peer = "the test server";
     return t;
   }
@@ -71,6 +86,7 @@ class OneShotServer {
   }
 
   std::string request_end_, response_, dir_, path_, request_;
+  int port_ = 0;
   UniqueFd listener_;
   std::thread thread_;
 };
@@ -171,6 +187,69 @@ TEST(HttpClientTest, CollectedBodyIsBounded) {
   req.max_body = 4;
   auto r = Perform(server.Target(), req);
   EXPECT_EQ(r.status().code(), StatusCode::kResourceExhausted);
+}
+
+TEST(HttpClientTest, RedirectIsFollowedWithoutTheCredentialsToAnotherOrigin) {
+  OneShotServer cdn("\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nblob", true);
+  OneShotServer registry("\r\n\r\n",
+                         "HTTP/1.1 307 Temporary Redirect\r\nLocation: " + cdn.Origin() +
+                             "/data?sig=1\r\nContent-Length: 5\r\n\r\nredir",
+                         true);
+  HttpRequest req;
+  req.path = "/v2/x/blobs/sha256:1";
+  req.headers.push_back("Authorization: Bearer secret");
+  req.max_redirects = 3;
+  req.redirect_to_http = true;
+  std::string streamed;
+  req.on_body = [&](std::string_view piece) {
+    streamed.append(piece);
+    return OkStatus();
+  };
+  auto r = Perform(registry.Target(), req);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(streamed, "blob");  // the redirect's own body is neither streamed nor kept
+  EXPECT_EQ(r->body, "");
+  EXPECT_NE(registry.request().find("Authorization: Bearer secret"), std::string::npos);
+  EXPECT_EQ(cdn.request().rfind("GET /data?sig=1 HTTP/1.1\r\n", 0), 0u) << cdn.request();
+  EXPECT_EQ(cdn.request().find("Authorization"), std::string::npos) << cdn.request();
+}
+
+TEST(HttpClientTest, RedirectToPlainHttpIsRefusedUnlessAllowed) {
+  OneShotServer registry("\r\n\r\n",
+                         "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:9/x\r\n"
+                         "Content-Length: 0\r\n\r\n",
+                         true);
+  HttpRequest req;
+  req.max_redirects = 3;
+  auto r = Perform(registry.Target(), req);
+  EXPECT_EQ(r.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(r.status().message().find("redirected where agentbox does not follow"),
+            std::string::npos)
+      << r.status().message();
+}
+
+TEST(HttpClientTest, ErrorBodyIsCollectedNotStreamed) {
+  OneShotServer server("\r\n\r\n",
+                       "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Bearer realm=\"x\"\r\n"
+                       "Content-Length: 6\r\n\r\ndenied");
+  HttpRequest req;
+  bool streamed = false;
+  req.on_body = [&](std::string_view) {
+    streamed = true;
+    return OkStatus();
+  };
+  auto r = Perform(server.Target(), req);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->status, 401);
+  EXPECT_FALSE(streamed);
+  EXPECT_EQ(r->body, "denied");
+  EXPECT_EQ(r->headers.at("www-authenticate"), "Bearer realm=\"x\"");
+}
+
+TEST(HttpClientTest, UrlEncodesQueryValues) {
+  EXPECT_EQ(UrlEncode("repository:a/b:pull"), "repository%3Aa%2Fb%3Apull");
+  EXPECT_EQ(UrlEncode("agentbox-test_1.0~"), "agentbox-test_1.0~");
 }
 
 TEST(HttpClientTest, HeaderLinesOfTheFinalResponseOnly) {

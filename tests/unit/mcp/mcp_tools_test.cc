@@ -40,7 +40,7 @@ TEST(McpToolSchemasTest, EveryToolHasNameDescriptionAndObjectSchema) {
 }
 
 // Clients decide from these whether to ask the user first: every tool says all four, and none
-// claims an open world while sandboxes have no network.
+// claims an open world while the sandbox has no network.
 TEST(McpToolSchemasTest, EveryToolIsAnnotated) {
   for (const json& tool : ToolDefinitions()) {
     const json& a = tool["annotations"];
@@ -54,6 +54,19 @@ TEST(McpToolSchemasTest, EveryToolIsAnnotated) {
                            tool["name"] == "process_list" || tool["name"] == "process_output";
     EXPECT_EQ(a["readOnlyHint"].get<bool>(), read_only) << tool["name"];
     EXPECT_EQ(a["destructiveHint"].get<bool>(), !read_only) << tool["name"];
+  }
+}
+
+// With allow_hosts the tools that run commands reach those hosts, and say so; the rest do not.
+TEST(McpToolSchemasTest, EgressOpensTheWorldOfBashAndExec) {
+  const json& open = ToolDefinitions(/*open_world=*/true);
+  ASSERT_EQ(open.size(), ToolDefinitions().size());
+  for (size_t i = 0; i < open.size(); ++i) {
+    const bool runs = open[i]["name"] == "bash" || open[i]["name"] == "exec";
+    EXPECT_EQ(open[i]["annotations"]["openWorldHint"].get<bool>(), runs) << open[i]["name"];
+    json closed = ToolDefinitions()[i];
+    closed["annotations"]["openWorldHint"] = runs;
+    EXPECT_EQ(open[i], closed) << "only the hint differs: " << open[i]["name"];
   }
 }
 

@@ -1,4 +1,4 @@
-// The rule table itself: complete against CONTRACT §2, well-formed, each rule explained.
+// The rule table itself: complete against docs/contract.md §2, well-formed, each rule explained.
 #include "policy/seccomp_rules.h"
 
 #include <gtest/gtest.h>

@@ -174,5 +174,32 @@ TEST(ExecResultJsonTest, NoNetworkNotesNameTheHostAClientCouldNotResolve) {
   EXPECT_EQ(NetworkNotes(r), "");
 }
 
+// Names caught by the sandbox's DNS catcher: denied lookups, said in one line each, kept
+// through JSON and the agent's wire; they replace the stderr heuristic when there are any.
+TEST(ExecResultJsonTest, LookupsAreDeniedAttempts) {
+  ExecResult r;
+  AddLookups(r.network, {"pypi.org", "github.com"}, 3);
+  ASSERT_EQ(r.network.connections.size(), 2u);
+  EXPECT_EQ(r.network.connections[0].kind, NetworkKind::kLookup);
+  EXPECT_FALSE(r.network.connections[0].allowed);
+  EXPECT_EQ(r.network.connections_dropped, 3u);
+  EXPECT_EQ(LookupNames(r.network), (std::vector<std::string>{"pypi.org", "github.com"}));
+  r.stderr_data = "curl: (6) Could not resolve host: other.test\n";
+  EXPECT_EQ(NetworkNotes(r),
+            "agentbox: network: connect to pypi.org denied by policy (allow_hosts: none, the "
+            "sandbox has no network)\nagentbox: network: connect to github.com denied by policy "
+            "(allow_hosts: none, the sandbox has no network)\n");
+  r.network.egress = true;
+  EXPECT_NE(NetworkNotes(r).find("pypi.org denied by policy (allow_hosts): looked up in the "
+                                 "sandbox, not through the proxy"),
+            std::string::npos);
+  nlohmann::json j = nlohmann::json::parse(ExecResultToJson(r));
+  EXPECT_EQ(j["network"]["connections"][0]["kind"], "lookup");
+  EXPECT_EQ(j["network"]["connections"][0]["port"], 0);
+  auto back = NetworkFromJson(j["network"]);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->connections[1].kind, NetworkKind::kLookup);
+}
+
 }  // namespace
 }  // namespace agentbox

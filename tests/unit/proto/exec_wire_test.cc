@@ -68,6 +68,25 @@ TEST(ExecWireTest, OutOfRangeResultNumbersAreRefused) {
   }
 }
 
+// The names the agent's DNS catcher saw cross the wire; anything else there is refused (they
+// come from inside the sandbox).
+TEST(ExecWireTest, LookupsCrossTheWireStrictly) {
+  ExecResult r;
+  AddLookups(r.network, {"pypi.org", "a\\032b.test"}, 1);
+  auto back = ExecResultFromWire(ExecResultToWire(r));
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(LookupNames(back->network), LookupNames(r.network));
+  EXPECT_EQ(back->network.connections_dropped, 1u);
+  for (const char* bad : {R"("lookups":"x")", R"("lookups":[""])", R"("lookups":["a b"])",
+                          R"("lookups":[1])", R"("lookups":["a"],"lookups_lost":-1)"}) {
+    std::string wire = ExecResultToWire(ExecResult{});
+    const size_t at = wire.find("\"exit_code\"");
+    ASSERT_NE(at, std::string::npos);
+    wire.insert(at, std::string(bad) + ",");
+    EXPECT_FALSE(ExecResultFromWire(wire).ok()) << bad;
+  }
+}
+
 TEST(ExecWireTest, AnErrorQuotingBadBytesStillSerializes) {
   ExecResult result = ErrorResult(NotFound("command \"\xff\" not found"));
   auto back = ExecResultFromWire(ExecResultToWire(result));

@@ -59,5 +59,38 @@ TEST(FormatFlagHelpTest, Aligned) {
             "  -f, --force       force it\n");
 }
 
+// Defaults shown, hidden flags left out, long help wrapped under its column, and a flag too
+// long for the column on a line of its own.
+TEST(FormatFlagHelpTest, DefaultsHiddenWrappedAndLongFlags) {
+  constexpr FlagDef kMore[] = {
+      {"size", 's', "N", "how many", "2"},
+      {"key", 0, "KEY", "internal", "", true},
+      {"allow-root-owned-workspace-please", 0, "", "short"},
+      {"text", 0, "T",
+       "a help text long enough that it cannot fit on one line of eighty columns and so must wrap"},
+  };
+  EXPECT_EQ(FormatFlagHelp(kMore),
+            "  -s, --size N   how many (default: 2)\n"
+            "      --allow-root-owned-workspace-please\n"
+            "                 short\n"
+            "      --text T   a help text long enough that it cannot fit on one line of\n"
+            "                 eighty columns and so must wrap\n");
+}
+
+// `rm ID -f` as docker takes it: options after operands; "--" still ends them.
+TEST(ParseFlagsInterspersedTest, OptionsAfterOperands) {
+  StatusOr<ParsedArgs> p = ParseFlagsInterspersed(kDefs, {"a", "-f", "b", "--name", "x", "-", "c"});
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  ASSERT_EQ(p->flags.size(), 2u);
+  EXPECT_EQ(p->flags[0].def->long_name, "force");
+  EXPECT_EQ(p->flags[1].value, "x");
+  EXPECT_EQ(p->rest, (std::vector<std::string>{"a", "b", "-", "c"}));
+  p = ParseFlagsInterspersed(kDefs, {"a", "--", "-f", "b"});
+  ASSERT_TRUE(p.ok());
+  EXPECT_TRUE(p->flags.empty());
+  EXPECT_EQ(p->rest, (std::vector<std::string>{"a", "-f", "b"}));
+  EXPECT_FALSE(ParseFlagsInterspersed(kDefs, {"a", "--bad"}).ok());
+}
+
 }  // namespace
 }  // namespace agentbox

@@ -40,3 +40,30 @@ TEST(ParseExecArgsTest, TerminalFlags) {
 
 }  // namespace
 }  // namespace agentbox
+
+namespace agentbox {
+namespace {
+
+TEST(ParseExecArgsTest, EnvKeyAloneTakesTheCallersValue) {
+  const EnvLookup env = [](const std::string& key) -> std::optional<std::string> {
+    if (key == "HOME") return "/root";
+    return std::nullopt;
+  };
+  auto inv = ParseExecArgs({"-e", "HOME", "-e", "NOPE", "-e", "B=2", "box", "ls"}, env);
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  const std::vector<std::pair<std::string, std::string>> want = {{"HOME", "/root"}, {"B", "2"}};
+  EXPECT_EQ(inv->env, want);
+  EXPECT_EQ(ParseExecArgs({"-e", "=x", "box", "ls"}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ExecHelpTest, EveryFlagWithItsDefault) {
+  const std::string help = FormatHelp(ExecHelp());
+  for (const FlagDef& def : ExecHelp().flags) {
+    EXPECT_NE(help.find("--" + std::string(def.long_name)), std::string::npos) << def.long_name;
+  }
+  EXPECT_NE(help.find("(default: the sandbox's)"), std::string::npos) << help;
+  EXPECT_NE(help.find("Ctrl-C"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace agentbox

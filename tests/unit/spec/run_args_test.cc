@@ -115,7 +115,7 @@ TEST(ParseRunArgsTest, Errors) {
   EXPECT_EQ(ErrorOf({"-x", "ls"}), "unknown option \"-x\"");
   EXPECT_EQ(ErrorOf({"-iz", "ls"}), "unknown option \"-iz\"");  // "-ih" is -i -h
   EXPECT_EQ(ErrorOf({"--memory"}), "option --memory needs a value (SIZE)");
-  EXPECT_EQ(ErrorOf({"-e"}), "option -e needs a value (KEY=VALUE)");
+  EXPECT_EQ(ErrorOf({"-e"}), "option -e needs a value (KEY[=VALUE])");
   EXPECT_EQ(ErrorOf({"--json=yes", "ls"}), "option --json takes no value");
   EXPECT_EQ(ErrorOf({"--memory", "lots", "ls"}),
             "--memory: expected a size like \"512M\" or a number of bytes, got \"lots\"");
@@ -125,7 +125,7 @@ TEST(ParseRunArgsTest, Errors) {
   EXPECT_EQ(ErrorOf({"--pids", "0", "ls"}), "--pids: must be at least 1, got 0");
   EXPECT_EQ(ErrorOf({"--cpus", "0", "ls"}), "--cpus: must be more than 0, got \"0\"");
   EXPECT_EQ(ErrorOf({"-w", "rel", "ls"}), "--cwd: must be an absolute path, got \"rel\"");
-  EXPECT_EQ(ErrorOf({"-e", "NOVALUE", "ls"}), "--env: expected KEY=VALUE, got \"NOVALUE\"");
+  EXPECT_EQ(ErrorOf({"-e", "", "ls"}), "--env: expected KEY or KEY=VALUE, got \"\"");
   EXPECT_EQ(ErrorOf({"--backend", "kvm", "ls"}),
             "--backend: expected \"native\" or \"docker\", got \"kvm\"");
   EXPECT_EQ(ErrorOf({"--policy=", "ls"}), "--policy: must not be empty");
@@ -191,16 +191,42 @@ TEST(ResolveRunSpecTest, MissingPolicyFails) {
   EXPECT_NE(s.status().message().find("/nonexistent/p.json"), std::string::npos);
 }
 
-TEST(RunUsageTest, MentionsEveryFlagAndTheDefaults) {
-  const std::string usage = RunUsage();
+TEST(RunHelpTest, MentionsEveryFlagAndTheDefaults) {
+  // Wrapped lines joined: a default may sit on the next line of its flag's help.
+  std::string usage;
+  for (char c : FormatHelp(RunHelp())) {
+    if (c == '\n' || c == ' ') {
+      if (!usage.empty() && usage.back() != ' ') usage += ' ';
+    } else {
+      usage += c;
+    }
+  }
   for (const FlagDef& def : RunFlagDefs()) {
     EXPECT_NE(usage.find("--" + std::string(def.long_name)), std::string::npos) << def.long_name;
   }
-  for (const char* s : {"-e, --env KEY=VALUE", "-w, --cwd DIR", "-i, --stdin", "-h, --help",
-                        "--timeout 60", "--memory 512M", "--pids 256", "--cpus 1",
-                        "--output-limit 1M", "--disk-limit 1G", "--cwd /workspace"}) {
+  for (const char* s :
+       {"-e, --env KEY[=VALUE]", "-w, --cwd DIR", "-i, --stdin", "-h, --help", "(default: 60)",
+        "(default: 512M)", "(default: 256)", "(default: 1)", "(default: 1M)", "(default: 1G)",
+        "(default: /workspace)", "(default: native)"}) {
     EXPECT_NE(usage.find(s), std::string::npos) << s;
   }
+}
+
+// -e KEY alone takes KEY from agentbox's own environment, as docker does; an unset one is left out.
+TEST(ParseRunArgsTest, EnvKeyAloneTakesTheCallersValue) {
+  const EnvLookup env = [](const std::string& key) -> std::optional<std::string> {
+    if (key == "TOKEN") return "s3cret=x";
+    return std::nullopt;
+  };
+  StatusOr<RunInvocation> inv =
+      ParseRunArgs({"-e", "TOKEN", "-e", "UNSET", "-e", "A=1", "ls"}, env);
+  ASSERT_TRUE(inv.ok()) << inv.status().message();
+  StatusOr<SandboxSpec> spec = ResolveRunSpec(*inv);
+  ASSERT_TRUE(spec.ok()) << spec.status().message();
+  const std::vector<std::pair<std::string, std::string>> want = {{"TOKEN", "s3cret=x"}, {"A", "1"}};
+  EXPECT_EQ(spec->env, want);
+  StatusOr<CreateInvocation> create = ParseCreateArgs({"-e", "TOKEN"}, env);
+  ASSERT_TRUE(create.ok()) << create.status().message();
 }
 
 }  // namespace
