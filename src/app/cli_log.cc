@@ -44,9 +44,11 @@ std::string What(const nlohmann::json& r) {
   }
   if (op == "snapshot" || op == "restore") {
     const auto& s = r.value("snapshot", nlohmann::json::object());
-    return s.value("id", "") + (s.value("name", "").empty() ? "" : " (" + s.value("name", "") + ")");
+    return s.value("id", "") +
+           (s.value("name", "").empty() ? "" : " (" + s.value("name", "") + ")");
   }
-  if (op == "create") return r.contains("from_snapshot") ? "fork of " + r["from_snapshot"].value("id", "") : "";
+  if (op == "create")
+    return r.contains("from_snapshot") ? "fork of " + r["from_snapshot"].value("id", "") : "";
   std::string what = r.value("path", "");
   if (r.contains("error")) what += " [error: " + r["error"].get<std::string>() + "]";
   return what;

@@ -35,8 +35,9 @@ const CommandHelp& ReplayHelp() {
           "sandbox of the recorded policy, and reports every divergence: exit codes, output "
           "digests, workspace digests.",
       .flags = kReplayFlags,
-      .notes = "Exit status: 0 when nothing diverged, 1 when something did, 125 when the log "
-               "cannot be replayed.",
+      .notes =
+          "Exit status: 0 when nothing diverged, 1 when something did, 125 when the log "
+          "cannot be replayed.",
       .operands = "path",
   };
   return help;

@@ -36,8 +36,8 @@ nlohmann::json SnapshotJson(const SnapshotRecord& s) {
           {"name", s.name},
           {"sandbox", s.sandbox_id},
           {"created_at", s.created_at},
-          {"workspace_digest", s.workspace_digest.empty() ? nlohmann::json()
-                                                          : nlohmann::json(s.workspace_digest)}};
+          {"workspace_digest",
+           s.workspace_digest.empty() ? nlohmann::json() : nlohmann::json(s.workspace_digest)}};
 }
 
 int ListSnapshotsOf(const std::vector<SandboxRecord>& sandboxes, bool json) {
@@ -88,8 +88,9 @@ const CommandHelp& SnapshotHelp() {
   static const CommandHelp help = {
       .name = "snapshot",
       .summary = "snapshot a sandbox's workspace; snapshot ls, snapshot rm",
-      .usage = "snapshot [--name N] [--json] ID|NAME\nsnapshot ls [--json] [ID|NAME]\nsnapshot rm "
-               "SNAP...",
+      .usage =
+          "snapshot [--name N] [--json] ID|NAME\nsnapshot ls [--json] [ID|NAME]\nsnapshot rm "
+          "SNAP...",
       .description =
           "Takes a snapshot of a sandbox's workspace and prints its id: on a btrfs workspace pool "
           "a subvolume snapshot (milliseconds whatever the size, every block shared), elsewhere a "
@@ -160,7 +161,8 @@ int SnapshotSubcommand(const Args& args) {
   if (!manager.ok()) return FailWith(manager.status());
   if (pos[0] == "ls") return SnapshotLs(*manager, *inv);
   if (pos[0] == "rm") return SnapshotRm(*manager, *inv);
-  if (pos.size() != 1) return FailWith(InvalidArgument("usage: agentbox snapshot ID|NAME [--name N]"));
+  if (pos.size() != 1)
+    return FailWith(InvalidArgument("usage: agentbox snapshot ID|NAME [--name N]"));
   auto found = manager->Find(pos[0]);
   if (!found.ok()) return FailWith(found.status());
   const std::string* name = FlagValue(*inv, "name");
@@ -174,7 +176,8 @@ int RestoreSubcommand(const Args& args) {
   int exit = 0;
   auto inv = ParseOrHelp(RestoreHelp(), args, &exit);
   if (!inv) return exit;
-  if (inv->rest.size() != 2) return FailWith(InvalidArgument("usage: agentbox restore ID|NAME SNAP"));
+  if (inv->rest.size() != 2)
+    return FailWith(InvalidArgument("usage: agentbox restore ID|NAME SNAP"));
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   auto found = manager->Find(inv->rest[0]);
@@ -183,9 +186,7 @@ int RestoreSubcommand(const Args& args) {
   if (!snap.ok()) return FailWith(snap.status());
   auto stats = manager->Restore(found->record, *snap);
   if (!stats.ok()) return FailWith(stats.status());
-  nlohmann::ordered_json j = {{"restored", snap->id}, {"sandbox", found->record.id}};
-  for (auto& [k, v] : SyncStatsJson(*stats).items()) j[k] = v;
-  WriteStdout(HasFlag(*inv, "json") ? j.dump() + "\n"
+  WriteStdout(HasFlag(*inv, "json") ? RestoredJson(snap->id, found->record.id, *stats).dump() + "\n"
                                     : "restored " + found->record.id + " to " + snap->id + " (" +
                                           std::to_string(stats->copied) + " put back, " +
                                           std::to_string(stats->removed) + " removed, " +
@@ -197,7 +198,8 @@ int ForkSubcommand(const Args& args) {
   int exit = 0;
   auto inv = ParseOrHelp(ForkHelp(), args, &exit);
   if (!inv) return exit;
-  if (inv->rest.size() != 1) return FailWith(InvalidArgument("usage: agentbox fork SNAP [--name NEW]"));
+  if (inv->rest.size() != 1)
+    return FailWith(InvalidArgument("usage: agentbox fork SNAP [--name NEW]"));
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   auto found = manager->FindAnySnapshot(inv->rest[0], [](const SandboxRecord&) { return true; });

@@ -17,10 +17,10 @@ std::string NowRfc3339Millis() {
   ::clock_gettime(CLOCK_REALTIME, &ts);
   struct tm tm;
   ::gmtime_r(&ts.tv_sec, &tm);
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+  char buf[80];
+  std::snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
                 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                ts.tv_nsec / 1'000'000);
+                static_cast<int>(ts.tv_nsec / 1'000'000));
   return buf;
 }
 

@@ -121,30 +121,30 @@ json CreateSandboxSchema() {
 json ExecRequestSchema() {
   json str = {{"type", "string"}};
   json num_or_str = {{"oneOf", json::array({{{"type", "number"}}, str})}};
-  return {{"type", "object"},
-          {"required", {"argv"}},
-          {"additionalProperties", false},
-          {"properties",
-           {{"argv", {{"type", "array"}, {"minItems", 1}, {"items", str}}},
-            {"env", {{"type", "object"}, {"additionalProperties", str}}},
-            {"cwd", str},
-            {"timeout", num_or_str},
-            {"output_limit", num_or_str},
-            {"stdin", str},
-            {"stream", {{"type", "string"}, {"enum", {"ndjson", "sse"}}}},
-            {"detach",
-             {{"type", "boolean"},
-              {"description",
-               "start a background process: 201 and its Process at once (no stdin, no stream)"}}},
-            {"interactive",
-             {{"type", "boolean"},
-              {"description", "with detach: keep its stdin open for .../stdin"}}},
-            {"rollback_on_failure",
-             {{"type", "boolean"},
-              {"description",
-               "a failing command (non-zero exit, timeout, signal, OOM) leaves the workspace "
-               "exactly as it was; refused while another command or a background process "
-               "runs"}}}}}};
+  return {
+      {"type", "object"},
+      {"required", {"argv"}},
+      {"additionalProperties", false},
+      {"properties",
+       {{"argv", {{"type", "array"}, {"minItems", 1}, {"items", str}}},
+        {"env", {{"type", "object"}, {"additionalProperties", str}}},
+        {"cwd", str},
+        {"timeout", num_or_str},
+        {"output_limit", num_or_str},
+        {"stdin", str},
+        {"stream", {{"type", "string"}, {"enum", {"ndjson", "sse"}}}},
+        {"detach",
+         {{"type", "boolean"},
+          {"description",
+           "start a background process: 201 and its Process at once (no stdin, no stream)"}}},
+        {"interactive",
+         {{"type", "boolean"}, {"description", "with detach: keep its stdin open for .../stdin"}}},
+        {"rollback_on_failure",
+         {{"type", "boolean"},
+          {"description",
+           "a failing command (non-zero exit, timeout, signal, OOM) leaves the workspace "
+           "exactly as it was; refused while another command or a background process "
+           "runs"}}}}}};
 }
 
 // The terminal WebSocket's first message: an exec body without what a terminal replaces.
@@ -167,10 +167,10 @@ json ExecResultSchema() {
   json props = ResultProperties();
   props["stdout"] = {{"type", "string"}};
   props["stderr"] = {{"type", "string"}};
-  props["rollback"] = {{"type", "object"},
-                       {"description", "with rollback_on_failure only"},
-                       {"properties",
-                        {{"rolled_back", {{"type", "boolean"}}}, {"error", {{"type", "string"}}}}}};
+  props["rollback"] = {
+      {"type", "object"},
+      {"description", "with rollback_on_failure only"},
+      {"properties", {{"rolled_back", {{"type", "boolean"}}}, {"error", {{"type", "string"}}}}}};
   std::vector<std::string> required = kResultRequired;
   required.insert(required.end(), {"stdout", "stderr"});
   return Object(props, required, "the exec result (docs/contract.md §1)");

@@ -29,8 +29,13 @@ nlohmann::ordered_json TreeDiffJson(const TreeDiff& diff) {
           {"truncated", diff.truncated}};
 }
 
-nlohmann::ordered_json SyncStatsJson(const SyncStats& stats) {
-  return {{"kept", stats.kept}, {"copied", stats.copied}, {"removed", stats.removed}};
+nlohmann::ordered_json RestoredJson(const std::string& snapshot_id, const std::string& sandbox_id,
+                                    const SyncStats& stats) {
+  return {{"restored", snapshot_id},
+          {"sandbox", sandbox_id},
+          {"kept", stats.kept},
+          {"copied", stats.copied},
+          {"removed", stats.removed}};
 }
 
 std::string TreeDiffText(const TreeDiff& diff) {

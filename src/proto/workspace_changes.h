@@ -36,8 +36,10 @@ struct SyncStats {
 // {"changes": [{"path", "change", "type", "size_delta"}...], "added", "modified", "deleted",
 // "truncated"}
 nlohmann::ordered_json TreeDiffJson(const TreeDiff& diff);
-// {"kept", "copied", "removed"}
-nlohmann::ordered_json SyncStatsJson(const SyncStats& stats);
+// A restore's answer (CLI --json, API, MCP): {"restored": SNAP, "sandbox": ID, "kept",
+// "copied", "removed"}.
+nlohmann::ordered_json RestoredJson(const std::string& snapshot_id, const std::string& sandbox_id,
+                                    const SyncStats& stats);
 // `agentbox diff`'s lines: "A path", "M path", "D path" (docker diff's letters), then, when
 // the list was cut, one "... N more" line.
 std::string TreeDiffText(const TreeDiff& diff);

@@ -14,7 +14,7 @@ namespace {
 using nlohmann::json;
 namespace mcp = agentbox::mcp;
 
-constexpr size_t kDiffListed = 1000;     // what a model reads in one answer
+constexpr size_t kDiffListed = 1000;  // what a model reads in one answer
 constexpr int64_t kDefaultLogRecords = 50;
 
 json SnapshotJson(const SnapshotRecord& s) {
@@ -28,7 +28,8 @@ json SnapshotJson(const SnapshotRecord& s) {
 // A string argument, or a tool error naming it.
 StatusOr<std::string> StringArg(const json& arguments, const char* key, bool required) {
   if (!arguments.is_object() || !arguments.contains(key) || arguments[key].is_null()) {
-    if (required) return InvalidArgument(std::string("invalid arguments: `") + key + "` is required");
+    if (required)
+      return InvalidArgument(std::string("invalid arguments: `") + key + "` is required");
     return std::string();
   }
   if (!arguments[key].is_string()) {
@@ -65,9 +66,7 @@ json WithSnapshot(SandboxManager& manager, const SandboxRecord& record, const st
   if (name == mcp::kSnapshotRestoreTool) {
     auto stats = manager.Restore(record, *snap);
     if (!stats.ok()) return mcp::StatusToolResult(stats.status());
-    json j = {{"restored", snap->id}};
-    for (auto& [k, v] : SyncStatsJson(*stats).items()) j[k] = v;
-    return mcp::StructuredToolResult(j);
+    return mcp::StructuredToolResult(json(RestoredJson(snap->id, record.id, *stats)));
   }
   if (name == mcp::kSnapshotDiffTool) {
     auto diff = manager.Diff(record, *snap, kDiffListed);

@@ -16,8 +16,8 @@ nlohmann::json SnapshotJson(const SnapshotRecord& s) {
           {"name", s.name},
           {"sandbox", s.sandbox_id},
           {"created_at", s.created_at},
-          {"workspace_digest", s.workspace_digest.empty() ? nlohmann::json()
-                                                          : nlohmann::json(s.workspace_digest)}};
+          {"workspace_digest",
+           s.workspace_digest.empty() ? nlohmann::json() : nlohmann::json(s.workspace_digest)}};
 }
 
 // The "name" of an optional {"name": "..."} body ("" when there is no body).
@@ -34,7 +34,8 @@ StatusOr<std::string> OptionalName(const HttpRequest& request) {
 // The sandbox of {id} (the caller's to see) and its snapshot {snap}.
 StatusOr<std::pair<SandboxRecord, SnapshotRecord>> Target(ServerContext& ctx, Exchange& ex) {
   AB_ASSIGN_OR_RETURN(SandboxStatus found, FindVisible(ctx, ex.caller, ex.Param("id")));
-  AB_ASSIGN_OR_RETURN(SnapshotRecord snap, ctx.Manager().FindSnapshot(found.record, ex.Param("snap")));
+  AB_ASSIGN_OR_RETURN(SnapshotRecord snap,
+                      ctx.Manager().FindSnapshot(found.record, ex.Param("snap")));
   ex.audit["sandbox"] = found.record.id;
   ex.audit["snapshot"] = snap.id;
   return std::make_pair(found.record, snap);
@@ -75,9 +76,8 @@ void HandleRestoreSnapshot(ServerContext& ctx, Exchange& ex) {
   if (!target.ok()) return ex.ReplyError(target.status());
   auto stats = ctx.Manager().Restore(target->first, target->second);
   if (!stats.ok()) return ex.ReplyError(stats.status());
-  nlohmann::ordered_json j = {{"restored", target->second.id}, {"sandbox", target->first.id}};
-  for (auto& [k, v] : SyncStatsJson(*stats).items()) j[k] = v;
-  ex.Reply(200, "application/json", j.dump() + "\n");
+  ex.Reply(200, "application/json",
+           RestoredJson(target->second.id, target->first.id, *stats).dump() + "\n");
 }
 
 void HandleDiffSnapshot(ServerContext& ctx, Exchange& ex) {
