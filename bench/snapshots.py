@@ -176,6 +176,7 @@ def main():
     env = dict(os.environ, AGENTBOX_STATE_DIR=state)
     try:
         a = bench_agentbox(ab, args, state, host_tree)
+        print(f"bench: agentbox {json.dumps(a)}", file=sys.stderr, flush=True)
         d = None if why else bench_docker(args, host_tree, f"absnapbench-{os.getpid()}")
     finally:
         for sid in run([ab, "ls", "-q"], env, check=False).split():

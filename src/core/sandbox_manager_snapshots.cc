@@ -11,8 +11,9 @@ namespace agentbox {
 namespace {
 
 Status Busy(const SandboxRecord& record, const std::string& what) {
-  return InvalidArgument("sandbox " + record.id + " is in use (a command or file operation runs): " +
-                         what + " needs its workspace to itself; try again when it is done");
+  return FailedPrecondition("sandbox " + record.id +
+                            " is in use (a command or file operation runs): " + what +
+                            " needs its workspace to itself; try again when it is done");
 }
 
 // What --rollback-on-failure calls a failure: anything but exiting 0.
@@ -28,9 +29,9 @@ Status SandboxManager::CheckNoProcesses(const SandboxRecord& record) {
   AB_ASSIGN_OR_RETURN(std::vector<ProcessInfo> processes, AgentListProcesses(record.agent_socket));
   for (const ProcessInfo& p : processes) {
     if (p.result) continue;  // over
-    return InvalidArgument("sandbox " + record.id + " has a background process running (" + p.id +
-                           "): stop it first (agentbox kill " + record.id + " " + p.id +
-                           "), agentbox does not change the workspace under a running command");
+    return FailedPrecondition("sandbox " + record.id + " has a background process running (" +
+                              p.id + "): stop it first (agentbox kill " + record.id + " " + p.id +
+                              "), agentbox does not change the workspace under a running command");
   }
   return OkStatus();
 }
@@ -67,8 +68,9 @@ StatusOr<SnapshotRecord> SandboxManager::TakeSnapshot(const SandboxRecord& recor
   if (Logging(record)) {
     nlohmann::ordered_json rec = SessionRecordHead("snapshot", record);
     rec["snapshot"] = SnapshotRef(snap);
-    rec["workspace_after"] = snap.workspace_digest.empty() ? nlohmann::ordered_json()
-                                                           : nlohmann::ordered_json(snap.workspace_digest);
+    rec["workspace_after"] = snap.workspace_digest.empty()
+                                 ? nlohmann::ordered_json()
+                                 : nlohmann::ordered_json(snap.workspace_digest);
     AppendLog(record, rec);
   }
   return snap;
