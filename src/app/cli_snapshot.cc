@@ -93,7 +93,7 @@ const CommandHelp& SnapshotHelp() {
           "SNAP...",
       .description =
           "Takes a snapshot of a sandbox's workspace and prints its id: on a btrfs workspace pool "
-          "a subvolume snapshot (milliseconds whatever the size, every block shared), elsewhere a "
+          "a subvolume snapshot (every block shared), elsewhere a "
           "reflink or plain copy (docs/policy.md says which and what it costs). `ls` lists "
           "snapshots (of one sandbox, or of all), `rm` removes them.\n"
           "\n"

@@ -8,7 +8,7 @@ constexpr const char* kSnapshotToolsJson = R"json([
 {
   "name": "snapshot_create",
   "title": "Snapshot the workspace",
-  "description": "Take a snapshot of /workspace as it is now (files only: not processes, /tmp or memory) and return its id. It takes milliseconds whatever the workspace's size. Use snapshot_restore to go back to it, snapshot_diff to see what changed since. A sandbox holds a limited number of snapshots (its policy's max_snapshots, 16 by default): delete old ones with snapshot_delete.",
+  "description": "Take a snapshot of /workspace as it is now (files only: not processes, /tmp or memory) and return its id. Use snapshot_restore to go back to it, snapshot_diff to see what changed since. A sandbox holds a limited number of snapshots (its policy's max_snapshots, 16 by default): delete old ones with snapshot_delete.",
   "inputSchema": {
     "type": "object",
     "properties": {
