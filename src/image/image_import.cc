@@ -17,15 +17,42 @@ uint64_t LayerBytes(const ImageStore& store, const std::string& diff_id) {
   return j.ok() && j->is_object() ? j->value("bytes", uint64_t{0}) : 0;
 }
 
+// Reads `fd` to its end, discarding: a streamed blob gets to finish, so that its digest is
+// checked over every byte (a gzip stream may end before its blob does) and a corrupted download
+// that the unpack refused is reported as the digest mismatch it is.
+void Drain(int fd) {
+  char buf[64 * 1024];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+  }
+}
+
+// Unpacks the blob into `root` and closes it. A streamed download's own failure wins: it
+// explains a truncated or corrupted stream better than the unpack's complaint about it.
+StatusOr<UnpackedLayer> UnpackBlob(LayerBlob blob, const std::string& root,
+                                   const UnpackLimits& limits) {
+  Status made = MakeDir(root, 0755);
+  StatusOr<UnpackedLayer> unpacked =
+      made.ok() ? UnpackLayer(blob.fd.get(), root, limits) : StatusOr<UnpackedLayer>(made);
+  if (!blob.finish) return unpacked;
+  if (unpacked.ok() || unpacked.status().code() == StatusCode::kInvalidArgument) {
+    Drain(blob.fd.get());  // bounded by the descriptor's size and the download's stall timeout
+  }
+  blob.fd.reset();  // a writer still streaming (after a full disk, a ceiling) sees EPIPE
+  AB_RETURN_IF_ERROR(blob.finish(unpacked.ok()));
+  return unpacked;
+}
+
 Status UnpackOne(const ImageStore& store, const ImportRequest& req, const ImageConfig& config,
                  size_t i, const LayerOpener& open_layer) {
   const std::string& want = config.diff_ids[i];
   const std::string what = "layer " + std::to_string(i + 1) + " of " +
                            std::to_string(config.diff_ids.size()) + " (" + want.substr(0, 19) + ")";
-  AB_ASSIGN_OR_RETURN(UniqueFd blob, open_layer(i));
+  AB_ASSIGN_OR_RETURN(LayerBlob blob, open_layer(i));
   AB_ASSIGN_OR_RETURN(std::string tmp, store.MakeTempDir("layer"));
-  AB_RETURN_IF_ERROR(MakeDir(tmp + "/root", 0755));
-  auto unpacked = UnpackLayer(blob.get(), tmp + "/root", req.limits);
+  auto unpacked = UnpackBlob(std::move(blob), tmp + "/root", req.limits);
   Status st = unpacked.ok() ? OkStatus() : unpacked.status();
   if (st.ok() && unpacked->diff_id != want) {
     st = InvalidArgument("digest mismatch: its content is " + unpacked->diff_id +

@@ -28,9 +28,18 @@ struct ImportRequest {
   UnpackLimits limits;
 };
 
-// Opens layer i's blob (compressed or not) for reading, its digest already verified or to be
-// verified by the unpack (docker save layers are named by their uncompressed digest).
-using LayerOpener = std::function<StatusOr<UniqueFd>(size_t index)>;
+// Layer i's blob (compressed or not), open for reading. Its digest is already verified, or is
+// verified by the unpack (docker save layers are named by their uncompressed digest), or by
+// `finish`: a blob that streams in while it is unpacked (a registry download) says there how
+// its download ended, told whether the unpack succeeded (an unpack that failed stopped reading,
+// and its own error says why). ImportImage closes `fd` first, then calls `finish` at most once,
+// and commits the layer only when both the unpack and `finish` succeeded; a blob dropped
+// unfinished (an error before its unpack) must stop its writer by itself.
+struct LayerBlob {
+  UniqueFd fd;
+  std::function<Status(bool unpacked)> finish;  // empty: nothing more to check
+};
+using LayerOpener = std::function<StatusOr<LayerBlob>(size_t index)>;
 
 StatusOr<ImageRecord> ImportImage(const ImageStore& store, const ImportRequest& request,
                                   const LayerOpener& open_layer);

@@ -82,11 +82,11 @@ StatusOr<ImageRecord> ImportOciManifest(const ImageStore& store, int dir, Descri
   ir.names = std::move(names);
   ir.source = req.source;
   ir.limits = req.limits;
-  return ImportImage(store, ir, [&](size_t i) -> StatusOr<UniqueFd> {
+  return ImportImage(store, ir, [&](size_t i) -> StatusOr<LayerBlob> {
     AB_ASSIGN_OR_RETURN(UniqueFd fd, OpenBeneath(dir, BlobPath(m.layers[i].digest)));
     AB_RETURN_IF_ERROR(VerifyBlob(fd.get(), m.layers[i].digest, m.layers[i].size,
                                   "layer " + std::to_string(i + 1)));
-    return fd;
+    return LayerBlob{std::move(fd), {}};
   });
 }
 
@@ -152,9 +152,11 @@ StatusOr<std::vector<ImageRecord>> LoadDockerSave(const ImageStore& store, int d
     ir.names = NamesFor(tags);
     ir.source = req.source;
     ir.limits = req.limits;
-    AB_ASSIGN_OR_RETURN(ImageRecord r, ImportImage(store, ir, [&](size_t i) {
-                          return OpenBeneath(dir, layers[i]);
-                        }));
+    auto open_layer = [&](size_t i) -> StatusOr<LayerBlob> {
+      AB_ASSIGN_OR_RETURN(UniqueFd fd, OpenBeneath(dir, layers[i]));
+      return LayerBlob{std::move(fd), {}};
+    };
+    AB_ASSIGN_OR_RETURN(ImageRecord r, ImportImage(store, ir, open_layer));
     out.push_back(std::move(r));
   }
   return out;

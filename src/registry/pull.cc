@@ -1,23 +1,75 @@
 #include "registry/pull.h"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include <sys/socket.h>
+
+#include <memory>
+#include <thread>
 
 #include "image/image_import.h"
-#include "sys/file_util.h"
 
 namespace agentbox::registry {
 namespace {
 
-Status WriteAll(int fd, std::string_view data) {
+Status SendAll(int fd, std::string_view data) {
   while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
+    // MSG_NOSIGNAL: an unpack that stopped early closed its end; that is EPIPE here, which
+    // aborts the download, never a SIGPIPE.
+    ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return ErrnoStatus("write a downloaded layer");
+    if (n <= 0) return ErrnoStatus("hand a downloaded layer to its unpack");
     data.remove_prefix(static_cast<size_t>(n));
   }
   return OkStatus();
 }
+
+// One layer downloading on its own thread into a socket whose other end the unpack reads, so
+// that download, gunzip and unpack overlap instead of following one another. The socket's
+// buffer is the only copy: a slow unpack slows the download (which the registry client's stall
+// timeout allows for: it counts only a peer that sends nothing).
+class StreamedBlob {
+ public:
+  static StatusOr<image::LayerBlob> Start(RegistryClient& client, const image::Descriptor& d) {
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+      return ErrnoStatus("socketpair for a layer download");
+    }
+    UniqueFd reader(fds[0]);
+    auto blob = std::make_shared<StreamedBlob>(UniqueFd(fds[1]));
+    blob->thread_ = std::thread([&client, d, b = blob.get()] {
+      b->result_ = client.GetBlob(d, [b](std::string_view piece) {
+        Status sent = SendAll(b->writer_.get(), piece);
+        b->reader_gone_ = !sent.ok();
+        return sent;
+      });
+      ::shutdown(b->writer_.get(), SHUT_WR);  // the unpack sees the end of the stream
+    });
+    return image::LayerBlob{std::move(reader),
+                            [blob](bool unpacked) { return blob->Finish(unpacked); }};
+  }
+
+  explicit StreamedBlob(UniqueFd writer) : writer_(std::move(writer)) {}
+  StreamedBlob(const StreamedBlob&) = delete;
+  StreamedBlob& operator=(const StreamedBlob&) = delete;
+  // Dropped before its end (an error before the unpack): a blocked send fails with EPIPE.
+  ~StreamedBlob() {
+    ::shutdown(writer_.get(), SHUT_RDWR);
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  Status Finish(bool unpacked) {
+    if (thread_.joinable()) thread_.join();
+    // An unpack that failed and stopped reading (a full disk, a ceiling): its error says why.
+    // One that succeeded read every byte, so a failure here is the download's own.
+    if (reader_gone_ && !unpacked) return OkStatus();
+    return result_;
+  }
+
+  UniqueFd writer_;
+  std::thread thread_;
+  Status result_;
+  bool reader_gone_ = false;  // written by the thread, read after join
+};
 
 }  // namespace
 
@@ -42,18 +94,8 @@ StatusOr<image::ImageRecord> Pull(const image::ImageStore& store, const PullRequ
   ir.names = {ref.Canonical()};
   ir.source = "pull " + ref.Familiar();
   ir.limits = req.limits;
-  AB_ASSIGN_OR_RETURN(std::string tmp, store.MakeTempDir("pull"));
-  auto record = image::ImportImage(store, ir, [&](size_t i) -> StatusOr<UniqueFd> {
-    std::string path = tmp + "/" + std::to_string(i);
-    AB_ASSIGN_OR_RETURN(UniqueFd fd, OpenFile(path, O_RDWR | O_CREAT | O_EXCL, 0600));
-    ::unlink(path.c_str());  // gone with the fd
-    AB_RETURN_IF_ERROR(client.GetBlob(
-        m.layers[i], [&fd](std::string_view piece) { return WriteAll(fd.get(), piece); }));
-    if (::lseek(fd.get(), 0, SEEK_SET) != 0) return ErrnoStatus("rewind " + path);
-    return fd;
-  });
-  RemoveTree(tmp);
-  return record;
+  return image::ImportImage(store, ir,
+                            [&](size_t i) { return StreamedBlob::Start(client, m.layers[i]); });
 }
 
 }  // namespace agentbox::registry

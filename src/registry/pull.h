@@ -1,9 +1,9 @@
 // Pull: one image from a registry into the store — the manifest (an index resolved for the
 // platform asked for), the config, and only the layers the store lacks.
 //
-// Each missing layer is downloaded into the store's tmp/ (digest and size checked as it is
-// written) and unpacked from there by image::ImportImage, which checks it again against the
-// config's diff_id; the image and its name are recorded only when every layer is in.
+// Each missing layer is unpacked by image::ImportImage while it downloads (digest and size
+// checked over the whole blob before the layer is committed, its content checked again against
+// the config's diff_id); the image and its name are recorded only when every layer is in.
 #pragma once
 
 #include <string>

@@ -165,6 +165,57 @@ while True: conns.append(s.accept())' "$CASE_DIR/port" &
   expect_store_empty
 }
 
+case_pull_stalls_mid_layer() {
+  reg none
+  # A proxy in front of the registry that passes everything but stops every blob half way and
+  # then says nothing: the layer is unpacked while it streams in, so the unpack is waiting on it.
+  $PY -c 'import http.server,socket,sys,threading,urllib.request
+up=sys.argv[2]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        try: r=urllib.request.urlopen(urllib.request.Request(up+self.path,headers={"Accept":self.headers.get("Accept","*/*")}))
+        except urllib.error.HTTPError as e: r=e
+        body=r.read()
+        self.send_response(r.status)
+        for k,v in r.headers.items():
+            if k.lower() not in ("connection","transfer-encoding"): self.send_header(k,v)
+        self.end_headers()
+        if "/blobs/" in self.path and len(body) > 4096:
+            self.wfile.write(body[:len(body)//2]); self.wfile.flush(); threading.Event().wait()
+        self.wfile.write(body)
+    def log_message(self,*a): pass
+s=http.server.ThreadingHTTPServer(("127.0.0.1",0),H)
+open(sys.argv[1],"w").write(str(s.server_address[1]))
+s.serve_forever()' "$CASE_DIR/port" "http://$REGISTRY" &
+  local pid=$! start
+  on_exit "kill $pid"
+  wait_until 10 test -s "$CASE_DIR/port" || fail "the stalling proxy did not start"
+  start=$(now_ms)
+  ab image pull --timeout 2 "127.0.0.1:$(cat "$CASE_DIR/port")/test/bb:1"
+  expect_rc 125
+  expect_err_has "sent nothing for 2 s"
+  [[ $(printf '%s\n' "$AB_ERR" | wc -l) == 1 ]] || fail "more than one line: $AB_ERR"
+  (($(now_ms) - start < 20000)) || fail "the pull took $(($(now_ms) - start)) ms"
+  expect_store_empty
+}
+
+case_full_disk_while_pulling() {
+  reg none
+  # The layer streams from the registry into its unpack: the disk's error is the one reported
+  # (not the download's broken pipe), and nothing half-written stays.
+  local state=$CASE_DIR/small
+  mkdir -p "$state"
+  mount -t tmpfs -o size=1m tmpfs "$state" || skip "cannot mount a tmpfs"
+  on_exit "umount -l '$state'"
+  AGENTBOX_STATE_DIR=$state ab image pull "$REGISTRY/test/bb:1"
+  expect_rc 125
+  expect_err_has "No space left"
+  [[ $AB_ERR != *"downloaded layer"* ]] || fail "the download's error hid the disk's: $AB_ERR"
+  AGENTBOX_STATE_DIR=$state ab image ls --json
+  [[ $AB_OUT == "[]" ]] || fail "a half-written image was recorded: $AB_OUT"
+  [[ -z $(ls -A "$state/images/layers") ]] || fail "a half-written layer was committed"
+}
+
 case_layer_with_dotdot_refused() {
   refused_layer '[{"path":"../escaped","data":"x"}]' "climbs out of the layer"
 }
