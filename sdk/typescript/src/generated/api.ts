@@ -327,7 +327,7 @@ export interface paths {
         /** The sandbox's snapshots, oldest first */
         get: operations["listSnapshots"];
         put?: never;
-        /** Snapshot the sandbox's workspace (btrfs: milliseconds, every block shared) */
+        /** Snapshot the sandbox's workspace (btrfs: every block shared) */
         post: operations["createSnapshot"];
         delete?: never;
         options?: never;
@@ -2834,7 +2834,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Snapshot the sandbox's workspace (btrfs: milliseconds, every block shared) */
+            /** @description Snapshot the sandbox's workspace (btrfs: every block shared) */
             201: {
                 headers: {
                     [name: string]: unknown;
