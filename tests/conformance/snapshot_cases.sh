@@ -196,3 +196,23 @@ EOF
   ab log nosuchbox
   expect_one_line_error "log of a sandbox that is not there"
 }
+
+case_replay_of_a_20_command_session() {
+  native_only  # replay makes its fresh sandbox on the recorded backend; one lane is enough
+  new_box
+  local i
+  for i in $(seq 1 20); do
+    sh_in "$BOX" "echo $i >> /workspace/log.txt; mkdir -p d$((i % 3)); wc -l < /workspace/log.txt"
+    expect_rc 0 "command $i"
+  done
+  ab log --json "$BOX"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
+  ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 0 "a faithful replay diverges nowhere"
+  json_assert "r['diverged'] == 0 and r['replayed'] >= 20" "replay report"
+  # Plant a divergence: command 7 recorded as writing something else.
+  sed -i 's/echo 7 >> /echo seven >> /' "$CASE_DIR/session.jsonl"
+  ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 1 "a planted divergence is found"
+  json_assert "r['diverged'] >= 1" "the report counts it"
+}
