@@ -780,14 +780,14 @@ export interface components {
             ok: boolean;
         };
         WorkspaceDiff: {
-            added?: number;
             changes?: {
                 /** @enum {string} */
-                change?: "added" | "modified" | "deleted";
+                change?: "created" | "modified" | "deleted";
                 path?: string;
                 size_delta?: number;
                 type?: string;
             }[];
+            created?: number;
             deleted?: number;
             modified?: number;
             truncated?: boolean;
