@@ -1,0 +1,180 @@
+"""Pods that run for real: each created pod is started with `podman kube play` on the fake's
+bridge network, and its phase, IP and container states are reported through the store.
+
+The manifest is played as given but for three things: the podman pod is named k8sf-<uid> (two
+namespaces may hold the same name; spec.hostname keeps the pod's own), and every container's
+imagePullPolicy is Never (nothing is ever pulled: images are loaded into the private store at
+start). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit, the seccompProfile field,
+runtimeClassName) stay in the stored object. A pod IP is handed out only when the host's route
+to it goes through the fake's own bridge; otherwise the pod is Failed and gets no IP.
+"""
+import copy
+import json
+import os
+import sys
+import threading
+import time
+
+from . import store as S
+from .podman import PodmanError
+
+
+def podman_name(pod):
+    return "k8sf-" + pod["metadata"]["uid"][:13]
+
+
+def _play_manifest(pod):
+    m = copy.deepcopy(pod)
+    m.pop("status", None)
+    m["metadata"] = {"name": podman_name(pod), "labels": pod["metadata"].get("labels") or {},
+                     "annotations": pod["metadata"].get("annotations") or {}}
+    m["spec"].setdefault("hostname", pod["metadata"]["name"])
+    for c in m["spec"].get("containers", []) + m["spec"].get("initContainers", []):
+        c["imagePullPolicy"] = "Never"
+    return m
+
+
+def _container_status(spec, ps):
+    st = {"name": spec["name"], "image": spec.get("image", ""), "restartCount": 0,
+          "ready": bool(ps) and ps["State"] == "running", "started": bool(ps) and ps["State"] == "running"}
+    if not ps or ps["State"] in ("created", "configured", "initialized"):
+        st["state"] = {"waiting": {"reason": "ContainerCreating"}}
+    elif ps["State"] == "running":
+        st["state"] = {"running": {"startedAt": S.now()}}
+    else:
+        code = ps.get("ExitCode", 0)
+        st["state"] = {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error"}}
+    return st
+
+
+def _phase(statuses):
+    states = [next(iter(s["state"])) for s in statuses]
+    if any(s == "running" for s in states):
+        return "Running"
+    if states and all(s == "terminated" for s in states):
+        ok = all(s["state"]["terminated"]["exitCode"] == 0 for s in statuses)
+        return "Succeeded" if ok else "Failed"
+    return "Pending"
+
+
+class Pods:
+    def __init__(self, store, podman, seccomp_root=None, log=sys.stderr):
+        self.store, self.podman, self.seccomp_root, self.log = store, podman, seccomp_root, log
+        self.played = {}  # podman name -> (namespace, name): what this server made
+        self.locks = {}
+        self.lock = threading.Lock()
+
+    def validate(self, pod):
+        spec = pod.get("spec") or {}
+        causes = []
+        if not spec.get("containers"):
+            causes.append({"field": "spec.containers", "message": "Required value"})
+        for i, c in enumerate(spec.get("containers") or []):
+            for f in ("name", "image"):
+                if not c.get(f):
+                    causes.append({"field": "spec.containers[%d].%s" % (i, f), "message": "Required value"})
+        return causes
+
+    def created(self, pod):
+        pod_lock = threading.Lock()
+        with self.lock:
+            self.locks[podman_name(pod)] = pod_lock
+        pod_lock.acquire()
+        threading.Thread(target=self._play, args=(pod, pod_lock), daemon=True).start()
+
+    def _set_status(self, pod, status):
+        def change(obj):
+            obj["status"] = dict(obj.get("status") or {}, **status)
+        return self.store.update("pods", pod["metadata"]["namespace"], pod["metadata"]["name"], change)
+
+    def _play(self, pod, pod_lock):
+        name = podman_name(pod)
+        t0 = time.monotonic()
+        try:
+            path = os.path.join(self.podman.dir, name + ".json")
+            with open(path, "w") as f:
+                json.dump(_play_manifest(pod), f)
+            with self.lock:
+                self.played[name] = (pod["metadata"]["namespace"], pod["metadata"]["name"])
+            args = ["kube", "play", "--network", self.podman.network]
+            if self.seccomp_root:
+                args += ["--seccomp-profile-root", self.seccomp_root]
+            self.podman.run(*args, path)
+            self.refresh(pod, t0)
+        except (PodmanError, OSError, ValueError) as e:
+            self._set_status(pod, {"phase": "Failed", "reason": "PodmanFailed", "message": str(e)})
+        finally:
+            pod_lock.release()
+
+    def refresh(self, pod, t0=None):
+        """Reads the podman pod's containers and IP into the stored pod's status."""
+        name = podman_name(pod)
+        ps = self.podman.containers(name)
+        infra = next((c for c in ps if c.get("IsInfra")), None)
+        by_name = {c["Names"][0]: c for c in ps if not c.get("IsInfra")}
+        statuses = [_container_status(c, by_name.get(name + "-" + c["name"])) for c in pod["spec"]["containers"]]
+        status = {"phase": _phase(statuses), "containerStatuses": statuses, "hostIP": "127.0.0.1"}
+        ip = self.podman.pod_ip(infra["Id"]) if infra else None
+        dev = self.podman.route_device(ip) if ip else None
+        if ip and dev != self.podman.bridge:
+            status = {"phase": "Failed", "reason": "NetworkNotLocal",
+                      "message": "route to %s goes through %s, not the bridge %s" % (ip, dev, self.podman.bridge)}
+        elif ip:
+            status.update(podIP=ip, podIPs=[{"ip": ip}])
+        ready = "True" if status["phase"] == "Running" else "False"
+        status["conditions"] = [{"type": t, "status": ready if t in ("Ready", "ContainersReady") else "True"}
+                                for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")]
+        status.setdefault("startTime", S.now())
+        self._set_status(pod, status)
+        if t0 is not None:
+            self.log.write("fake-apiserver: pod %s/%s %s in %.3f s\n" % (
+                pod["metadata"]["namespace"], pod["metadata"]["name"], status["phase"], time.monotonic() - t0))
+            self.log.flush()
+
+    def container_died(self):
+        """A container of some pod exited: refresh every pod this server still runs."""
+        with self.lock:
+            live = list(self.played.values())
+        for ns, n in live:
+            pod = self.store.get("pods", ns, n)
+            if pod and not pod["metadata"].get("deletionTimestamp"):
+                try:
+                    self.refresh(pod)
+                except (PodmanError, ValueError):
+                    pass
+
+    def delete(self, pod):
+        grace = min(int(pod["spec"].get("terminationGracePeriodSeconds", 30)), 2)
+
+        def mark(obj):
+            obj["metadata"]["deletionTimestamp"] = S.now()
+            obj["metadata"]["deletionGracePeriodSeconds"] = grace
+        marked = self._mark(pod, mark)
+        threading.Thread(target=self._remove, args=(pod, grace), daemon=True).start()
+        return marked
+
+    def _mark(self, pod, change):
+        return self.store.update("pods", pod["metadata"]["namespace"], pod["metadata"]["name"], change) or pod
+
+    def _remove(self, pod, grace):
+        name = podman_name(pod)
+        with self.lock:
+            pod_lock = self.locks.pop(name, None)
+        if pod_lock:
+            pod_lock.acquire()  # a play in progress finishes first
+        self.podman.run("pod", "rm", "-f", "-t", str(grace), name, check=False)
+        with self.lock:
+            self.played.pop(name, None)
+        self.store.delete("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+
+    def logs(self, pod, container):
+        c = container or pod["spec"]["containers"][0]["name"]
+        return self.podman.run("logs", podman_name(pod) + "-" + c, check=False)
+
+    def remove_all(self):
+        """At exit: every podman pod this server made, by the names it recorded."""
+        with self.lock:
+            names = list(self.played)
+            self.played.clear()
+        for name in names:
+            self.podman.run("pod", "rm", "-f", "-t", "0", name, check=False)
