@@ -22,6 +22,7 @@ import http.server
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fakeapi import handler, pods, store, tls  # noqa: E402
+from fakeapi.secrets import Secrets  # noqa: E402
 from fakeapi.podman import Podman  # noqa: E402
 
 
@@ -82,7 +83,7 @@ def main():
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
-        hooks = {}
+        hooks = {"secrets": Secrets()}
         if args.no_podman:
             hooks["pods"] = pods.Pods(st, None)
             hooks["pods"].created = lambda pod: None

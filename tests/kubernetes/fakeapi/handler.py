@@ -99,6 +99,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return R.api_group_list()
         if path == "/api/v1":
             return R.resource_list("", "v1")
+        if path == "/openapi/v3":
+            return R.openapi_root()
+        if path.startswith("/openapi/v3/"):
+            return R.openapi_gv(path)
         parts = path.split("/")
         if len(parts) == 3 and parts[1] == "apis":
             return R.api_group(parts[2])

@@ -121,6 +121,8 @@ class Pods:
                       "message": "route to %s goes through %s, not the bridge %s" % (ip, dev, self.podman.bridge)}
         elif ip:
             status.update(podIP=ip, podIPs=[{"ip": ip}])
+        if not ps:
+            status = {"phase": "Failed", "reason": "PodmanPodGone", "message": "the podman pod %s is gone" % name}
         ready = "True" if status["phase"] == "Running" else "False"
         status["conditions"] = [{"type": t, "status": ready if t in ("Ready", "ContainersReady") else "True"}
                                 for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")]
@@ -144,7 +146,8 @@ class Pods:
                     pass
 
     def delete(self, pod):
-        grace = min(int(pod["spec"].get("terminationGracePeriodSeconds", 30)), 2)
+        # Kubernetes' grace period (30 s by default), capped at 1 s: tests wait for deletions.
+        grace = min(int(pod["spec"].get("terminationGracePeriodSeconds", 30)), 1)
 
         def mark(obj):
             obj["metadata"]["deletionTimestamp"] = S.now()

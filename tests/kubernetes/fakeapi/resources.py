@@ -36,14 +36,18 @@ def status(code, reason, message, name=None, plural=None):
     return body
 
 
+def _qualified(plural):
+    # As the server names a resource in messages: "pods", "networkpolicies.networking.k8s.io".
+    group = RESOURCES[plural][0]
+    return plural + "." + group if group else plural
+
+
 def not_found(plural, name):
-    kind = plural[:-1] if plural.endswith("s") else plural
-    return status(404, "NotFound", '%s "%s" not found' % (kind, name), name, plural)
+    return status(404, "NotFound", '%s "%s" not found' % (_qualified(plural), name), name, plural)
 
 
 def already_exists(plural, name):
-    kind = plural[:-1] if plural.endswith("s") else plural
-    return status(409, "AlreadyExists", '%s "%s" already exists' % (kind, name), name, plural)
+    return status(409, "AlreadyExists", '%s "%s" already exists' % (_qualified(plural), name), name, plural)
 
 
 def invalid(kind, name, causes):
@@ -86,3 +90,33 @@ def resource_list(group, version):
            for p, v in found]
     gv = "%s/%s" % (group, version) if group else version
     return {"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": res}
+
+
+def _gv_path(group, version):
+    return "apis/%s/%s" % (group, version) if group else "api/" + version
+
+
+def openapi_root():
+    """/openapi/v3: one document per group version, as the real server lists them."""
+    gvs = sorted({(v[0], v[1]) for v in RESOURCES.values()})
+    return {"paths": {_gv_path(g, v): {"serverRelativeURL": "/openapi/v3/%s?hash=fake" % _gv_path(g, v)}
+                      for g, v in gvs}}
+
+
+def openapi_gv(path):
+    """A group version's OpenAPI v3 document, reduced to what kubectl reads before a create: a
+    PATCH operation per kind that lists the fieldValidation parameter, which makes kubectl leave
+    validation to the server (the fake does not validate fields) instead of downloading schemas."""
+    found = {}
+    for plural, (g, v, kind, namespaced, _, _) in RESOURCES.items():
+        if "/openapi/v3/" + _gv_path(g, v) != path:
+            continue
+        url = "/%s/%s%s/{name}" % (_gv_path(g, v), "namespaces/{namespace}/" if namespaced else "", plural)
+        found[url] = {"patch": {
+            "x-kubernetes-group-version-kind": {"group": g, "version": v, "kind": kind},
+            "parameters": [{"name": "fieldValidation", "in": "query", "schema": {"type": "string"}}],
+            "responses": {"200": {"description": "OK"}}}}
+    if not found:
+        return None
+    return {"openapi": "3.0.0", "info": {"title": "Kubernetes (agentbox fake)", "version": VERSION["gitVersion"]},
+            "paths": found}

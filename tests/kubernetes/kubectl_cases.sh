@@ -1,0 +1,108 @@
+# The checks of tests/kubernetes/kubectl_check.sh (sourced: K, check, start_server, WORK, FAKE_K8S_*).
+
+M=$HERE/manifests
+curl_api() { curl -s --cacert "$WORK/s/ca.crt" -H "Authorization: Bearer ${2:-$TOKEN}" "$FAKE_K8S_URL$1"; }
+# Kubectl's output whatever its exit status (checks grep it; pipefail would see the status).
+K_out() { K "$@" 2>&1 || true; }
+json_names() { python3 -c 'import json,sys; print(" ".join(i["metadata"]["name"] for i in json.load(sys.stdin)["items"]))'; }
+# wait_for FILE PATTERN: until the file has a line matching PATTERN (60 s at most).
+wait_for() {
+  local end=$((SECONDS + 60))
+  until grep -q "$2" "$1" 2>/dev/null; do ((SECONDS < end)) || return 1; sleep 0.1; done
+}
+
+case_api() {
+  check "get ns default" '[[ $(K get ns default -o jsonpath={.metadata.name}) == default ]]'
+  check "get ns missing: NotFound" 'K_out get ns nosuch | grep -q "(NotFound): namespaces \"nosuch\" not found"'
+  check "kubectl version names the server" 'K version 2>&1 | grep -q "Server Version: v1.30.0-agentbox-fake"'
+  check "a wrong token: 401" 'K_out --token wrong get pods | grep -q "Unauthorized"'
+  check "a 401 is a Status" 'curl_api /api/v1/namespaces wrong | grep -q "\"code\": 401"'
+  check "TLS only with the kubeconfig's CA" '! curl -s "$FAKE_K8S_URL/version" >/dev/null'
+}
+
+case_pod() {
+  local t0 ms ip
+  t0=$(date +%s%N)
+  check "create pod" 'K create -f "$M/web.yaml" | grep -q "pod/web created"'
+  check "kubectl wait: phase Running" 'K wait --for=jsonpath={.status.phase}=Running pod/web --timeout=60s >/dev/null'
+  ms=$((($(date +%s%N) - t0) / 1000000))
+  echo "     create-to-Running through kubectl (two kubectl runs): $ms ms;" \
+    "$(grep -o 'Running in [0-9.]* s' "$WORK/s/server.log" | head -1) in the server (kube play + inspect)"
+  check "create again: AlreadyExists" 'K_out create -f "$M/web.yaml" | grep -q "(AlreadyExists): .*pods \"web\" already exists"'
+  check "a pod without containers: Invalid" \
+    'echo "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"e\"},\"spec\":{\"containers\":[]}}" | K_out create -f - | grep -q "is invalid: spec.containers: Required value"'
+  check "get pods -l app=x" '[[ $(K get pods -l app=x -o json | json_names) == web ]]'
+  check "get pods -l app=nomatch" '[[ -z $(K get pods -l app=nomatch -o json | json_names) ]]'
+  ip=$(K get pod web -o jsonpath='{.status.podIP}')
+  check "podIP in the server's subnet" 'python3 -c "import ipaddress,sys; sys.exit(ipaddress.ip_address(\"$ip\") not in ipaddress.ip_network(\"$FAKE_K8S_SUBNET\"))"'
+  check "the route to the pod goes through the server's bridge" 'ip -o route get "$ip" | grep -q " dev $FAKE_K8S_BRIDGE "'
+  if ip -o route get "$ip" | grep -q " dev $FAKE_K8S_BRIDGE "; then
+    check "the container serves what it wrote, on its pod IP" '[[ $(curl -s -m 10 "http://$ip:8080/marker") == marker-web-uid1000 ]]'
+  fi
+  check "kubectl logs" 'K logs web | grep -qx marker-web-uid1000'
+  check "fields podman ignores are kept" '[[ $(K get pod web -o jsonpath="{.spec.runtimeClassName} {.spec.securityContext.runAsNonRoot} {.spec.securityContext.seccompProfile.type} {.spec.volumes[0].emptyDir.sizeLimit}") == "gvisor true RuntimeDefault 16Mi" ]]'
+}
+
+case_watch() {
+  local out=$WORK/watch.json wpid t0
+  K get pods --watch --output-watch-events -o jsonpath='{.type} {.object.metadata.name} {.object.status.phase}{"\n"}' >"$out" 2>&1 &
+  wpid=$!
+  check "watch: the existing pod ADDED" 'wait_for "$out" "^ADDED web"'
+  check "create a pod that runs to completion" 'K create -f "$M/job.yaml" >/dev/null'
+  check "kubectl wait: phase Succeeded" 'K wait --for=jsonpath={.status.phase}=Succeeded pod/job --timeout=60s >/dev/null'
+  check "kubectl logs of the finished pod" '[[ $(K logs job) == "job done" ]]'
+  t0=$(date +%s%N)
+  check "delete pod" 'K_out delete pod web job | grep -q "pod \"job\" deleted"'
+  echo "     delete of two pods (kubectl waits for them to be gone): $((($(date +%s%N) - t0) / 1000000)) ms"
+  check "watch: job ADDED, Succeeded, DELETED" 'wait_for "$out" "^DELETED job" && grep -q "^ADDED job" "$out" && grep -q "^MODIFIED job Succeeded" "$out"'
+  check "watch: web DELETED" 'wait_for "$out" "^DELETED web"'
+  kill "$wpid" 2>/dev/null
+  wait "$wpid" 2>/dev/null
+  check "get pods: none left" '[[ -z $(K get pods -o json | json_names) ]]'
+  check "the podman pods are gone" '[[ -z $($FAKE_K8S_PODMAN pod ps -q) ]]'
+}
+
+case_objects() {
+  check "create secret" 'K create secret generic s1 --from-literal=k=v >/dev/null'
+  check "get secret" '[[ $(K get secret s1 -o jsonpath={.data.k}) == dg== ]]'
+  check "delete secret" 'K delete secret s1 >/dev/null && K_out get secret s1 | grep -q NotFound'
+  check "create networkpolicy" 'K create -f "$M/netpol.yaml" >/dev/null'
+  check "list networkpolicies by label" '[[ $(K get netpol -l app=x -o json | json_names) == deny-all ]]'
+  check "delete networkpolicy" 'K delete netpol deny-all >/dev/null && [[ -z $(K get netpol -o json | json_names) ]]'
+}
+
+case_exit() {
+  local bridge=$FAKE_K8S_BRIDGE
+  K create -f "$M/web.yaml" >/dev/null && K wait --for=jsonpath={.status.phase}=Running pod/web --timeout=60s >/dev/null
+  check "SIGTERM: the server exits 0" 'stop_server'
+  check "at exit: its podman pods are gone" '[[ -z $($FAKE_K8S_PODMAN pod ps -q) ]]'
+  check "at exit: its bridge is gone" '! ip link show "$bridge" >/dev/null 2>&1'
+  check "at exit: no mount left in its state dir" '! grep -q " $WORK/s/" /proc/self/mountinfo'
+}
+
+# A watch from a resourceVersion older than the bounded history: 200, then one ERROR event
+# whose object is a 410 Expired Status (as the real server's watch cache answers).
+case_expired() {
+  start_server "$WORK/e" --no-podman --history 3 || { bad "start the API-only server"; return; }
+  for i in 1 2 3 4 5; do K create secret generic "w$i" --from-literal=k=v >/dev/null; done
+  local first
+  first=$(curl -s --cacert "$WORK/e/ca.crt" -H "Authorization: Bearer $TOKEN" \
+    "$FAKE_K8S_URL/api/v1/namespaces/agentbox-test/secrets?watch=true&resourceVersion=2&timeoutSeconds=5" | head -1)
+  check "watch from a compacted resourceVersion: ERROR 410 Expired" \
+    'python3 -c "import json,sys; e=json.loads(sys.argv[1]); sys.exit(not (e[\"type\"]==\"ERROR\" and e[\"object\"][\"code\"]==410 and e[\"object\"][\"reason\"]==\"Expired\"))" "$first"'
+  local rv
+  rv=$(K get secret w4 -o jsonpath={.metadata.resourceVersion})
+  check "watch from a recent resourceVersion: exactly the events after it" \
+    '[[ $(curl -s --cacert "$WORK/e/ca.crt" -H "Authorization: Bearer $TOKEN" "$FAKE_K8S_URL/api/v1/namespaces/agentbox-test/secrets?watch=1&resourceVersion=$rv&timeoutSeconds=1" | python3 -c "import json,sys; print(*[json.loads(l)[\"type\"] + \" \" + json.loads(l)[\"object\"][\"metadata\"][\"name\"] for l in sys.stdin])") == "ADDED w5" ]]'
+  stop_server
+}
+
+run_cases() {
+  export CONTAINERS_CONF=$FAKE_K8S_CONTAINERS_CONF
+  case_api
+  case_pod
+  case_watch
+  case_objects
+  case_exit
+  case_expired
+}

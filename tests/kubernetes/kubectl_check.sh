@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# kubernetes_fake: the fake API server (tests/kubernetes/fake_apiserver.py) checked against the real
+# kubectl, as against a cluster, with its pods run for real by podman on the server's own bridge.
+# Prints "ok"/"FAIL" per check and "N passed, N failed"; exits 77 (with the reason) when podman
+# cannot run here, which under CI=true is a failure.
+set -uo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=${AGENTBOX_SRC:-$(cd "$HERE/../.." && pwd)}
+skip() { echo "skip: $1"; [[ "${CI:-}" == "true" ]] && exit 1; exit 77; }
+[[ $(id -u) -eq 0 ]] || skip "podman's bridge networks need root"
+for tool in python3 openssl kubectl podman curl ip busybox; do
+  command -v "$tool" >/dev/null || skip "$tool missing (scripts/install-deps.sh test installs it)"
+done
+
+WORK=$(mktemp -d /tmp/agentbox-k8s-fake.XXXXXX)
+SERVER_PID='' PASS=0 FAIL=0
+cleanup() {
+  [[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL $1${2:+: $2}"; }
+check() { if eval "$2"; then ok "$1"; else bad "$1" "${3:-}"; fi; }
+
+# start_server DIR ARGS...: the fake in the background; returns once DIR/ready exists (sourced) or
+# the server has exited. Never a guessed sleep: the server writes the file when it listens.
+start_server() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  python3 "$HERE/fake_apiserver.py" --state-dir "$dir" --ready-file "$dir/ready" --token "$TOKEN" \
+    --namespace agentbox-test --request-log "$dir/requests.log" "$@" 2>"$dir/server.log" &
+  SERVER_PID=$!
+  while [[ ! -f $dir/ready ]] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.05; done
+  [[ -f $dir/ready ]] || { cat "$dir/server.log"; return 1; }
+  # shellcheck disable=SC1091
+  . "$dir/ready"
+  export KUBECONFIG=$FAKE_K8S_KUBECONFIG
+}
+stop_server() { kill "$SERVER_PID" && wait "$SERVER_PID"; SERVER_PID=''; }
+
+TOKEN=tok-$RANDOM$RANDOM
+# The pods' image: the docker lanes' busybox root, imported into the server's private store.
+bash "$SRC/scripts/build-test-rootfs.sh" "$WORK/root" >/dev/null || skip "cannot build the busybox root"
+tar -C "$WORK/root" -cf "$WORK/root.tar" .
+start_server "$WORK/s" --image-import "localhost/agentbox-k8s-test:latest=$WORK/root.tar" ||
+  { [[ ${CI:-} == true ]] && exit 1; skip "the fake server could not start podman (log above)"; }
+K() { timeout 60 kubectl "$@"; }
+
+# shellcheck source=tests/kubernetes/kubectl_cases.sh
+source "$HERE/kubectl_cases.sh"
+run_cases
+
+echo "$PASS passed, $FAIL failed"
+[[ $FAIL -eq 0 ]]
