@@ -11,10 +11,27 @@ wait_for() {
   until grep -q "$2" "$1" 2>/dev/null; do ((SECONDS < end)) || return 1; sleep 0.1; done
 }
 
+# wait_phase POD PHASE: an event wait for the pod's phase; `kubectl wait --for=jsonpath` where
+# kubectl has it (1.23+), else a watch of the phase (Debian 12's kubectl is 1.20).
+wait_phase() {
+  if [[ $(kubectl wait --help 2>/dev/null) == *--for=jsonpath* ]]; then
+    K wait --for=jsonpath="{.status.phase}=$2" "pod/$1" --timeout=60s >/dev/null
+    return
+  fi
+  local out=$WORK/phase.$1.$2 pid rc
+  K get pod "$1" --watch -o jsonpath='{.status.phase}{"\n"}' >"$out" 2>&1 &
+  pid=$!
+  wait_for "$out" "^$2\$"
+  rc=$?
+  kill "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  return $rc
+}
+
 case_api() {
   check "get ns default" '[[ $(K get ns default -o jsonpath={.metadata.name}) == default ]]'
   check "get ns missing: NotFound" 'K_out get ns nosuch | grep -q "(NotFound): namespaces \"nosuch\" not found"'
-  check "kubectl version names the server" 'K version 2>&1 | grep -q "Server Version: v1.30.0-agentbox-fake"'
+  check "kubectl version names the server" 'K_out version | grep -q "Server Version:.*v1.30.0-agentbox-fake"'
   check "a wrong token: 401" 'K_out --token wrong get pods | grep -q "Unauthorized"'
   check "a 401 is a Status" 'curl_api /api/v1/namespaces wrong | grep -q "\"code\": 401"'
   check "TLS only with the kubeconfig's CA" '! curl -s "$FAKE_K8S_URL/version" >/dev/null'
@@ -24,7 +41,7 @@ case_pod() {
   local t0 ms ip
   t0=$(date +%s%N)
   check "create pod" 'K create -f "$M/web.yaml" | grep -q "pod/web created"'
-  check "kubectl wait: phase Running" 'K wait --for=jsonpath={.status.phase}=Running pod/web --timeout=60s >/dev/null'
+  check "kubectl wait: phase Running" 'wait_phase web Running'
   ms=$((($(date +%s%N) - t0) / 1000000))
   echo "     create-to-Running through kubectl (two kubectl runs): $ms ms;" \
     "$(grep -o 'Running in [0-9.]* s' "$WORK/s/server.log" | head -1) in the server (kube play + inspect)"
@@ -49,7 +66,7 @@ case_watch() {
   wpid=$!
   check "watch: the existing pod ADDED" 'wait_for "$out" "^ADDED web"'
   check "create a pod that runs to completion" 'K create -f "$M/job.yaml" >/dev/null'
-  check "kubectl wait: phase Succeeded" 'K wait --for=jsonpath={.status.phase}=Succeeded pod/job --timeout=60s >/dev/null'
+  check "kubectl wait: phase Succeeded" 'wait_phase job Succeeded'
   check "kubectl logs of the finished pod" '[[ $(K logs job) == "job done" ]]'
   t0=$(date +%s%N)
   check "delete pod" 'K_out delete pod web job | grep -q "pod \"job\" deleted"'
@@ -73,7 +90,7 @@ case_objects() {
 
 case_exit() {
   local bridge=$FAKE_K8S_BRIDGE
-  K create -f "$M/web.yaml" >/dev/null && K wait --for=jsonpath={.status.phase}=Running pod/web --timeout=60s >/dev/null
+  K create -f "$M/web.yaml" >/dev/null && wait_phase web Running
   check "SIGTERM: the server exits 0" 'stop_server'
   check "at exit: its podman pods are gone" '[[ -z $($FAKE_K8S_PODMAN pod ps -q) ]]'
   check "at exit: its bridge is gone" '! ip link show "$bridge" >/dev/null 2>&1'

@@ -64,6 +64,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         url = urllib.parse.urlsplit(self.path)
         self.query = {k: v[-1] for k, v in urllib.parse.parse_qs(url.query).items()}
+        if method == "GET" and url.path == "/openapi/v2":
+            return self.openapi_v2()
         doc = self.discovery(url.path.rstrip("/")) if method == "GET" else None
         if doc is not None:
             return self.send_json(200, doc)
@@ -109,6 +111,14 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if len(parts) == 4 and parts[1] == "apis":
             return R.resource_list(parts[2], parts[3])
         return None
+
+    def openapi_v2(self):
+        # An empty protobuf Document: kubectl before 1.27 (Debian's 1.20) downloads it to validate
+        # what it creates, finds no schema for the kind, and leaves validation to the server.
+        self.send_response(200)
+        self.send_header("Content-Type", "application/com.github.proto-openapi.spec.v2.v1.0+protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def body(self):
         n = int(self.headers.get("Content-Length") or 0)
