@@ -57,6 +57,10 @@ case_pod() {
     check "the container serves what it wrote, on its pod IP" '[[ $(curl -s -m 10 "http://$ip:8080/marker") == marker-web-uid1000 ]]'
   fi
   check "kubectl logs" 'K logs web | grep -qx marker-web-uid1000'
+  # podman plays an emptyDir as a volume named as in the manifest: a second pod with the same
+  # manifest must still get its own (its marker would overwrite web's otherwise).
+  sed 's/name: web$/name: web2/' "$M/web.yaml" | K create -f - >/dev/null && wait_phase web2 Running
+  check "a second pod's emptyDir is its own" '[[ $(curl -s -m 10 "http://$ip:8080/marker") == marker-web-uid1000 ]]'
   check "fields podman ignores are kept" '[[ $(K get pod web -o jsonpath="{.spec.runtimeClassName} {.spec.securityContext.runAsNonRoot} {.spec.securityContext.seccompProfile.type} {.spec.volumes[0].emptyDir.sizeLimit}") == "gvisor true RuntimeDefault 16Mi" ]]'
 }
 
@@ -69,14 +73,14 @@ case_watch() {
   check "kubectl wait: phase Succeeded" 'wait_phase job Succeeded'
   check "kubectl logs of the finished pod" '[[ $(K logs job) == "job done" ]]'
   t0=$(date +%s%N)
-  check "delete pod" 'K_out delete pod web job | grep -q "pod \"job\" deleted"'
-  echo "     delete of two pods (kubectl waits for them to be gone): $((($(date +%s%N) - t0) / 1000000)) ms"
+  check "delete pod" 'K_out delete pod web web2 job | grep -q "pod \"job\" deleted"'
+  echo "     delete of three pods (kubectl waits for them to be gone): $((($(date +%s%N) - t0) / 1000000)) ms"
   check "watch: job ADDED, Succeeded, DELETED" 'wait_for "$out" "^DELETED job" && grep -q "^ADDED job" "$out" && grep -q "^MODIFIED job Succeeded" "$out"'
   check "watch: web DELETED" 'wait_for "$out" "^DELETED web"'
   kill "$wpid" 2>/dev/null
   wait "$wpid" 2>/dev/null
   check "get pods: none left" '[[ -z $(K get pods -o json | json_names) ]]'
-  check "the podman pods are gone" '[[ -z $($FAKE_K8S_PODMAN pod ps -q) ]]'
+  check "the podman pods and their volumes are gone" '[[ -z $($FAKE_K8S_PODMAN pod ps -q)$($FAKE_K8S_PODMAN volume ls -q) ]]'
 }
 
 case_objects() {

@@ -2,7 +2,8 @@
 bridge network, and its phase, IP and container states are reported through the store.
 
 The manifest is played as given but for three things: the podman pod is named k8sf-<uid> (two
-namespaces may hold the same name; spec.hostname keeps the pod's own), and every container's
+namespaces may hold the same name; spec.hostname keeps the pod's own), its volumes are named
+k8sf-<uid>-<name> (podman would share same-named emptyDirs between pods), and every container's
 imagePullPolicy is Never (nothing is ever pulled: images are loaded into the private store at
 start). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit, the seccompProfile field,
 runtimeClassName) stay in the stored object. A pod IP is handed out only when the host's route
@@ -29,8 +30,15 @@ def _play_manifest(pod):
     m["metadata"] = {"name": podman_name(pod), "labels": pod["metadata"].get("labels") or {},
                      "annotations": pod["metadata"].get("annotations") or {}}
     m["spec"].setdefault("hostname", pod["metadata"]["name"])
+    # podman 4.3 plays an emptyDir as a named volume, named as in the manifest: two pods with a
+    # "workspace" emptyDir would share one. Each pod's volumes get its own prefix.
+    prefix = podman_name(pod) + "-"
+    for v in m["spec"].get("volumes", []):
+        v["name"] = prefix + v["name"]
     for c in m["spec"].get("containers", []) + m["spec"].get("initContainers", []):
         c["imagePullPolicy"] = "Never"
+        for vm in c.get("volumeMounts", []):
+            vm["name"] = prefix + vm["name"]
     return m
 
 
