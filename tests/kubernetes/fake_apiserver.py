@@ -3,7 +3,7 @@
 
     fake_apiserver.py --state-dir DIR --ready-file FILE --token TOKEN [--namespace NS]
         [--image-import NAME=ROOTFS.tar]... [--image-load DOCKER-ARCHIVE]... [--no-podman]
-        [--history N] [--seccomp-profile-root DIR] [--request-log FILE]
+        [--history N] [--seccomp-profile-root DIR] [--request-log FILE] [--exit-with-parent]
 
 Serves HTTPS on 127.0.0.1 (a port it picks) with a CA it makes, bearer-token auth, and the subset
 of the API in docs/testing.md; pods run for real under podman (tests/kubernetes/fakeapi/pods.py).
@@ -12,6 +12,7 @@ _PID, _NETWORK, _BRIDGE, _SUBNET, _PODMAN: the private podman's command line). S
 removes the podman pods and the network it made, and exits 0.
 """
 import argparse
+import ctypes
 import os
 import shlex
 import signal
@@ -38,6 +39,8 @@ def parse_args():
     p.add_argument("--seccomp-profile-root")
     p.add_argument("--no-podman", action="store_true", help="pods stay Pending (API only)")
     p.add_argument("--request-log")
+    p.add_argument("--exit-with-parent", action="store_true",
+                   help="SIGTERM (and so the cleanup) when the parent dies, even by SIGKILL")
     return p.parse_args()
 
 
@@ -82,6 +85,10 @@ def main():
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
+    if args.exit_with_parent:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        if os.getppid() == 1:
+            stop.set()
     try:
         hooks = {"secrets": Secrets()}
         if args.no_podman:

@@ -33,7 +33,7 @@ start_server() {
   local dir=$1; shift
   mkdir -p "$dir"
   python3 "$HERE/fake_apiserver.py" --state-dir "$dir" --ready-file "$dir/ready" --token "$TOKEN" \
-    --namespace agentbox-test --request-log "$dir/requests.log" "$@" 2>"$dir/server.log" &
+    --namespace agentbox-test --request-log "$dir/requests.log" --exit-with-parent "$@" 2>"$dir/server.log" &
   SERVER_PID=$!
   while [[ ! -f $dir/ready ]] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.05; done
   [[ -f $dir/ready ]] || { cat "$dir/server.log"; return 1; }

@@ -232,7 +232,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             # As the real server (its watch cache): a 200 stream whose one event is the 410.
             gone = R.status(410, "Expired", str(e))
             self.chunk(json.dumps({"type": "ERROR", "object": gone}).encode() + b"\n")
-        except (BrokenPipeError, ConnectionResetError):
+        except OSError:  # the client went away (a broken pipe, a reset, a TLS EOF)
             self.close_connection = True
             return
         self.chunk(b"")
