@@ -55,10 +55,10 @@ def start_podman(args, st):
         pm.load_image(archive)
     events = pm.popen("events", "--format", "{{.Status}}", "--filter", "type=container")
 
-    def follow():
+    def follow():  # a container started or exited: refresh the pods' phases
         for line in events.stdout:
-            if line.strip() in ("died", "stop", "cleanup"):
-                hook.container_died()
+            if line.strip() in ("start", "died", "stop", "cleanup"):
+                hook.containers_changed()
     threading.Thread(target=follow, daemon=True).start()
     return pm, hook, events
 

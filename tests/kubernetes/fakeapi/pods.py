@@ -1,11 +1,11 @@
 """Pods that run for real: each created pod is started with `podman kube play` on the fake's
 bridge network, and its phase, IP and container states are reported through the store.
 
-The manifest is played as given but for three things: the podman pod is named k8sf-<uid> (two
+The manifest is played as given but for four things: the podman pod is named k8sf-<uid> (two
 namespaces may hold the same name; spec.hostname keeps the pod's own), its volumes are named
 k8sf-<uid>-<name> (podman would share same-named emptyDirs between pods), and every container's
 imagePullPolicy is Never (nothing is ever pulled: images are loaded into the private store at
-start). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit, the seccompProfile field,
+start), and a pod with init containers and restartPolicy Always plays with OnFailure (below). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit, the seccompProfile field,
 runtimeClassName) stay in the stored object. A pod IP is handed out only when the host's route
 to it goes through the fake's own bridge; otherwise the pod is Failed and gets no IP.
 """
@@ -30,6 +30,10 @@ def _play_manifest(pod):
     m["metadata"] = {"name": podman_name(pod), "labels": pod["metadata"].get("labels") or {},
                      "annotations": pod["metadata"].get("annotations") or {}}
     m["spec"].setdefault("hostname", pod["metadata"]["name"])
+    # podman 4.3 applies restartPolicy Always to init containers too: it restarts each one as it
+    # exits, and kube play waits 20 s for an exit it never sees. OnFailure runs them once.
+    if m["spec"].get("initContainers") and m["spec"].get("restartPolicy", "Always") == "Always":
+        m["spec"]["restartPolicy"] = "OnFailure"
     # podman 4.3 plays an emptyDir as a named volume, named as in the manifest: two pods with a
     # "workspace" emptyDir would share one. Each pod's volumes get its own prefix.
     prefix = podman_name(pod) + "-"
@@ -48,7 +52,7 @@ def _container_status(spec, ps):
     if not ps or ps["State"] in ("created", "configured", "initialized"):
         st["state"] = {"waiting": {"reason": "ContainerCreating"}}
     elif ps["State"] == "running":
-        st["state"] = {"running": {"startedAt": S.now()}}
+        st["state"] = {"running": {"startedAt": S.stamp(ps.get("StartedAt"))}}
     else:
         code = ps.get("ExitCode", 0)
         st["state"] = {"terminated": {"exitCode": code, "reason": "Completed" if code == 0 else "Error"}}
@@ -70,6 +74,7 @@ class Pods:
         self.store, self.podman, self.seccomp_root, self.log = store, podman, seccomp_root, log
         self.played = {}  # podman name -> (namespace, name): what this server made
         self.locks = {}
+        self.created_at = {}  # podman name -> monotonic time of the create, until it leaves Pending
         self.lock = threading.Lock()
 
     def validate(self, pod):
@@ -87,6 +92,7 @@ class Pods:
         pod_lock = threading.Lock()
         with self.lock:
             self.locks[podman_name(pod)] = pod_lock
+            self.created_at[podman_name(pod)] = time.monotonic()
         pod_lock.acquire()
         threading.Thread(target=self._play, args=(pod, pod_lock), daemon=True).start()
 
@@ -97,7 +103,6 @@ class Pods:
 
     def _play(self, pod, pod_lock):
         name = podman_name(pod)
-        t0 = time.monotonic()
         try:
             path = os.path.join(self.podman.dir, name + ".json")
             with open(path, "w") as f:
@@ -108,13 +113,13 @@ class Pods:
             if self.seccomp_root:
                 args += ["--seccomp-profile-root", self.seccomp_root]
             self.podman.run(*args, path)
-            self.refresh(pod, t0)
+            self.refresh(pod)
         except (PodmanError, OSError, ValueError) as e:
             self._set_status(pod, {"phase": "Failed", "reason": "PodmanFailed", "message": str(e)})
         finally:
             pod_lock.release()
 
-    def refresh(self, pod, t0=None):
+    def refresh(self, pod):
         """Reads the podman pod's containers and IP into the stored pod's status."""
         name = podman_name(pod)
         ps = self.podman.containers(name)
@@ -136,15 +141,18 @@ class Pods:
                                 for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")]
         status.setdefault("startTime", S.now())
         self._set_status(pod, status)
-        if t0 is not None:
-            self.log.write("fake-apiserver: pod %s/%s %s in %.3f s\n" % (
-                pod["metadata"]["namespace"], pod["metadata"]["name"], status["phase"], time.monotonic() - t0))
+        started = self.created_at.pop(name, None) if status["phase"] != "Pending" else None
+        if started is not None:
+            self.log.write("fake-apiserver: pod %s/%s %s %.3f s after its create\n" % (
+                pod["metadata"]["namespace"], pod["metadata"]["name"], status["phase"], time.monotonic() - started))
             self.log.flush()
 
-    def container_died(self):
-        """A container of some pod exited: refresh every pod this server still runs."""
+    def containers_changed(self):
+        """A container started or exited: refresh every pod this server runs, but those being
+        played or removed (their podman pod is not whole; the play refreshes when done)."""
         with self.lock:
-            live = list(self.played.values())
+            live = [key for name, key in self.played.items()
+                    if name in self.locks and not self.locks[name].locked()]
         for ns, n in live:
             pod = self.store.get("pods", ns, n)
             if pod and not pod["metadata"].get("deletionTimestamp"):

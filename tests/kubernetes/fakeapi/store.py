@@ -17,8 +17,15 @@ class Expired(Exception):
     """The requested resourceVersion is older than the oldest event the history still holds."""
 
 
+def stamp(epoch=None):
+    """An RFC 3339 time as the API writes them: now, or a Unix time (podman's StartedAt)."""
+    t = datetime.datetime.fromtimestamp(epoch, datetime.timezone.utc) if epoch else \
+        datetime.datetime.now(datetime.timezone.utc)
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def now():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return stamp()
 
 
 class Store:
