@@ -92,8 +92,7 @@ def main():
     try:
         hooks = {"secrets": Secrets()}
         if args.no_podman:
-            hooks["pods"] = pods.Pods(st, None)
-            hooks["pods"].created = lambda pod: None
+            hooks["pods"] = pods.PodValidation()
         else:
             pm, hook, events = start_podman(args, st)
             hooks["pods"] = hook

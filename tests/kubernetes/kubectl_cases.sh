@@ -56,7 +56,7 @@ case_pod() {
   if ip -o route get "$ip" | grep -q " dev $FAKE_K8S_BRIDGE "; then
     check "the container serves what it wrote, on its pod IP" '[[ $(curl -s -m 10 "http://$ip:8080/marker") == marker-web-uid1000 ]]'
   fi
-  check "kubectl logs" 'K logs web | grep -qx marker-web-uid1000'
+  check "kubectl logs" 'K logs web -c main | grep -qx marker-web-uid1000'
   check "the container ran from what its init container put in an emptyDir" \
     '$FAKE_K8S_PODMAN exec "$(K get pod web -o jsonpath={.metadata.uid} | cut -c1-13 | sed "s/^/k8sf-/")-main" /opt/agent/busybox true'
   # podman plays an emptyDir as a volume named as in the manifest: a second pod with the same
@@ -117,6 +117,9 @@ case_expired() {
   rv=$(K get secret w4 -o jsonpath={.metadata.resourceVersion})
   check "watch from a recent resourceVersion: exactly the events after it" \
     '[[ $(curl -s --cacert "$WORK/e/ca.crt" -H "Authorization: Bearer $TOKEN" "$FAKE_K8S_URL/api/v1/namespaces/agentbox-test/secrets?watch=1&resourceVersion=$rv&timeoutSeconds=1" | python3 -c "import json,sys; print(*[json.loads(l)[\"type\"] + \" \" + json.loads(l)[\"object\"][\"metadata\"][\"name\"] for l in sys.stdin])") == "ADDED w5" ]]'
+  check "--no-podman: a pod is admitted Pending" \
+    'K create -f "$M/job.yaml" >/dev/null && [[ $(K get pod job -o jsonpath={.status.phase}) == Pending ]]'
+  check "--no-podman: a pod deletes at once" 'K delete pod job >/dev/null && [[ -z $(K get pods -o json | json_names) ]]'
   stop_server
 }
 

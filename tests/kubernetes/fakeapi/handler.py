@@ -1,8 +1,8 @@
 """HTTP handling: bearer-token auth, discovery, and create/get/list/delete/watch on the store.
 
 Resource-specific behaviour (pod validation, running pods, logs) is in `hooks`, one object per
-plural with optional methods validate(obj), created(obj), delete(obj) -> bool (True: the hook
-finishes the deletion later, as a pod's grace period) and logs(obj, container).
+plural with optional methods admit(obj) -> causes (it may set defaults, as admission does), created(obj), delete(obj) -> the object
+marked for deletion (the hook finishes it later, as a pod's grace period) and logs(obj, container).
 """
 import http.server
 import json
@@ -147,8 +147,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         obj = self.api.store.get(*self.key(route))
         if obj is None:
             return self.fail(R.not_found(route.plural, route.name))
-        if route.sub == "log" and route.plural == "pods":
-            text = self.api.hooks["pods"].logs(obj, self.query.get("container")).encode()
+        hook = self.api.hooks.get(route.plural)
+        if route.sub == "log" and hasattr(hook, "logs"):
+            text = hook.logs(obj, self.query.get("container")).encode()
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")
             self.send_header("Content-Length", str(len(text)))
@@ -180,7 +181,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         causes = [] if _NAME.match(meta.get("name") or "") else [
             {"field": "metadata.name", "message": "Required value: a lowercase RFC 1123 subdomain"}]
         hook = self.api.hooks.get(route.plural)
-        causes += hook.validate(obj) if hook and hasattr(hook, "validate") else []
+        causes += hook.admit(obj) if hook and hasattr(hook, "admit") else []
         if causes:
             return self.fail(R.invalid(kind, meta.get("name", ""), causes))
         obj["kind"], obj["apiVersion"] = kind, R.api_version(route.plural)

@@ -69,16 +69,12 @@ def _phase(statuses):
     return "Pending"
 
 
-class Pods:
-    def __init__(self, store, podman, seccomp_root=None, log=sys.stderr):
-        self.store, self.podman, self.seccomp_root, self.log = store, podman, seccomp_root, log
-        self.played = {}  # podman name -> (namespace, name): what this server made
-        self.locks = {}
-        self.created_at = {}  # podman name -> monotonic time of the create, until it leaves Pending
-        self.lock = threading.Lock()
+class PodValidation:
+    """What the server checks and defaults in a pod it is given (all of it, with --no-podman)."""
 
-    def validate(self, pod):
+    def admit(self, pod):
         spec = pod.get("spec") or {}
+        pod["status"] = {"phase": "Pending"}
         causes = []
         if not spec.get("containers"):
             causes.append({"field": "spec.containers", "message": "Required value"})
@@ -87,6 +83,17 @@ class Pods:
                 if not c.get(f):
                     causes.append({"field": "spec.containers[%d].%s" % (i, f), "message": "Required value"})
         return causes
+
+
+class Pods(PodValidation):
+    """Pods run by podman: the create, delete and logs hooks, and the phases."""
+
+    def __init__(self, store, podman, seccomp_root=None, log=sys.stderr):
+        self.store, self.podman, self.seccomp_root, self.log = store, podman, seccomp_root, log
+        self.played = {}  # podman name -> (namespace, name): what this server made
+        self.locks = {}
+        self.created_at = {}  # podman name -> monotonic time of the create, until it leaves Pending
+        self.lock = threading.Lock()
 
     def created(self, pod):
         pod_lock = threading.Lock()

@@ -3,7 +3,7 @@ import base64
 
 
 class Secrets:
-    def validate(self, secret):
+    def admit(self, secret):
         plain = secret.pop("stringData", None) or {}
         data = secret.setdefault("data", {})
         for k, v in plain.items():

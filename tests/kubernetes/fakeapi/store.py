@@ -10,8 +10,6 @@ import datetime
 import threading
 import uuid
 
-from . import selectors
-
 
 class Expired(Exception):
     """The requested resourceVersion is older than the oldest event the history still holds."""
