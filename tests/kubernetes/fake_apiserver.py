@@ -100,7 +100,8 @@ def main():
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(crt, key)
         log = open(args.request_log, "a") if args.request_log else None
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler.make_handler(handler.Api(st, args.token, hooks, log)))
+        api = handler.Api(st, args.token, hooks, log)
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler.make_handler(api))
         server.daemon_threads = True
         # The handshake happens in each request's thread, not in the accepting one.
         server.socket = ctx.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)

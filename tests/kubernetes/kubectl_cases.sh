@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2016,SC2034  # checks are strings check() evals, using locals
 # The checks of tests/kubernetes/kubectl_check.sh (sourced: K, check, start_server, WORK, FAKE_K8S_*).
 
 M=$HERE/manifests
@@ -114,7 +115,7 @@ case_expired() {
   check "watch from a compacted resourceVersion: ERROR 410 Expired" \
     'python3 -c "import json,sys; e=json.loads(sys.argv[1]); sys.exit(not (e[\"type\"]==\"ERROR\" and e[\"object\"][\"code\"]==410 and e[\"object\"][\"reason\"]==\"Expired\"))" "$first"'
   local rv
-  rv=$(K get secret w4 -o jsonpath={.metadata.resourceVersion})
+  rv=$(K get secret w4 -o jsonpath='{.metadata.resourceVersion}')
   check "watch from a recent resourceVersion: exactly the events after it" \
     '[[ $(curl -s --cacert "$WORK/e/ca.crt" -H "Authorization: Bearer $TOKEN" "$FAKE_K8S_URL/api/v1/namespaces/agentbox-test/secrets?watch=1&resourceVersion=$rv&timeoutSeconds=1" | python3 -c "import json,sys; print(*[json.loads(l)[\"type\"] + \" \" + json.loads(l)[\"object\"][\"metadata\"][\"name\"] for l in sys.stdin])") == "ADDED w5" ]]'
   check "--no-podman: a pod is admitted Pending" \

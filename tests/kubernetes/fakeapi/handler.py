@@ -1,8 +1,9 @@
 """HTTP handling: bearer-token auth, discovery, and create/get/list/delete/watch on the store.
 
 Resource-specific behaviour (pod validation, running pods, logs) is in `hooks`, one object per
-plural with optional methods admit(obj) -> causes (it may set defaults, as admission does), created(obj), delete(obj) -> the object
-marked for deletion (the hook finishes it later, as a pod's grace period) and logs(obj, container).
+plural with optional methods: admit(obj) -> causes (it may set defaults, as admission does),
+created(obj), delete(obj) -> the object marked for deletion (the hook finishes the deletion
+later, as after a pod's grace period), and logs(obj, container).
 """
 import http.server
 import json

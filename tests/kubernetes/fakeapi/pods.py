@@ -2,12 +2,14 @@
 bridge network, and its phase, IP and container states are reported through the store.
 
 The manifest is played as given but for four things: the podman pod is named k8sf-<uid> (two
-namespaces may hold the same name; spec.hostname keeps the pod's own), its volumes are named
-k8sf-<uid>-<name> (podman would share same-named emptyDirs between pods), and every container's
+namespaces may hold the same name; spec.hostname keeps the pod's own); its volumes are named
+k8sf-<uid>-<name> (podman would share same-named emptyDirs between pods); every container's
 imagePullPolicy is Never (nothing is ever pulled: images are loaded into the private store at
-start), and a pod with init containers and restartPolicy Always plays with OnFailure (below). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit, the seccompProfile field,
-runtimeClassName) stay in the stored object. A pod IP is handed out only when the host's route
-to it goes through the fake's own bridge; otherwise the pod is Failed and gets no IP.
+start); a pod with init containers and restartPolicy Always plays with OnFailure (see
+_play_manifest). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit and medium, the
+seccompProfile field, runtimeClassName) stay in the stored object. A pod IP is handed out only
+when the host's route to it goes through the fake's own bridge; otherwise the pod is Failed and
+gets no IP.
 """
 import copy
 import json
