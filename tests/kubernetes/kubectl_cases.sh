@@ -64,6 +64,9 @@ case_pod() {
   # manifest must still get its own (its marker would overwrite web's otherwise).
   sed 's/name: web$/name: web2/' "$M/web.yaml" | K create -f - >/dev/null && wait_phase web2 Running
   check "a second pod's emptyDir is its own" '[[ $(curl -s -m 10 "http://$ip:8080/marker") == marker-web-uid1000 ]]'
+  check "kubectl label and annotate (merge patches)" \
+    'K label pod web tier=front >/dev/null && K annotate pod web note=hi >/dev/null && [[ $(K get pods -l tier=front -o json | json_names) == web ]] && [[ $(K get pod web -o jsonpath={.metadata.annotations.note}) == hi ]]'
+  check "kubectl label -: removes it" 'K label pod web tier- >/dev/null && [[ -z $(K get pods -l tier -o json | json_names) ]]'
   check "fields podman ignores are kept" '[[ $(K get pod web -o jsonpath="{.spec.runtimeClassName} {.spec.securityContext.runAsNonRoot} {.spec.securityContext.seccompProfile.type} {.spec.volumes[0].emptyDir.sizeLimit}") == "gvisor true RuntimeDefault 16Mi" ]]'
 }
 

@@ -26,6 +26,17 @@ class Api:
         self.store, self.token, self.hooks, self.log = store_, token, hooks, log
 
 
+def _merge(target, patch):
+    """Applies a JSON merge patch to the dict target in place (null removes a key)."""
+    for k, v in patch.items():
+        if v is None:
+            target.pop(k, None)
+        elif isinstance(v, dict) and isinstance(target.get(k), dict):
+            _merge(target[k], v)
+        else:
+            target[k] = v
+
+
 def make_handler(api):
     class Handler(_Handler):
         pass
@@ -87,11 +98,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     def do_DELETE(self):
         self.dispatch("DELETE")
 
+    def do_PATCH(self):
+        self.dispatch("PATCH")
+
     def do_PUT(self):
         self.body()
-        self.fail(R.status(405, "MethodNotAllowed", "the fake API server does not update objects"))
-
-    do_PATCH = do_PUT
+        self.fail(R.status(405, "MethodNotAllowed", "the fake API server does not replace objects (PATCH them)"))
 
     def discovery(self, path):
         if path == "/version":
@@ -192,6 +204,28 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         if hook and hasattr(hook, "created"):
             hook.created(created)
         self.send_json(201, created)
+
+    def do_patch_resource(self, route):
+        """A JSON merge patch (RFC 7386); a strategic merge patch is taken as one, which is what it
+        is for labels, annotations and other maps. A pod's spec cannot change, as on a cluster."""
+        raw = self.body()
+        kind = self.headers.get("Content-Type", "").split(";")[0]
+        if kind not in ("application/merge-patch+json", "application/strategic-merge-patch+json"):
+            return self.fail(R.status(415, "UnsupportedMediaType", "the fake takes merge patches only, not " + kind))
+        try:
+            patch = json.loads(raw)
+        except ValueError as e:
+            return self.fail(R.status(400, "BadRequest", "the patch is not JSON: %s" % e))
+        if route.name is None or route.sub is not None or not isinstance(patch, dict):
+            return self.fail(R.status(405, "MethodNotAllowed", "patch a named object with a JSON object"))
+        if route.plural == "pods" and "spec" in patch:
+            return self.fail(R.invalid("Pod", route.name, [{"field": "spec", "message": "Forbidden: pod updates "
+                                                            "may not change the spec in the fake"}]))
+        patch.get("metadata", {}).pop("resourceVersion", None)
+        obj = self.api.store.update(*self.key(route), lambda o: _merge(o, patch))
+        if obj is None:
+            return self.fail(R.not_found(route.plural, route.name))
+        self.send_json(200, obj)
 
     def do_delete_resource(self, route):
         self.body()
