@@ -89,12 +89,23 @@ case_watch() {
   check "the podman pods and their volumes are gone" '[[ -z $($FAKE_K8S_PODMAN pod ps -q)$($FAKE_K8S_PODMAN volume ls -q) ]]'
 }
 
+# A pod whose image the server never loaded: nothing is pulled, the play fails, the pod is Failed
+# with podman's reason, and nothing of it is left in podman.
+case_missing_image() {
+  sed 's#localhost/agentbox-k8s-test:latest#localhost/agentbox-k8s-absent:latest#' "$M/job.yaml" | K create -f - >/dev/null
+  check "an image never loaded: Failed, nothing pulled" 'wait_phase job Failed'
+  check "its reason is podman's" '[[ $(K get pod job -o jsonpath={.status.reason}) == PodmanFailed ]]'
+  check "nothing of it is left in podman" '[[ -z $($FAKE_K8S_PODMAN pod ps -q) ]]'
+  K delete pod job >/dev/null
+}
+
 case_objects() {
   check "create secret" 'K create secret generic s1 --from-literal=k=v >/dev/null'
   check "get secret" '[[ $(K get secret s1 -o jsonpath={.data.k}) == dg== ]]'
   check "delete secret" 'K delete secret s1 >/dev/null && K_out get secret s1 | grep -q NotFound'
   check "create networkpolicy" 'K create -f "$M/netpol.yaml" >/dev/null'
   check "list networkpolicies by label" '[[ $(K get netpol -l app=x -o json | json_names) == deny-all ]]'
+  check "namespaces cannot be deleted: 405" 'K_out delete ns default | grep -q MethodNotAllowed'
   check "delete networkpolicy" 'K delete netpol deny-all >/dev/null && [[ -z $(K get netpol -o json | json_names) ]]'
 }
 
@@ -150,6 +161,7 @@ run_cases() {
   case_pod
   case_watch
   case_strict
+  case_missing_image
   case_objects
   case_exit
   case_expired

@@ -84,6 +84,10 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         route = routes.parse(url.path)
         if route is None:
             return self.fail(R.status(404, "NotFound", "the server could not find the requested resource"))
+        verb = {"POST": "create", "DELETE": "delete", "PATCH": "patch"}.get(method, "get" if route.name else "list")
+        if verb not in R.RESOURCES[route.plural][4]:
+            self.body()
+            return self.fail(R.status(405, "MethodNotAllowed", "%s is not served for %s" % (verb, route.plural)))
         try:
             getattr(self, "do_" + method.lower() + "_resource")(route)
         except selectors.Invalid as e:

@@ -40,8 +40,11 @@ class Podman:
         self.network = self.bridge = self.subnet = None
 
     def run(self, *args, check=True, timeout=120):
-        p = subprocess.run(self.argv + list(args), env=self.env, capture_output=True, text=True,
-                           timeout=timeout)
+        try:
+            p = subprocess.run(self.argv + list(args), env=self.env, capture_output=True, text=True,
+                               timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise PodmanError("podman %s: no answer in %d s" % (args[0], timeout))
         if check and p.returncode != 0:
             last = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
             raise PodmanError("podman %s: %s" % (args[0], last))

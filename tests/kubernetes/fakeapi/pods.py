@@ -124,6 +124,8 @@ class Pods(PodValidation):
             self.podman.run(*args, path)
             self.refresh(pod)
         except (PodmanError, OSError, ValueError) as e:
+            # What a failed play made (an infra container, volumes) goes now, not at delete.
+            self.podman.run("pod", "rm", "-f", "-t", "0", name, check=False)
             self._set_status(pod, {"phase": "Failed", "reason": "PodmanFailed", "message": str(e)})
         finally:
             pod_lock.release()

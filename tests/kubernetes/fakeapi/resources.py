@@ -9,9 +9,9 @@ VERSION = {"major": "1", "minor": "30", "gitVersion": "v1.30.0-agentbox-fake",
            "platform": "linux/amd64", "goVersion": "go1.22", "compiler": "gc"}
 
 # plural -> (group, version, kind, namespaced, verbs, shortNames)
-_RW = ["create", "delete", "get", "list", "watch"]
+_RW = ["create", "delete", "get", "list", "patch", "watch"]
 RESOURCES = {
-    "namespaces": ("", "v1", "Namespace", False, ["get", "list", "watch"], ["ns"]),
+    "namespaces": ("", "v1", "Namespace", False, ["get", "list", "patch", "watch"], ["ns"]),
     "pods": ("", "v1", "Pod", True, _RW, ["po"]),
     "secrets": ("", "v1", "Secret", True, _RW, []),
     "networkpolicies": ("networking.k8s.io", "v1", "NetworkPolicy", True, _RW, ["netpol"]),
