@@ -1,8 +1,8 @@
 # shellcheck shell=bash disable=SC2016,SC2034  # checks are strings check() evals, using locals
-# The checks of tests/kubernetes/kubectl_check.sh (sourced: K, check, start_server, WORK, FAKE_K8S_*).
+# The checks of tests/kubernetes/kubectl_check.sh (sourced: K, check, WORK, fake.sh).
 
 M=$HERE/manifests
-curl_api() { curl -s --cacert "$WORK/s/ca.crt" -H "Authorization: Bearer ${2:-$TOKEN}" "$FAKE_K8S_URL$1"; }
+curl_api() { curl -s --cacert "$WORK/s/ca.crt" -H "Authorization: Bearer ${2:-$FAKE_K8S_TOKEN}" "$FAKE_K8S_URL$1"; }
 # Kubectl's output whatever its exit status (checks grep it; pipefail would see the status).
 K_out() { K "$@" 2>&1 || true; }
 json_names() { python3 -c 'import json,sys; print(" ".join(i["metadata"]["name"] for i in json.load(sys.stdin)["items"]))'; }
@@ -112,7 +112,7 @@ case_objects() {
 case_exit() {
   local bridge=$FAKE_K8S_BRIDGE
   K create -f "$M/web.yaml" >/dev/null && wait_phase web Running
-  check "SIGTERM: the server exits 0" 'stop_server'
+  check "SIGTERM: the server exits 0" 'fake_k8s_stop'
   check "at exit: its podman pods are gone" '[[ -z $($FAKE_K8S_PODMAN pod ps -q) ]]'
   check "at exit: its bridge is gone" '! ip link show "$bridge" >/dev/null 2>&1'
   check "at exit: no mount left in its state dir" '! grep -q " $WORK/s/" /proc/self/mountinfo'
@@ -121,21 +121,21 @@ case_exit() {
 # A watch from a resourceVersion older than the bounded history: 200, then one ERROR event
 # whose object is a 410 Expired Status (as the real server's watch cache answers).
 case_expired() {
-  start_server "$WORK/e" --no-podman --history 3 || { bad "start the API-only server"; return; }
+  fake_k8s_start "$WORK/e" --no-podman --history 3 || { bad "start the API-only server"; return; }
   for i in 1 2 3 4 5; do K create secret generic "w$i" --from-literal=k=v >/dev/null; done
   local first
-  first=$(curl -s --cacert "$WORK/e/ca.crt" -H "Authorization: Bearer $TOKEN" \
+  first=$(curl -s --cacert "$WORK/e/ca.crt" -H "Authorization: Bearer $FAKE_K8S_TOKEN" \
     "$FAKE_K8S_URL/api/v1/namespaces/agentbox-test/secrets?watch=true&resourceVersion=2&timeoutSeconds=5" | head -1)
   check "watch from a compacted resourceVersion: ERROR 410 Expired" \
     'python3 -c "import json,sys; e=json.loads(sys.argv[1]); sys.exit(not (e[\"type\"]==\"ERROR\" and e[\"object\"][\"code\"]==410 and e[\"object\"][\"reason\"]==\"Expired\"))" "$first"'
   local rv
   rv=$(K get secret w4 -o jsonpath='{.metadata.resourceVersion}')
   check "watch from a recent resourceVersion: exactly the events after it" \
-    '[[ $(curl -s --cacert "$WORK/e/ca.crt" -H "Authorization: Bearer $TOKEN" "$FAKE_K8S_URL/api/v1/namespaces/agentbox-test/secrets?watch=1&resourceVersion=$rv&timeoutSeconds=1" | python3 -c "import json,sys; print(*[json.loads(l)[\"type\"] + \" \" + json.loads(l)[\"object\"][\"metadata\"][\"name\"] for l in sys.stdin])") == "ADDED w5" ]]'
+    '[[ $(curl -s --cacert "$WORK/e/ca.crt" -H "Authorization: Bearer $FAKE_K8S_TOKEN" "$FAKE_K8S_URL/api/v1/namespaces/agentbox-test/secrets?watch=1&resourceVersion=$rv&timeoutSeconds=1" | python3 -c "import json,sys; print(*[json.loads(l)[\"type\"] + \" \" + json.loads(l)[\"object\"][\"metadata\"][\"name\"] for l in sys.stdin])") == "ADDED w5" ]]'
   check "--no-podman: a pod is admitted Pending" \
     'K create -f "$M/job.yaml" >/dev/null && [[ $(K get pod job -o jsonpath={.status.phase}) == Pending ]]'
   check "--no-podman: a pod deletes at once" 'K delete pod job >/dev/null && [[ -z $(K get pods -o json | json_names) ]]'
-  stop_server
+  fake_k8s_stop
 }
 
 # The strict pod (manifests/strict.yaml): what podman 4.3 honours, read from the container's own

@@ -6,7 +6,6 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-SRC=${AGENTBOX_SRC:-$(cd "$HERE/../.." && pwd)}
 skip() { echo "skip: $1"; [[ "${CI:-}" == "true" ]] && exit 1; exit 77; }
 # The parts kubectl cannot reach (the route check, phases, the bounded history), without podman.
 python3 "$HERE/fakeapi_test.py" >/dev/null 2>&1 || { python3 "$HERE/fakeapi_test.py"; exit 1; }
@@ -17,9 +16,11 @@ for tool in python3 openssl kubectl podman curl ip busybox; do
 done
 
 WORK=$(mktemp -d /tmp/agentbox-k8s-fake.XXXXXX)
-SERVER_PID='' PASS=1 FAIL=0
+PASS=1 FAIL=0
+# shellcheck source=tests/kubernetes/fake.sh
+source "$HERE/fake.sh"
 cleanup() {
-  [[ -n $SERVER_PID ]] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+  fake_k8s_stop 2>/dev/null
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -27,27 +28,9 @@ ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
 bad() { FAIL=$((FAIL + 1)); echo "FAIL $1${2:+: $2}"; }
 check() { if eval "$2"; then ok "$1"; else bad "$1" "${3:-}"; fi; }
 
-# start_server DIR ARGS...: the fake in the background; returns once DIR/ready exists (sourced) or
-# the server has exited. Never a guessed sleep: the server writes the file when it listens.
-start_server() {
-  local dir=$1; shift
-  mkdir -p "$dir"
-  python3 "$HERE/fake_apiserver.py" --state-dir "$dir" --ready-file "$dir/ready" --token "$TOKEN" \
-    --namespace agentbox-test --request-log "$dir/requests.log" --exit-with-parent "$@" 2>"$dir/server.log" &
-  SERVER_PID=$!
-  while [[ ! -f $dir/ready ]] && kill -0 "$SERVER_PID" 2>/dev/null; do sleep 0.05; done
-  [[ -f $dir/ready ]] || { cat "$dir/server.log"; return 1; }
-  # shellcheck disable=SC1091
-  . "$dir/ready"
-  export KUBECONFIG=$FAKE_K8S_KUBECONFIG
-}
-stop_server() { kill "$SERVER_PID" && wait "$SERVER_PID"; SERVER_PID=''; }
-
-TOKEN=tok-$RANDOM$RANDOM
 # The pods' image: the docker lanes' busybox root, imported into the server's private store.
-bash "$SRC/scripts/build-test-rootfs.sh" "$WORK/root" >/dev/null || skip "cannot build the busybox root"
-tar -C "$WORK/root" -cf "$WORK/root.tar" .
-start_server "$WORK/s" --image-import "localhost/agentbox-k8s-test:latest=$WORK/root.tar" ||
+fake_k8s_image "$WORK" || skip "cannot build the busybox root"
+fake_k8s_start "$WORK/s" --image-import "localhost/agentbox-k8s-test:latest=$WORK/root.tar" ||
   { [[ ${CI:-} == true ]] && exit 1; skip "the fake server could not start podman (log above)"; }
 K() { timeout 60 kubectl "$@"; }
 
