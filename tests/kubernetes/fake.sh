@@ -22,7 +22,7 @@ fake_k8s_start() {
   local dir=$1
   shift
   mkdir -p "$dir"
-  FAKE_K8S_TOKEN=tok-$RANDOM$RANDOM$RANDOM
+  export FAKE_K8S_TOKEN=tok-$RANDOM$RANDOM$RANDOM
   python3 "$FAKE_K8S_HERE/fake_apiserver.py" --state-dir "$dir" --ready-file "$dir/ready" \
     --token "$FAKE_K8S_TOKEN" --namespace agentbox-test --request-log "$dir/requests.log" \
     --exit-with-parent "$@" 2>"$dir/server.log" &
