@@ -30,16 +30,17 @@ class FakePodman:
         return self.route_dev
 
 
-def make_pod(st, n_containers=1):
+def make_pod(st, n_containers=1, restart="Never"):
     pod = {"kind": "Pod", "metadata": {"name": "p", "namespace": "ns"},
-           "spec": {"containers": [{"name": "c%d" % i, "image": "i"} for i in range(n_containers)]}}
+           "spec": {"restartPolicy": restart,
+                    "containers": [{"name": "c%d" % i, "image": "i"} for i in range(n_containers)]}}
     return st.create("pods", pod)
 
 
 class RouteCheck(unittest.TestCase):
-    def refreshed(self, podman, n=1):
+    def refreshed(self, podman, n=1, restart="Never"):
         st = store.Store()
-        pod = make_pod(st, n)
+        pod = make_pod(st, n, restart)
         pods.Pods(st, podman, log=io.StringIO()).refresh(pod)
         return st.get("pods", "ns", "p")["status"]
 
@@ -56,6 +57,9 @@ class RouteCheck(unittest.TestCase):
         self.assertEqual(self.refreshed(FakePodman("podman7", ("exited",)))["phase"], "Succeeded")
         self.assertEqual(self.refreshed(FakePodman("podman7", ("exited", "exited-1")), 2)["phase"], "Failed")
         self.assertEqual(self.refreshed(FakePodman("podman7", ("created",)))["phase"], "Pending")
+        # restartPolicy Always: podman restarts what exits, the pod stays Running (not Ready).
+        status = self.refreshed(FakePodman("podman7", ("exited",)), 1, "Always")
+        self.assertEqual((status["phase"], status["conditions"][-1]["status"]), ("Running", "False"))
 
 
 class History(unittest.TestCase):

@@ -106,8 +106,10 @@ class Pods(PodValidation):
         threading.Thread(target=self._play, args=(pod, pod_lock), daemon=True).start()
 
     def _set_status(self, pod, status):
+        # The whole status is replaced (a pod that lost its route loses its podIP), but startTime.
         def change(obj):
-            obj["status"] = dict(obj.get("status") or {}, **status)
+            start = (obj.get("status") or {}).get("startTime")
+            obj["status"] = dict(status, **({"startTime": start} if start else {}))
         return self.store.update("pods", pod["metadata"]["namespace"], pod["metadata"]["name"], change)
 
     def _play(self, pod, pod_lock):
@@ -133,30 +135,39 @@ class Pods(PodValidation):
     def refresh(self, pod):
         """Reads the podman pod's containers and IP into the stored pod's status."""
         name = podman_name(pod)
-        ps = self.podman.containers(name)
-        infra = next((c for c in ps if c.get("IsInfra")), None)
-        by_name = {c["Names"][0]: c for c in ps if not c.get("IsInfra")}
-        statuses = [_container_status(c, by_name.get(name + "-" + c["name"])) for c in pod["spec"]["containers"]]
-        status = {"phase": _phase(statuses), "containerStatuses": statuses, "hostIP": "127.0.0.1"}
-        ip = self.podman.pod_ip(infra["Id"]) if infra else None
-        dev = self.podman.route_device(ip) if ip else None
-        if ip and dev != self.podman.bridge:
-            status = {"phase": "Failed", "reason": "NetworkNotLocal",
-                      "message": "route to %s goes through %s, not the bridge %s" % (ip, dev, self.podman.bridge)}
-        elif ip:
-            status.update(podIP=ip, podIPs=[{"ip": ip}])
-        if not ps:
-            status = {"phase": "Failed", "reason": "PodmanPodGone", "message": "the podman pod %s is gone" % name}
-        ready = "True" if status["phase"] == "Running" else "False"
-        status["conditions"] = [{"type": t, "status": ready if t in ("Ready", "ContainersReady") else "True"}
-                                for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")]
-        status.setdefault("startTime", S.now())
+        status = self._status(pod, name, self.podman.containers(name))
+        status["startTime"] = S.now()  # kept from the first refresh on
         self._set_status(pod, status)
         started = self.created_at.pop(name, None) if status["phase"] != "Pending" else None
         if started is not None:
             self.log.write("fake-apiserver: pod %s/%s %s %.3f s after its create\n" % (
-                pod["metadata"]["namespace"], pod["metadata"]["name"], status["phase"], time.monotonic() - started))
+                pod["metadata"]["namespace"], pod["metadata"]["name"], status["phase"],
+                time.monotonic() - started))
             self.log.flush()
+
+    def _status(self, pod, name, ps):
+        """The pod's status from podman's view of its containers (ps); the IP only when routed
+        through the bridge."""
+        if not ps:
+            return {"phase": "Failed", "reason": "PodmanPodGone", "message": "the podman pod %s is gone" % name}
+        infra = next((c for c in ps if c.get("IsInfra")), None)
+        by_name = {c["Names"][0]: c for c in ps if not c.get("IsInfra")}
+        statuses = [_container_status(c, by_name.get(name + "-" + c["name"])) for c in pod["spec"]["containers"]]
+        phase = _phase(statuses)
+        if phase in ("Succeeded", "Failed") and pod["spec"].get("restartPolicy", "Always") == "Always":
+            phase = "Running"  # its containers are restarted: a cluster keeps such a pod Running
+        ip = self.podman.pod_ip(infra["Id"]) if infra else None
+        dev = self.podman.route_device(ip) if ip else None
+        if ip and dev != self.podman.bridge:
+            return {"phase": "Failed", "reason": "NetworkNotLocal",
+                    "message": "route to %s goes through %s, not the bridge %s" % (ip, dev, self.podman.bridge)}
+        status = {"phase": phase, "containerStatuses": statuses, "hostIP": "127.0.0.1"}
+        if ip:
+            status.update(podIP=ip, podIPs=[{"ip": ip}])
+        ready = "True" if phase == "Running" and all(c["ready"] for c in statuses) else "False"
+        status["conditions"] = [{"type": t, "status": ready if t in ("Ready", "ContainersReady") else "True"}
+                                for t in ("PodScheduled", "Initialized", "ContainersReady", "Ready")]
+        return status
 
     def containers_changed(self):
         """A container started or exited: refresh every pod this server runs, but those being
@@ -166,7 +177,9 @@ class Pods(PodValidation):
                     if name in self.locks and not self.locks[name].locked()]
         for ns, n in live:
             pod = self.store.get("pods", ns, n)
-            if pod and not pod["metadata"].get("deletionTimestamp"):
+            # Succeeded and Failed are final, as on a cluster (a failed play's reason stays).
+            final = pod and pod["status"].get("phase") in ("Succeeded", "Failed")
+            if pod and not final and not pod["metadata"].get("deletionTimestamp"):
                 try:
                     self.refresh(pod)
                 except (PodmanError, ValueError):
@@ -179,12 +192,9 @@ class Pods(PodValidation):
         def mark(obj):
             obj["metadata"]["deletionTimestamp"] = S.now()
             obj["metadata"]["deletionGracePeriodSeconds"] = grace
-        marked = self._mark(pod, mark)
+        marked = self.store.update("pods", pod["metadata"]["namespace"], pod["metadata"]["name"], mark)
         threading.Thread(target=self._remove, args=(pod, grace), daemon=True).start()
-        return marked
-
-    def _mark(self, pod, change):
-        return self.store.update("pods", pod["metadata"]["namespace"], pod["metadata"]["name"], change) or pod
+        return marked or pod
 
     def _remove(self, pod, grace):
         name = podman_name(pod)
