@@ -25,10 +25,13 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-
 # the Engine API's TLS case (tests/docker/images.sh). groff, zsh, fish, systemd
 # (systemd-socket-activate, systemd-analyze) and mmdebstrap: the packaging suite (man pages
 # render, completions parse, socket activation, the .deb on a fresh Debian 12).
+# podman, catatonit (its pods' infra container) and netavark (its bridge networks): the fake
+# Kubernetes API server runs each created pod with `podman kube play` (tests/kubernetes/).
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
   make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   mount e2fsprogs xfsprogs
-  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl groff-base zsh fish systemd)
+  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl groff-base zsh fish systemd
+  podman catatonit netavark)
 bench_pkgs=(hyperfine bubblewrap)
 # docker-registry: the local registry the docker backend's pulls are tested against.
 docker_pkgs=(docker.io runsc socat docker-registry)
@@ -49,8 +52,10 @@ for group in "${@:-build}"; do
 done
 
 # The MCP end-to-end tests need node and npm; a node installed outside Debian's packages will do.
+# The same for kubectl (the kubernetes_fake suite): Debian's kubernetes-client only when absent.
 for group in "${@:-build}"; do
   if [ "$group" = test ] && ! command -v npm >/dev/null 2>&1; then wanted+=(nodejs npm); fi
+  if [ "$group" = test ] && ! command -v kubectl >/dev/null 2>&1; then wanted+=(kubernetes-client); fi
 done
 
 missing=()

@@ -1,0 +1,44 @@
+# shellcheck shell=bash
+# fake.sh: start and stop the fake Kubernetes API server from a test script (sourced). Any suite
+# that runs agentbox's kubernetes backend against it uses these three.
+#
+#   fake_k8s_image DIR          the busybox test root (scripts/build-test-rootfs.sh) as DIR/root.tar,
+#                               for --image-import localhost/agentbox-k8s-test:latest=DIR/root.tar
+#   fake_k8s_start DIR ARGS...  the server in the background with its state in DIR, a fresh token
+#                               (FAKE_K8S_TOKEN), namespace agentbox-test, --exit-with-parent (a
+#                               killed script still gets its pods and network removed) and ARGS;
+#                               returns once it listens (the FAKE_K8S_* of its ready file set,
+#                               KUBECONFIG exported), or 1 with its log when it exited first.
+#   fake_k8s_stop               SIGTERM to that server (its pid only), waits for its cleanup.
+FAKE_K8S_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+FAKE_K8S_SERVER_PID=
+
+fake_k8s_image() {
+  bash "$FAKE_K8S_HERE/../../scripts/build-test-rootfs.sh" "$1/root" >/dev/null &&
+    tar -C "$1/root" -cf "$1/root.tar" .
+}
+
+fake_k8s_start() {
+  local dir=$1
+  shift
+  mkdir -p "$dir"
+  export FAKE_K8S_TOKEN=tok-$RANDOM$RANDOM$RANDOM
+  python3 "$FAKE_K8S_HERE/fake_apiserver.py" --state-dir "$dir" --ready-file "$dir/ready" \
+    --token "$FAKE_K8S_TOKEN" --namespace agentbox-test --request-log "$dir/requests.log" \
+    --exit-with-parent "$@" 2>"$dir/server.log" &
+  FAKE_K8S_SERVER_PID=$!
+  # The server writes the file once it listens: wait for it (or for the server's end).
+  while [[ ! -f $dir/ready ]] && kill -0 "$FAKE_K8S_SERVER_PID" 2>/dev/null; do sleep 0.05; done
+  [[ -f $dir/ready ]] || { cat "$dir/server.log"; FAKE_K8S_SERVER_PID=; return 1; }
+  # shellcheck disable=SC1091
+  . "$dir/ready"
+  export KUBECONFIG=$FAKE_K8S_KUBECONFIG
+}
+
+fake_k8s_stop() {
+  [[ -n $FAKE_K8S_SERVER_PID ]] || return 0
+  kill "$FAKE_K8S_SERVER_PID" && wait "$FAKE_K8S_SERVER_PID"
+  local rc=$?
+  FAKE_K8S_SERVER_PID=
+  return $rc
+}
