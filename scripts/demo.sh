@@ -33,7 +33,9 @@ HOST_SLEEP_PID=''
 LISTENER_PID=''
 FAILED=()
 
+ROLLBACK_BOX=''
 cleanup() {
+  [ -n "$ROLLBACK_BOX" ] && "$AGENTBOX" rm -f "$ROLLBACK_BOX" >/dev/null 2>&1
   [ -n "$HOST_SLEEP_PID" ] && kill "$HOST_SLEEP_PID" 2>/dev/null && wait "$HOST_SLEEP_PID" 2>/dev/null
   [ -n "$LISTENER_PID" ] && kill "$LISTENER_PID" 2>/dev/null && wait "$LISTENER_PID" 2>/dev/null
   rm -rf "$DEMO_DIR"
@@ -241,7 +243,28 @@ check "reason oom" is reason oom
 check "limits_hit includes memory" limits_include memory
 check "the result names the wall: the memory limit with its value (memory 64M)" wall_named limit 'memory 64'
 
-step 9 "The same agent on the docker backend, in a Debian image (python3, pip, venv, gcc)"
+step 9 "Accident in a persistent sandbox, undone: exec --rollback-on-failure"
+BOX=$("$AGENTBOX" create 2>"$DEMO_DIR/agentbox.err") || BOX=''
+if [ -n "$BOX" ]; then
+  ROLLBACK_BOX=$BOX
+  "$AGENTBOX" exec "$BOX" -- sh -c 'mkdir -p src && echo "print(42)" > src/main.py' >/dev/null
+  printf '    %s$ agentbox exec --json --rollback-on-failure %s -- sh -c %s%s\n' "$DIM" "$BOX" \
+    "'rm -rf /workspace/* && false'" "$RESET"
+  "$AGENTBOX" exec --json --rollback-on-failure "$BOX" -- sh -c 'rm -rf /workspace/* && false' \
+    >"$RESULT" 2>"$DEMO_DIR/agentbox.err"
+  "$PYTHON" "$DEMO_DIR/show.py" "$RESULT" "$DEMO_DIR/result.sh" show
+  # shellcheck disable=SC1091
+  . "$DEMO_DIR/result.sh"
+  check "the command failed (exit 1)" is exit_code 1
+  check "the result says it was rolled back" \
+    "$PYTHON" -c 'import json,sys; sys.exit(json.load(open(sys.argv[1])).get("rollback") != {"rolled_back": True})' "$RESULT"
+  check "/workspace is as it was: src/main.py is back" \
+    test "$("$AGENTBOX" exec "$BOX" -- cat /workspace/src/main.py 2>/dev/null)" = 'print(42)'
+else
+  check "a persistent sandbox was created ($(head -1 "$DEMO_DIR/agentbox.err"))" false
+fi
+
+step 10 "The same agent on the docker backend, in a Debian image (python3, pip, venv, gcc)"
 if curl -fsS --max-time 3 --unix-socket /var/run/docker.sock http://docker/_ping >/dev/null 2>&1; then
   # Made from Debian's packages with mmdebstrap, cached (the first time takes minutes).
   host "scripts/build-debian-image.sh --docker"

@@ -1,5 +1,7 @@
 #include "agent/agent_options.h"
 
+#include <cstdlib>
+
 #include "policy/image_user.h"
 
 namespace agentbox {
@@ -21,6 +23,17 @@ StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
     AB_ASSIGN_OR_RETURN(options.user, ParseSandboxUser(args[i + 1]));
     user_given = true;
     i += 2;
+  }
+  if (i + 1 < args.size() && args[i] == kAgentClockStartFlag) {
+    char* end = nullptr;
+    const double seconds = std::strtod(args[i + 1].c_str(), &end);
+    if (args[i + 1].empty() || *end != '\0' || !(seconds >= 0)) {
+      return InvalidArgument("--clock-start needs a number of seconds, got \"" + args[i + 1] +
+                             "\"");
+    }
+    options.clock_start = seconds;
+    i += 2;
+    if (i == args.size()) return InvalidArgument("--clock-start is for --listen (container mode)");
   }
   if (i == args.size()) return options;
   if (args[i] != "--listen") return InvalidArgument("unknown argument \"" + args[i] + "\"");

@@ -1,6 +1,7 @@
 // How agentbox-agent was started: in a box agentbox built itself, or in one it did not.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct AgentOptions {
   // --disk-watch: the workspace's disk limit is held by the kernel, and each exec reports an
   // allocation it refused (proc/fallocate_watch.h).
   bool disk_watch = false;
+  // --clock-start SECONDS (container mode; policy clock_start): the agent makes the time
+  // namespace its handlers and commands run in (proc/time_namespace.h). Native sandboxes get
+  // theirs from the box's setup instead.
+  std::optional<double> clock_start;
   // kContainer, --egress-relay PATH: the sandbox's egress relay listens there for the host's
   // egress proxy (agent/egress_relay.h); where the proxy cannot listen in the sandbox's network
   // itself (gVisor). "": no relay.
@@ -35,14 +40,14 @@ struct AgentOptions {
   SandboxUser user;
 };
 
-// `agentbox-agent` -> kNative; `agentbox-agent --listen PATH [--egress-relay PATH]` ->
-// kContainer; `--disk-watch` and `--user UID:GID` may come first in either, in either order.
-// Anything else is kInvalidArgument (the caller prints the usage and exits 2). args excludes
-// argv[0].
+// `agentbox-agent` -> kNative; `agentbox-agent [--clock-start SECONDS] --listen PATH
+// [--egress-relay PATH]` -> kContainer; `--disk-watch` and `--user UID:GID` may come first in
+// either, in either order. Anything else is kInvalidArgument (the caller prints the usage and
+// exits 2). args excludes argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
 inline constexpr const char* kAgentUsage =
-    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--listen SOCKET_PATH [--egress-relay "
-    "SOCKET_PATH]]";
+    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [[--clock-start SECONDS] --listen "
+    "SOCKET_PATH [--egress-relay SOCKET_PATH]]";
 
 }  // namespace agentbox

@@ -60,7 +60,7 @@ StatusOr<AgentSockets> SetUp(const AgentOptions& options) {
     sockets.listen.reset(kInheritedListenFd);
     return sockets;
   }
-  AB_RETURN_IF_ERROR(EnterSandboxUserNamespace());
+  AB_RETURN_IF_ERROR(EnterSandboxUserNamespace(options.clock_start));
   AB_RETURN_IF_ERROR(CheckContainerIdentity());
   AB_RETURN_IF_ERROR(HardenContainerAgent());
   if (!options.egress_relay_path.empty()) {

@@ -15,6 +15,7 @@
 #include "agent/agent_user.h"
 #include "policy/image_user.h"
 #include "proc/process_tree.h"
+#include "proc/time_namespace.h"
 #include "spec/sandbox_spec.h"
 #include "sys/unique_fd.h"
 
@@ -94,12 +95,19 @@ Status CheckNoCapabilities() {
 
 }  // namespace
 
-Status EnterSandboxUserNamespace() {
+Status EnterSandboxUserNamespace(std::optional<double> clock_start) {
   const uid_t uid = ::geteuid();
   const gid_t gid = ::getegid();
   const SandboxUser& want = AgentUser();
   // Remapped already (the container runs as the user itself); 0: CheckIds refuses.
-  if (uid == want.uid || uid == 0) return OkStatus();
+  if (uid == want.uid || uid == 0) {
+    if (clock_start) {
+      return Unavailable(
+          "clock_start needs the agent's own user namespace, which a daemon with "
+          "userns-remap does not give it");
+    }
+    return OkStatus();
+  }
   if (::unshare(CLONE_NEWUSER) != 0) {
     return ErrnoStatus("enter a user namespace mapping host uid " + std::to_string(uid) + " to " +
                        std::to_string(want.uid) +
@@ -112,6 +120,9 @@ Status EnterSandboxUserNamespace() {
   if (Status st = WriteSelf("setgroups", "deny"); !st.ok() && errno != ENOENT) return st;
   AB_RETURN_IF_ERROR(
       WriteSelf("gid_map", std::to_string(want.gid) + " " + std::to_string(gid) + " 1\n"));
+  if (clock_start && !EnterTimeNamespace(TimeOffsetsFor(*clock_start).c_str())) {
+    return ErrnoStatus("make the time namespace of clock_start");
+  }
   return DropEveryCapability();
 }
 

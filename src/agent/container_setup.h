@@ -1,6 +1,8 @@
 // Start-up of the agent in a box agentbox did not build (AgentMode::kContainer).
 #pragma once
 
+#include <optional>
+
 #include "base/status.h"
 
 namespace agentbox {
@@ -11,8 +13,10 @@ namespace agentbox {
 // gave: the agent, its handlers and every command are then that user inside and that id on the
 // host. Already that user (a daemon with userns-remap maps it to a subordinate id): nothing to do.
 // Call first, while the agent can still write its own /proc/self/uid_map (before
-// HardenContainerAgent).
-Status EnterSandboxUserNamespace();
+// HardenContainerAgent). With clock_start, also makes the time namespace the agent's handlers and
+// commands run in (proc/time_namespace.h), while the new user namespace's capabilities allow it;
+// under userns-remap (no user namespace of its own, so no CAP_SYS_TIME) that is refused.
+Status EnterSandboxUserNamespace(std::optional<double> clock_start = std::nullopt);
 
 // Fails closed unless the box is what the docker backend asks for (`docker run -u
 // 2100001000:2100001000 --cap-drop ALL --security-opt no-new-privileges`, then the user

@@ -1,6 +1,7 @@
 #include "app/backends.h"
 
 #include "app/self_exec.h"
+#include "backend_common/pool_workspace_storage.h"
 #include "docker/docker_backend.h"
 #include "native/native_backend.h"
 
@@ -11,7 +12,9 @@ BackendList BuiltInBackends() {
 }
 
 SandboxManager MakeSandboxManager(StateStore store) {
+  const std::string root = store.root();
   SandboxManager manager(std::move(store), BuiltInBackends());
+  manager.set_workspace_storage(MakePoolWorkspaceStorage(root));
   manager.set_refill([](const std::string& key) {
     SpawnSelfDetached({"pool", "fill", "--key", key});
   });

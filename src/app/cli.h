@@ -38,6 +38,12 @@ int LogsSubcommand(const Args& args);        // cli_processes.cc
 int WaitSubcommand(const Args& args);        // cli_processes.cc
 int KillSubcommand(const Args& args);        // cli_processes.cc
 int SendSubcommand(const Args& args);        // cli_processes.cc
+int SnapshotSubcommand(const Args& args);    // cli_snapshot.cc
+int RestoreSubcommand(const Args& args);     // cli_snapshot.cc
+int ForkSubcommand(const Args& args);        // cli_snapshot.cc
+int DiffSubcommand(const Args& args);        // cli_snapshot.cc
+int LogSubcommand(const Args& args);         // cli_log.cc
+int ReplaySubcommand(const Args& args);      // cli_replay.cc
 int ManSubcommand(const Args& args);         // cli_docs.cc: hidden, `__man`, for the build
 int CompletionSubcommand(const Args& args);  // cli_docs.cc: hidden, `__completion`
 int OpenApiSubcommand(const Args& args);     // cli_docs.cc: hidden, `__openapi`
@@ -60,6 +66,12 @@ const CommandHelp& LogsHelp();
 const CommandHelp& WaitHelp();
 const CommandHelp& KillHelp();
 const CommandHelp& SendHelp();
+const CommandHelp& SnapshotHelp();
+const CommandHelp& RestoreHelp();
+const CommandHelp& ForkHelp();
+const CommandHelp& DiffHelp();
+const CommandHelp& LogHelp();
+const CommandHelp& ReplayHelp();
 
 // Every subcommand's help, in `agentbox --help`'s order (main.cc's table).
 std::span<const CommandHelp* const> AllCommandHelps();

@@ -44,16 +44,17 @@ std::string Join(const std::string& dir, const std::string& name) {
   return dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
 }
 
-Status CopyIn(const std::string& socket, const std::string& src, const std::string& dst,
-              uint64_t limit) {
+// Through the manager, so the sandbox's session log records each file and directory.
+Status CopyIn(SandboxManager& manager, const SandboxRecord& record, const std::string& src,
+              const std::string& dst, uint64_t limit) {
   struct stat st;
   if (::lstat(src.c_str(), &st) != 0) return ErrnoStatus(src);
   if (S_ISDIR(st.st_mode)) {
-    Status made = AgentMkdir(socket, dst, true);
+    Status made = manager.MakeWorkspaceDir(record, dst, true);
     if (!made.ok()) return made;
     AB_ASSIGN_OR_RETURN(std::vector<std::string> names, ListDir(src));
     for (const std::string& name : names) {
-      AB_RETURN_IF_ERROR(CopyIn(socket, Join(src, name), Join(dst, name), limit));
+      AB_RETURN_IF_ERROR(CopyIn(manager, record, Join(src, name), Join(dst, name), limit));
     }
     return OkStatus();
   }
@@ -63,7 +64,7 @@ Status CopyIn(const std::string& socket, const std::string& src, const std::stri
                              " bytes, more than the copy limit of " + std::to_string(limit));
   }
   AB_ASSIGN_OR_RETURN(std::string data, ReadFile(src));
-  return AgentWriteFile(socket, dst, data, st.st_mode & 0777, true);
+  return manager.WriteWorkspaceFile(record, dst, data, st.st_mode & 0777, true);
 }
 
 Status CopyOut(const std::string& socket, const std::string& src, const std::string& dst) {
@@ -193,7 +194,7 @@ int CpSubcommand(const Args& args) {
     std::string dst = to.path;
     auto info = AgentStat(record.agent_socket, dst);
     if (info.ok() && info->type == "dir") dst = Join(dst, BaseName(operands[0]));
-    st = CopyIn(record.agent_socket, operands[0], dst,
+    st = CopyIn(*manager, record, operands[0], dst,
                 std::min(kMaxCopyBytes, record.spec.limits.disk_bytes));
   } else {
     std::string dst = IsHostDir(operands[1]) ? Join(operands[1], BaseName(from.path)) : operands[1];

@@ -98,6 +98,9 @@ int ExecSubcommand(const Args& args) {
   StatusOr<ExecResult> result = Internal("not run");
   if (inv->tty) {
     result = ExecOnTerminal(*manager, status->record, request, inv->pass_stdin, capture);
+  } else if (inv->rollback_on_failure) {
+    request.pass_stdin = inv->pass_stdin;
+    result = manager->ExecWithRollback(status->record, request, capture, inv->pass_stdin ? 0 : -1);
   } else {
     request.pass_stdin = inv->pass_stdin;
     result = ExecUntilStopped(*manager, status->record, request, inv->pass_stdin, capture);

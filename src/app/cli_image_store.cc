@@ -47,7 +47,9 @@ Status InUse(const ImageStore& store, const ImageRecord& r, image::StoreLock& lo
   std::set<std::string> known;
   for (const SandboxStatus& s : manager->List()) {
     known.insert(s.record.id);
-    if (s.state == SandboxState::kRunning && s.record.image_id == r.id) {
+    // A docker sandbox's image_id names the daemon's image, not one of the store's.
+    if (s.state == SandboxState::kRunning && s.record.backend == BackendKind::kNative &&
+        s.record.image_id == r.id) {
       return Unavailable("image " + r.id.substr(0, 19) + " is in use by sandbox " + s.record.id +
                          " (agentbox rm it first)");
     }

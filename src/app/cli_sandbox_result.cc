@@ -42,6 +42,11 @@ int ReportResult(const ExecResult& result, bool json) {
     if (std::string effects = EffectsSummaryLine(result.effects); !effects.empty()) {
       PrintError(effects);
     }
+    if (result.rollback && result.rollback->rolled_back) {
+      PrintError("rolled back: the workspace is as it was before the command");
+    } else if (result.rollback && !result.rollback->error.empty()) {
+      PrintError("the rollback failed: " + result.rollback->error);
+    }
   }
   return ExitStatusOf(result);
 }

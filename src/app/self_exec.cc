@@ -87,13 +87,20 @@ std::string OneLine(std::string text) {
 
 StatusOr<std::string> RunCreateHelper(const std::string& self_exe,
                                       const std::vector<std::string>& create_args) {
+  std::vector<std::string> args = {"create"};
+  args.insert(args.end(), create_args.begin(), create_args.end());
+  return RunSandboxHelper(self_exe, args);
+}
+
+StatusOr<std::string> RunSandboxHelper(const std::string& self_exe,
+                                       const std::vector<std::string>& helper_args) {
   // memfds, not pipes: the helper's output is read after it exits, and cannot fill a buffer.
   UniqueFd out(::memfd_create("create-stdout", MFD_CLOEXEC));
   UniqueFd err(::memfd_create("create-stderr", MFD_CLOEXEC));
   UniqueFd code(::memfd_create("create-status", MFD_CLOEXEC));
   if (!out.valid() || !err.valid() || !code.valid()) return ErrnoStatus("memfd_create");
-  std::vector<std::string> args = {self_exe, "create"};
-  args.insert(args.end(), create_args.begin(), create_args.end());
+  std::vector<std::string> args = {self_exe};
+  args.insert(args.end(), helper_args.begin(), helper_args.end());
   pid_t pid = -1;
   AB_RETURN_IF_ERROR(SpawnHelper(args, out.get(), err.get(), code.get(), false, &pid));
   int wstatus = 0;

@@ -27,6 +27,11 @@ inline constexpr std::string_view kStatusFdEnv = "AGENTBOX_STATUS_FD";
 StatusOr<std::string> RunCreateHelper(const std::string& self_exe,
                                       const std::vector<std::string>& create_args);
 
+// The same for any subcommand that makes a sandbox and prints its id: `self_exe helper_args...`
+// (`fork SANDBOX:SNAP`).
+StatusOr<std::string> RunSandboxHelper(const std::string& self_exe,
+                                       const std::vector<std::string>& helper_args);
+
 // Starts `agentbox args...` (this binary) in a session of its own, its output to /dev/null, and
 // returns at once; a thread of this process reaps it. Best effort: a failure is dropped.
 void SpawnSelfDetached(const std::vector<std::string>& args);

@@ -1,5 +1,6 @@
 #include "backend_common/sandbox_resources.h"
 
+#include "core/snapshot_store.h"
 #include "proc/disk_quota.h"
 
 namespace agentbox {
@@ -21,6 +22,7 @@ WorkspaceRequest SandboxWorkspaceRequest(const SandboxRecord& record,
                                          const std::string& state_root) {
   WorkspaceRequest request = WorkspaceRequestFor(record.spec, state_root, "sb-" + record.id);
   request.fallback_dir = record.state_dir + "/workspace";
+  request.source_volume = record.workspace_source;
   return request;
 }
 
@@ -31,6 +33,8 @@ void KeepWorkspace(const Workspace& ws, SandboxRecord& record) {
 }
 
 void ReleaseSandboxWorkspace(const SandboxRecord& record, const std::string& state_root) {
+  // Its snapshots go with it (a fork made from one is a volume of its own and stays).
+  ReleaseVolumes(state_root, SnapshotVolumePrefix(record.id));
   if (record.workspace.empty()) return;  // none was made
   ReleaseWorkspace(state_root, "sb-" + record.id, record.workspace, record.workspace_temporary,
                    record.disk_quota);

@@ -47,6 +47,13 @@ ActivityHold::~ActivityHold() {
   if (fd_.valid()) ::futimens(fd_.get(), nullptr);  // the lock goes with the fd
 }
 
+UniqueFd TakeExclusiveUse(const SandboxRecord& record) {
+  UniqueFd fd = OpenActivity(record);
+  if (!fd.valid() || !Lock(fd.get(), LOCK_EX | LOCK_NB)) return UniqueFd();
+  ::futimens(fd.get(), nullptr);
+  return fd;
+}
+
 std::optional<int64_t> LastActive(const SandboxRecord& record) {
   struct stat st;
   if (::stat(ActivityPath(record).c_str(), &st) != 0) return std::nullopt;

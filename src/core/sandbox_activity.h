@@ -31,6 +31,12 @@ class ActivityHold {
   UniqueFd fd_;
 };
 
+// The sandbox to oneself (a restore, a command with --rollback-on-failure): the activity file
+// locked exclusively, without waiting, and touched. Invalid while anything else uses the
+// sandbox (an exec, a file operation, a follow of a process's output); every such use that
+// begins meanwhile waits until it is released.
+UniqueFd TakeExclusiveUse(const SandboxRecord& record);
+
 // Unix seconds of the last use (nullopt: no activity file, a sandbox from before idle timeouts).
 std::optional<int64_t> LastActive(const SandboxRecord& record);
 

@@ -11,6 +11,7 @@
 #include "core/agent_client.h"
 #include "core/agent_exec.h"
 #include "core/sandbox_activity.h"
+#include "core/session_records.h"
 #include "core/warm_pool.h"
 #include "policy/sandbox_env.h"
 #include "proto/agent_protocol.h"
@@ -100,15 +101,21 @@ StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const st
   if (!name.empty()) AB_RETURN_IF_ERROR(ValidateSandboxName(name));
   if (Poolable(spec)) {
     Status error;
-    if (auto warm = ClaimWarm(spec, name, &error)) return *warm;
+    if (auto warm = ClaimWarm(spec, name, &error)) {
+      LogCreate(*warm, nullptr);
+      return *warm;
+    }
     AB_RETURN_IF_ERROR(error);
   }
-  return CreateRecord(spec, name, "");
+  AB_ASSIGN_OR_RETURN(SandboxRecord record, CreateRecord(spec, name, ""));
+  LogCreate(record, nullptr);
+  return record;
 }
 
 StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
                                                      const std::string& name,
-                                                     const std::string& pool_key) {
+                                                     const std::string& pool_key,
+                                                     const ForkSource* from) {
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(spec.backend));
   AB_ASSIGN_OR_RETURN(std::string id, store_.AllocateId());
   SandboxRecord record;
@@ -120,6 +127,11 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
   record.spec = spec;
   record.state_dir = store_.SandboxDir(id);
   record.agent_socket = record.state_dir + "/agent.sock";
+  if (from != nullptr) {
+    record.workspace_source = from->workspace_source;
+    record.forked_from = from->forked_from;
+    record.digest_seed = from->digest_seed;
+  }
   Status st = name.empty() ? OkStatus() : store_.ReserveName(name, id);
   if (st.ok()) st = backend->Create(record);
   // The lifetime starts once the sandbox is up (a warm one's when a create claims it).
@@ -182,17 +194,50 @@ Status SandboxManager::CheckUsable(const SandboxRecord& record) {
 StatusOr<ExecResult> SandboxManager::Exec(const SandboxRecord& record, const ExecRequest& request,
                                           OutputCapture& output, int stdin_fd,
                                           ExecCancellation* cancellation, TerminalInput* terminal) {
-  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
   // A record held since before its ttl ended (an MCP session's): say so, not "dead".
   if (HasExpired(record, std::time(nullptr))) {
     return ExpiredError(record.id, record, SandboxEnding::kTtl);
   }
   // In use from here to the result: never idle meanwhile. Taken after an idle removal that got
-  // there first, which leaves no record.
+  // there first, which leaves no record. A restore (or a rollback's command) holding the
+  // workspace to itself makes this wait.
   ActivityHold in_use(record);
   if (record.spec.idle_timeout_seconds > 0 && !store_.Load(record.id).ok()) {
     return ExpiredError(record.id, record, SandboxEnding::kIdle);
   }
+  return ExecHeld(record, request, output, stdin_fd, cancellation, terminal);
+}
+
+StatusOr<ExecResult> SandboxManager::ExecHeld(const SandboxRecord& record,
+                                              const ExecRequest& request, OutputCapture& output,
+                                              int stdin_fd, ExecCancellation* cancellation,
+                                              TerminalInput* terminal,
+                                              const std::function<void(ExecResult&)>& settle) {
+  if (!Logging(record)) {
+    auto result = RunExec(record, request, output, stdin_fd, cancellation, terminal);
+    if (result.ok() && settle) settle(*result);
+    return result;
+  }
+  nlohmann::ordered_json rec = SessionRecordHead("exec", record);
+  SetWorkspaceDigest(rec, "workspace_before", WorkspaceDigest(record));
+  output.EnableDigests();
+  auto result = RunExec(record, request, output, stdin_fd, cancellation, terminal);
+  if (!result.ok()) return result;  // nothing ran: nothing to log
+  if (settle) settle(*result);
+  AddExecRequest(rec, request);
+  AddExecOutcome(rec, *result, output.digest(OutputStream::kStdout),
+                 output.digest(OutputStream::kStderr));
+  if (result->rollback) rec["rolled_back"] = result->rollback->rolled_back;
+  SetWorkspaceDigest(rec, "workspace_after", WorkspaceDigest(record));
+  AppendLog(record, rec);
+  return result;
+}
+
+StatusOr<ExecResult> SandboxManager::RunExec(const SandboxRecord& record,
+                                             const ExecRequest& request, OutputCapture& output,
+                                             int stdin_fd, ExecCancellation* cancellation,
+                                             TerminalInput* terminal) {
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
   if (!backend->IsAlive(record)) {
     return Unavailable("sandbox " + record.id + " is dead (remove it with `agentbox rm`)");
   }
@@ -368,7 +413,9 @@ StatusOr<ExecResult> SandboxManager::RunOnce(const SandboxSpec& spec,
                                              const std::vector<std::string>& argv,
                                              OutputCapture& output, ExecCancellation* cancellation,
                                              Status* removal_error) {
-  AB_ASSIGN_OR_RETURN(SandboxRecord record, Create(spec, ""));
+  SandboxSpec once = spec;
+  once.session_log = false;  // nothing outlives the one command to read it
+  AB_ASSIGN_OR_RETURN(SandboxRecord record, Create(once, ""));
   ExecRequest request = DefaultExecRequest(record);
   request.argv = argv;
   request.pass_stdin = spec.pass_stdin;

@@ -9,14 +9,18 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/status.h"
 #include "core/agent_exec.h"
 #include "core/agent_processes.h"
 #include "core/backend.h"
+#include "core/snapshot_store.h"
 #include "core/state_store.h"
 #include "core/verify.h"
+#include "core/workspace_storage.h"
 #include "proto/exec_result.h"
 #include "proto/exec_wire.h"
 #include "proto/output_capture.h"
@@ -74,12 +78,28 @@ class SandboxManager {
   void set_on_expired(std::function<void(const SandboxRecord&)> hook) {
     on_expired_ = std::move(hook);
   }
+  // Snapshots, restores, diffs and workspace digests (app's: backend_common's pool storage).
+  // Unset: snapshots are refused, and session logs carry no workspace digests.
+  void set_workspace_storage(std::shared_ptr<WorkspaceStorage> storage) {
+    storage_ = std::move(storage);
+  }
+  // Called with each session log record this manager appends (replay compares them).
+  void set_session_observer(std::function<void(const nlohmann::ordered_json&)> hook) {
+    observer_ = std::move(hook);
+  }
   // Runs one command; limits it ran into at the sandbox level (memory, pids, cpu) are added.
   // With request.tty, `terminal` gives the command's keystrokes and window sizes.
   StatusOr<ExecResult> Exec(const SandboxRecord& record, const ExecRequest& request,
                             OutputCapture& output, int stdin_fd = -1,
                             ExecCancellation* cancellation = nullptr,
                             TerminalInput* terminal = nullptr);
+  // Exec with `--rollback-on-failure`: a command that fails (exits non-zero, times out, is
+  // killed or OOM-killed, or cannot run) leaves the workspace exactly as it was before it:
+  // snapshotted first, restored after. Needs the workspace to itself: refused (nothing run)
+  // while another command or a background process runs, and other commands wait for it.
+  StatusOr<ExecResult> ExecWithRollback(const SandboxRecord& record, const ExecRequest& request,
+                                        OutputCapture& output, int stdin_fd = -1,
+                                        ExecCancellation* cancellation = nullptr);
   // `run` on a backend without a one-shot path (docker): a sandbox made for one command and
   // removed after it, whatever happened (`cancellation` stops the command). The result stands
   // when the removal fails; *removal_error then says why.
@@ -116,6 +136,37 @@ class SandboxManager {
   // Status is for a sandbox that cannot be found, is dead, or whose probe could not run.
   StatusOr<VerifyReport> Verify(const std::string& ref);
 
+  // Snapshots of a sandbox's workspace (core/snapshot_store.h; sandbox_manager_snapshots.cc).
+  // Take one: refused past the policy's max_snapshots, or where the workspace cannot be
+  // snapshotted (a directory the user gave).
+  StatusOr<SnapshotRecord> TakeSnapshot(const SandboxRecord& record, const std::string& name);
+  // A SNAP of the sandbox: its id, a unique id prefix, or its name.
+  StatusOr<SnapshotRecord> FindSnapshot(const SandboxRecord& record, const std::string& ref);
+  // A SNAP of any sandbox `visible` lets through: an id (prefix) or SANDBOX:NAME.
+  StatusOr<std::pair<SandboxRecord, SnapshotRecord>> FindAnySnapshot(
+      const std::string& ref, const std::function<bool(const SandboxRecord&)>& visible);
+  // Puts the workspace back as the snapshot holds it, in place; the same exclusivity as
+  // ExecWithRollback.
+  StatusOr<SyncStats> Restore(const SandboxRecord& record, const SnapshotRecord& snapshot);
+  StatusOr<TreeDiff> Diff(const SandboxRecord& record, const SnapshotRecord& snapshot,
+                          size_t max_changes);
+  Status RemoveSnapshot(const SandboxRecord& record, const SnapshotRecord& snapshot);
+  // A new sandbox of `source`'s policy (or `spec`, a replay's) whose workspace starts as the
+  // snapshot holds it (on btrfs sharing every block with it). `name` may be empty.
+  StatusOr<SandboxRecord> Fork(const SandboxRecord& source, const SnapshotRecord& snapshot,
+                               const std::string& name, const SandboxSpec* spec = nullptr);
+
+  // The file operations that change a workspace (core/agent_files.h), through the session log
+  // (sandbox_manager_files.cc): each is a use of the sandbox, as an exec is.
+  Status WriteWorkspaceFile(const SandboxRecord& record, const std::string& path,
+                            std::string_view data, uint32_t mode, bool parents);
+  Status MakeWorkspaceDir(const SandboxRecord& record, const std::string& path, bool parents);
+  Status RemoveWorkspacePath(const SandboxRecord& record, const std::string& path, bool recursive);
+  Status ReplaceWorkspaceText(const SandboxRecord& record, const std::string& path,
+                              const std::string& old_str, const std::string& new_str);
+  // The sandbox's session log (core/session_log.h), as written.
+  StatusOr<std::string> SessionLogText(const SandboxRecord& record);
+
   // Warm pools (core/warm_pool.h; sandbox_manager_pool.cc). FillPool records `size` as the pool's
   // target for spec's shape and starts sandboxes until that many are warm; returns how many it
   // started. RefillPool does the same from the recorded target. DrainPools removes every warm
@@ -135,8 +186,37 @@ class SandboxManager {
   // Destroy, for a sandbox whose ttl has passed.
   // Unavailable (and nothing done) for an idle ending while the sandbox is in use.
   Status Expire(const SandboxRecord& record, SandboxEnding ending);
+  // What a fork's workspace is made from (SandboxRecord's fields of the same names).
+  struct ForkSource {
+    std::string workspace_source;  // the snapshot's volume
+    std::string forked_from;       // the snapshot's id
+    std::string digest_seed;       // the snapshot's digest cache
+  };
   StatusOr<SandboxRecord> CreateRecord(const SandboxSpec& spec, const std::string& name,
-                                       const std::string& pool_key);
+                                       const std::string& pool_key,
+                                       const ForkSource* from = nullptr);
+  // The exec itself, the caller holding the sandbox's use; `settle` runs on the result before
+  // it is logged (the rollback).
+  StatusOr<ExecResult> ExecHeld(const SandboxRecord& record, const ExecRequest& request,
+                                OutputCapture& output, int stdin_fd, ExecCancellation* cancellation,
+                                TerminalInput* terminal,
+                                const std::function<void(ExecResult&)>& settle = nullptr);
+  StatusOr<ExecResult> RunExec(const SandboxRecord& record, const ExecRequest& request,
+                               OutputCapture& output, int stdin_fd, ExecCancellation* cancellation,
+                               TerminalInput* terminal);
+  // The session log (sandbox_manager_log.cc): whether the sandbox keeps one, its workspace
+  // digest, and appending a record (then telling the observer).
+  bool Logging(const SandboxRecord& record) const { return record.spec.session_log; }
+  StatusOr<std::string> WorkspaceDigest(const SandboxRecord& record);
+  void AppendLog(const SandboxRecord& record, const nlohmann::ordered_json& rec);
+  // One file operation that changes the workspace: `call` does it; `fields` describe it.
+  Status LoggedFileOp(const SandboxRecord& record, const char* op, nlohmann::ordered_json fields,
+                      const std::function<Status()>& call);
+  void LogCreate(const SandboxRecord& record, const SnapshotRecord* from);
+  // Checks the sandbox may have its workspace changed under it by agentbox (a restore, a
+  // rollback): no background process runs.
+  Status CheckNoProcesses(const SandboxRecord& record);
+  StatusOr<SyncStats> RestoreHeld(const SandboxRecord& record, const SnapshotRecord& snapshot);
   // A warm sandbox of spec's shape, renamed and re-specced; nullopt when the pool has none.
   std::optional<SandboxRecord> ClaimWarm(const SandboxSpec& spec, const std::string& name,
                                          Status* error);
@@ -146,6 +226,8 @@ class SandboxManager {
   BackendList makers_;
   std::function<void(const SandboxRecord&)> on_expired_;
   std::function<void(const std::string&)> refill_;
+  std::shared_ptr<WorkspaceStorage> storage_;
+  std::function<void(const nlohmann::ordered_json&)> observer_;
   std::vector<std::pair<BackendKind, std::unique_ptr<Backend>>> backends_;
 };
 

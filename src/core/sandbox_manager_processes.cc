@@ -4,6 +4,7 @@
 #include "core/agent_processes.h"
 #include "core/sandbox_activity.h"
 #include "core/sandbox_manager.h"
+#include "core/session_records.h"
 #include "policy/sandbox_env.h"
 
 namespace agentbox {
@@ -20,7 +21,19 @@ StatusOr<ProcessInfo> SandboxManager::StartProcess(const SandboxRecord& record,
     detached.env = EgressProxyEnvironment(record.egress_background_port);
     detached.env.insert(detached.env.end(), request.env.begin(), request.env.end());
   }
-  return AgentStartProcess(record.agent_socket, detached);
+  // Its start is a use: it waits while a restore has the workspace to itself.
+  ActivityHold starting(record);
+  if (!Logging(record)) return AgentStartProcess(record.agent_socket, detached);
+  // Logged as it starts: what it does later shows in the digests of the records after it.
+  nlohmann::ordered_json rec = SessionRecordHead("exec", record);
+  SetWorkspaceDigest(rec, "workspace_before", WorkspaceDigest(record));
+  auto info = AgentStartProcess(record.agent_socket, detached);
+  if (!info.ok()) return info;
+  AddExecRequest(rec, detached);
+  rec["process"] = info->id;
+  if (info->result) rec["exit_code"] = info->result->exit_code;  // it could not start
+  AppendLog(record, rec);
+  return info;
 }
 
 StatusOr<std::vector<ProcessInfo>> SandboxManager::ListProcesses(const SandboxRecord& record) {

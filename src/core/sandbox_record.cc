@@ -60,6 +60,9 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"workspace", r.workspace},
             {"workspace_temporary", r.workspace_temporary},
             {"disk_quota", QuotaToJson(r.disk_quota)},
+            {"forked_from", r.forked_from},
+            {"workspace_source", r.workspace_source},
+            {"digest_seed", r.digest_seed},
             {"state_dir", r.state_dir},
             {"agent_socket", r.agent_socket},
             {"init_pid", r.init_pid},
@@ -93,6 +96,9 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.workspace_temporary = j.at("workspace_temporary").get<bool>();
     // Records written before the quota: nothing to release, nothing enforced.
     if (j.contains("disk_quota")) r.disk_quota = QuotaFromJson(j.at("disk_quota"));
+    r.forked_from = j.value("forked_from", "");
+    r.workspace_source = j.value("workspace_source", "");
+    r.digest_seed = j.value("digest_seed", "");
     r.state_dir = j.at("state_dir").get<std::string>();
     r.agent_socket = j.at("agent_socket").get<std::string>();
     r.init_pid = j.at("init_pid").get<pid_t>();

@@ -23,6 +23,13 @@ struct SandboxRecord {
   std::string workspace;             // host path behind /workspace
   bool workspace_temporary = false;  // ours: removed with the sandbox; else the user's: kept
   WorkspaceQuota disk_quota;         // what holds the disk limit (a pool volume, a hold)
+  // A fork (`agentbox fork`): the snapshot it was made from, and its volume in the pool, which
+  // the backend's Create makes the new workspace from.
+  std::string forked_from;
+  std::string workspace_source;
+  // The workspace digest's cache to start from while the sandbox has none of its own (a fork:
+  // its snapshot's, whose files it shares inode for inode): proc/workspace_digest.h.
+  std::string digest_seed;
   std::string state_dir;             // <state root>/sandboxes/<id>
   std::string agent_socket;
 

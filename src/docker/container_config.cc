@@ -1,6 +1,7 @@
 #include "docker/container_config.h"
 
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -17,6 +18,11 @@ std::vector<std::string> AgentArgs(const SandboxSpec& spec, const ContainerInput
   if (spec.user != SandboxUser{}) {  // an image's user: the agent maps to it, not to 1000
     args.push_back(kAgentUserFlag);
     args.push_back(SandboxUserText(spec.user));
+  }
+  if (in.clock_start) {
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.9g", *in.clock_start);
+    args.insert(args.end(), {kAgentClockStartFlag, seconds});
   }
   args.push_back("--listen");
   args.push_back(std::string(kAgentRunDir) + "/" + kAgentSocketName);

@@ -6,6 +6,7 @@
 // seccomp profile, memory without swap, pids, CPU and rlimits. The agent is the container's init.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "spec/sandbox_spec.h"
@@ -33,6 +34,7 @@ struct ContainerInputs {
   std::string user;  // docker/host_ids.h ContainerIds::user
   // The workspace's disk limit is held by the kernel: the agent reports refused allocations.
   bool disk_watch = false;
+  std::optional<double> clock_start;  // the agent's --clock-start (policy clock_start)
   // gVisor with allow_hosts: the agent runs the egress relay (agent/egress_relay.h).
   bool egress_relay = false;
   // A host file bound read-only over the container's /etc/resolv.conf: it names the agent's DNS

@@ -98,6 +98,16 @@ class DockerBackend : public Backend {
     if (!record.spec.allow_hosts.empty()) {
       AB_ASSIGN_OR_RETURN(relay, docker::RuntimeIsGvisor(*client, record.spec.runtime));
     }
+    if (record.spec.clock_start_seconds) {
+      // gVisor has no time namespaces: the offsets could not be set, and a clock that silently
+      // is not the one asked for would make a replay diverge for no visible reason.
+      AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
+      if (gvisor) {
+        return InvalidArgument(
+            "clock_start is not available under gVisor (--runtime runsc): "
+            "it has no time namespaces");
+      }
+    }
     AB_ASSIGN_OR_RETURN(docker::ContainerIds default_ids, Ids(*client));
     const docker::ContainerIds ids = docker::WithSandboxUser(default_ids, record.spec.user);
     WorkspaceRequest ws_request = SandboxWorkspaceRequest(record, state_root_);
@@ -136,6 +146,7 @@ class DockerBackend : public Backend {
     in.run_host_dir = run_dir;
     in.workspace_host_path = bind_source;
     in.disk_watch = ws.quota.enforced() && ws.quota.limited();
+    in.clock_start = record.spec.clock_start_seconds;
     in.seccomp_profile_json = DockerSeccompProfileJson();
     in.user = ids.user;
     in.egress_relay = relay;
@@ -327,6 +338,8 @@ class DockerBackend : public Backend {
                              (log.empty() ? std::string() : ": " + log));
         }
         record.init_pid = state.value("Pid", 0);
+        // The image's id (its config's digest): the session log's image digest.
+        if (j.contains("Image") && j["Image"].is_string()) record.image_id = j["Image"];
         record.init_start_time = ProcessStartTime(record.init_pid);
         if (auto cgroup = OpenContainerCgroup(record.init_pid); cgroup.ok()) {
           record.cgroup_location = (*cgroup)->Location();

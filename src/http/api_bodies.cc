@@ -136,7 +136,8 @@ StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
                                  std::string_view accept) {
   if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
   AB_RETURN_IF_ERROR(CheckKeys(body, {"argv", "env", "cwd", "timeout", "output_limit", "stdin",
-                                      "stream", "detach", "interactive"}));
+                                      "stream", "detach", "interactive",
+                                      "rollback_on_failure"}));
   ExecBody out;
   out.request = defaults;
   if (!body.contains("argv")) return InvalidArgument("\"argv\" is required");
@@ -159,13 +160,19 @@ StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
     out.stdin_data = body["stdin"].get<std::string>();
   }
   out.request.pass_stdin = out.stdin_data.has_value();
-  for (const char* key : {"detach", "interactive"}) {
+  for (const char* key : {"detach", "interactive", "rollback_on_failure"}) {
     if (body.contains(key) && !body[key].is_boolean()) {
       return InvalidArgument("\"" + std::string(key) + "\" must be true or false");
     }
   }
   out.detach = body.value("detach", false);
   out.interactive = body.value("interactive", false);
+  out.rollback_on_failure = body.value("rollback_on_failure", false);
+  if (out.rollback_on_failure && out.detach) {
+    return InvalidArgument(
+        "\"rollback_on_failure\" with \"detach\": a background process's end is not this "
+        "request's, so there is no failure to roll back when it answers");
+  }
   if (out.interactive && !out.detach) {
     return InvalidArgument(
         "\"interactive\" is for a detached process (\"detach\": true); a plain exec takes "

@@ -25,10 +25,12 @@ struct ExecBody {
   // "interactive" (detach only): its stdin stays open for POST .../stdin.
   bool detach = false;
   bool interactive = false;
+  // "rollback_on_failure": a failing command leaves the workspace as it was (not with detach).
+  bool rollback_on_failure = false;
 };
 
 // POST /v1/sandboxes/{id}/exec: {argv, env, cwd, timeout, output_limit, stdin, stream, detach,
-// interactive} laid over `defaults` (the sandbox's policy). Without "stream", an Accept of
+// interactive, rollback_on_failure} laid over `defaults` (the sandbox's policy). Without "stream", an Accept of
 // application/x-ndjson or text/event-stream picks the stream (never for a detached one: its
 // output is read with .../logs). "interactive" without "detach", and "stdin" or "stream" with
 // it, are refused. kInvalidArgument names the bad key.

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "base/build_info.h"
+#include "http/openapi_schemas.h"
 #include "http/routes.h"
 #include "spec/spec_overlay.h"
 
@@ -177,30 +178,36 @@ json CreateSandboxSchema() {
 json ExecRequestSchema() {
   json str = {{"type", "string"}};
   json num_or_str = {{"oneOf", json::array({{{"type", "number"}}, str})}};
-  return {{"type", "object"},
-          {"required", {"argv"}},
-          {"additionalProperties", false},
-          {"properties",
-           {{"argv", {{"type", "array"}, {"minItems", 1}, {"items", str}}},
-            {"env", {{"type", "object"}, {"additionalProperties", str}}},
-            {"cwd", str},
-            {"timeout", num_or_str},
-            {"output_limit", num_or_str},
-            {"stdin", str},
-            {"stream", {{"type", "string"}, {"enum", {"ndjson", "sse"}}}},
-            {"detach",
-             {{"type", "boolean"},
-              {"description",
-               "start a background process: 201 and its Process at once (no stdin, no stream)"}}},
-            {"interactive",
-             {{"type", "boolean"},
-              {"description", "with detach: keep its stdin open for .../stdin"}}}}}};
+  return {
+      {"type", "object"},
+      {"required", {"argv"}},
+      {"additionalProperties", false},
+      {"properties",
+       {{"argv", {{"type", "array"}, {"minItems", 1}, {"items", str}}},
+        {"env", {{"type", "object"}, {"additionalProperties", str}}},
+        {"cwd", str},
+        {"timeout", num_or_str},
+        {"output_limit", num_or_str},
+        {"stdin", str},
+        {"stream", {{"type", "string"}, {"enum", {"ndjson", "sse"}}}},
+        {"detach",
+         {{"type", "boolean"},
+          {"description",
+           "start a background process: 201 and its Process at once (no stdin, no stream)"}}},
+        {"interactive",
+         {{"type", "boolean"}, {"description", "with detach: keep its stdin open for .../stdin"}}},
+        {"rollback_on_failure",
+         {{"type", "boolean"},
+          {"description",
+           "a failing command (non-zero exit, timeout, signal, OOM) leaves the workspace "
+           "exactly as it was; refused while another command or a background process "
+           "runs"}}}}}};
 }
 
 // The terminal WebSocket's first message: an exec body without what a terminal replaces.
 json TerminalStartSchema() {
   json schema = ExecRequestSchema();
-  for (const char* key : {"stdin", "stream", "detach", "interactive"}) {
+  for (const char* key : {"stdin", "stream", "detach", "interactive", "rollback_on_failure"}) {
     schema["properties"].erase(key);
   }
   json size = {{"type", "integer"}, {"minimum", 1}, {"maximum", 1000}};
@@ -217,6 +224,10 @@ json ExecResultSchema() {
   json props = ResultProperties();
   props["stdout"] = {{"type", "string"}};
   props["stderr"] = {{"type", "string"}};
+  props["rollback"] = {
+      {"type", "object"},
+      {"description", "with rollback_on_failure only"},
+      {"properties", {{"rolled_back", {{"type", "boolean"}}}, {"error", {{"type", "string"}}}}}};
   std::vector<std::string> required = kResultRequired;
   required.insert(required.end(), {"stdout", "stderr"});
   return Object(props, required, "the exec result (docs/contract.md §1)");
@@ -351,6 +362,14 @@ json Schemas() {
              "a name (\"TERM\", \"SIGINT\") or a number; default TERM; STOP is "
              "refused"}}}}}}},
       {"TerminalStart", TerminalStartSchema()},
+      {"Snapshot", SnapshotSchema()},
+      {"SnapshotList",
+       {{"type", "object"},
+        {"properties", {{"snapshots", {{"type", "array"}, {"items", Ref("Snapshot")}}}}}}},
+      {"SnapshotRequest", NameOnlySchema("a name, unique among the sandbox's snapshots")},
+      {"ForkRequest", NameOnlySchema("a unique name for the new sandbox")},
+      {"Restored", RestoredSchema()},
+      {"WorkspaceDiff", WorkspaceDiffSchema()},
       {"TerminalMessage",
        {{"type", "object"},
         {"description",
@@ -386,8 +405,9 @@ json Parameters(const Route& route) {
                       {"in", "path"},
                       {"required", true},
                       {"schema", {{"type", "string"}}},
-                      {"description", name == "proc" ? "background process id (\"p1\")"
-                                                     : "sandbox id, unique id prefix or name"}});
+                      {"description", name == "proc"   ? "background process id (\"p1\")"
+                                      : name == "snap" ? "snapshot id, unique id prefix or name"
+                                                       : "sandbox id, unique id prefix or name"}});
   }
   std::string_view q = route.query;
   while (!q.empty()) {
@@ -488,8 +508,11 @@ json Operation(const Route& route) {
              {"responses", Responses(route)}};
   if (!route.needs_auth) op["security"] = json::array();
   if (route.body == BodyKind::kJson) {
-    // A kill without a body sends TERM.
-    op["requestBody"] = {{"required", route.id != RouteId::kKillProcess},
+    // A kill without a body sends TERM; a snapshot or a fork without one has no name.
+    const bool optional = route.id == RouteId::kKillProcess ||
+                          route.id == RouteId::kCreateSnapshot ||
+                          route.id == RouteId::kForkSnapshot;
+    op["requestBody"] = {{"required", !optional},
                          {"content", {{"application/json", {{"schema", Ref(route.schema)}}}}}};
   } else if (route.body == BodyKind::kBytes) {
     const char* type =

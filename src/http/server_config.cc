@@ -27,6 +27,7 @@ double SpecValue(const SandboxSpec& spec, std::string_view key) {
   if (key == "timeout") return spec.limits.timeout_seconds;
   if (key == "egress_connections") return static_cast<double>(spec.limits.egress_connections);
   if (key == "egress_bytes") return static_cast<double>(spec.limits.egress_bytes);
+  if (key == "max_snapshots") return static_cast<double>(spec.max_snapshots);
   if (key == "ttl" || key == "idle_timeout") {
     const double seconds = key == "ttl" ? spec.ttl_seconds : spec.idle_timeout_seconds;
     return seconds == 0 ? std::numeric_limits<double>::infinity() : seconds;
@@ -180,6 +181,8 @@ TenantLimits TenantLimits::BuiltIn(uint64_t open_files_hard_limit) {
        std::min(65536.0, open_files)},
       {"egress_connections", FieldKind::kCount, 64, 256},
       {"egress_bytes", FieldKind::kSize, 1.0 * kGiB, 16.0 * kGiB},
+      // Each may pin up to a workspace's worth of the pool (docs/policy.md "max_snapshots").
+      {"max_snapshots", FieldKind::kCount, 16, 64},
   };
   std::copy(std::begin(table), std::end(table), t.limits_);
   return t;
@@ -204,7 +207,7 @@ Status TenantLimits::Configure(const json& limits, const std::string& where) {
       return InvalidArgument(at +
                              ": not a limit (known: memory, pids, cpus, tmp_size, shm_size, "
                              "disk_limit, output_limit, timeout, ttl, idle_timeout, open_files, "
-                             "egress_connections, egress_bytes)");
+                             "egress_connections, egress_bytes, max_snapshots)");
     }
     if (!entry.is_object()) return InvalidArgument(at + ": expected {\"default\": V, \"max\": V}");
     TenantLimit next = *it;

@@ -72,7 +72,7 @@ class TenantLimits {
  private:
   Status CheckOne(const TenantLimit& limit, double value) const;
   Status CheckAllowHosts(const SandboxSpec& spec) const;
-  TenantLimit limits_[13];
+  TenantLimit limits_[14];
   std::vector<HostPattern> allow_hosts_;
 };
 

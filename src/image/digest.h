@@ -6,30 +6,17 @@
 // stored under that name.
 #pragma once
 
-#include <nettle/sha2.h>
-
 #include <string>
 #include <string_view>
 
+#include "base/sha256.h"
 #include "base/status.h"
 
 namespace agentbox::image {
 
-// A streaming SHA-256.
-class Sha256 {
- public:
-  Sha256() { sha256_init(&ctx_); }
-  void Update(const void* data, size_t size) {
-    sha256_update(&ctx_, size, static_cast<const uint8_t*>(data));
-  }
-  // "sha256:<hex>" of everything given so far (the hasher starts over afterwards).
-  std::string Digest();
-
- private:
-  struct sha256_ctx ctx_;
-};
-
-std::string Sha256Of(std::string_view data);
+// The streaming hasher and Sha256Of are base/sha256.h's, named here for the store's callers.
+using agentbox::Sha256;
+using agentbox::Sha256Of;
 
 // kInvalidArgument unless `digest` is "sha256:" followed by 64 lowercase hex digits (the only
 // algorithm accepted: OCI's sha512 is rare, and an unknown one cannot be verified).

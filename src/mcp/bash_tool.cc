@@ -179,6 +179,11 @@ BashToolText FormatBashResult(const ExecResult& result, const CommandLimits& lim
   } else if (result.exit_code != 0) {
     Note(out.text, "[exit code: " + std::to_string(result.exit_code) + "]");
   }
+  if (result.rollback && result.rollback->rolled_back) {
+    Note(out.text, "[rolled back: /workspace is as it was before the command]");
+  } else if (result.rollback && !result.rollback->error.empty()) {
+    Note(out.text, "[the rollback failed: " + result.rollback->error + "]");
+  }
   return out;
 }
 

@@ -102,6 +102,10 @@ Status OptionalSize(const json& args, const std::string& key, std::optional<uint
   return OkStatus();
 }
 
+constexpr const char* kRollbackNotBackground =
+    "invalid arguments: `rollback_on_failure` cannot be used with `background` (a background "
+    "command's end is not this call's)";
+
 Status OptionalBool(const json& args, const std::string& key, bool* out) {
   auto it = args.find(key);
   if (it == args.end() || it->is_null()) return OkStatus();
@@ -146,6 +150,10 @@ StatusOr<ExecToolArgs> ParseExecToolArgs(const json& arguments) {
   AB_RETURN_IF_ERROR(OptionalSize(args, "output_limit", &out.output_limit));
   AB_RETURN_IF_ERROR(OptionalBool(args, "background", &out.background));
   AB_RETURN_IF_ERROR(OptionalBool(args, "interactive", &out.interactive));
+  AB_RETURN_IF_ERROR(OptionalBool(args, "rollback_on_failure", &out.rollback_on_failure));
+  if (out.rollback_on_failure && out.background) {
+    return InvalidArgument(kRollbackNotBackground);
+  }
   if (out.interactive && !out.background) {
     return InvalidArgument(
         "invalid arguments: `interactive` needs `background`: only a background process can be "
@@ -162,6 +170,10 @@ StatusOr<BashToolArgs> ParseBashToolArgs(const json& arguments) {
   AB_RETURN_IF_ERROR(OptionalBool(args, "background", &out.background));
   if (out.restart && out.background) {
     return InvalidArgument("invalid arguments: give `restart` or `background`, not both");
+  }
+  AB_RETURN_IF_ERROR(OptionalBool(args, "rollback_on_failure", &out.rollback_on_failure));
+  if (out.rollback_on_failure && out.background) {
+    return InvalidArgument(kRollbackNotBackground);
   }
   std::optional<std::string> command;
   AB_RETURN_IF_ERROR(OptionalString(args, "command", &command));

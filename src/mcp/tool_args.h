@@ -24,6 +24,7 @@ struct ExecToolArgs {
   std::optional<uint64_t> output_limit;   // bytes kept per stream; absent: the sandbox's
   bool background = false;                // start it and return its process id at once
   bool interactive = false;               // background only: its stdin stays open
+  bool rollback_on_failure = false;       // a failing command leaves the workspace as it was
 };
 
 struct BashToolArgs {
@@ -31,6 +32,7 @@ struct BashToolArgs {
   bool restart = false;
   std::optional<double> timeout_seconds;
   bool background = false;
+  bool rollback_on_failure = false;
 };
 
 // process_output, process_kill and process_stdin (process_list takes nothing).

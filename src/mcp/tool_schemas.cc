@@ -2,6 +2,8 @@
 
 #include <string>
 
+#include "mcp/snapshot_tool_schemas.h"
+
 namespace agentbox::mcp {
 namespace {
 
@@ -53,7 +55,9 @@ constexpr const char* kExecResultSchema = R"json({
       "syscalls_observed": {"type": "boolean"},
       "syscalls_reason": {"type": "string"},
       "processes_started": {"type": ["integer", "null"]},
-      "bytes_written": {"type": ["integer", "null"]}}}
+      "bytes_written": {"type": ["integer", "null"]}}},
+    "rollback": {"type": "object", "properties": {
+      "rolled_back": {"type": "boolean"}, "error": {"type": "string"}}}
   },
   "required": ["exit_code", "signal", "reason", "stdout", "stderr", "limits_hit"]
 })json";
@@ -87,7 +91,8 @@ constexpr const char* kTools = R"json([
       "command": {"type": "string", "description": "The bash command to run."},
       "restart": {"type": "boolean", "description": "Restart the shell instead of running a command."},
       "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 604800, "description": "Wall-clock limit of this call in seconds (default: the sandbox policy's, 60; at most the server's ceiling). With background: the process's limit (default: none)."},
-      "background": {"type": "boolean", "description": "Start the command in the background and return its process id at once (see process_output, process_kill)."}
+      "background": {"type": "boolean", "description": "Start the command in the background and return its process id at once (see process_output, process_kill)."},
+      "rollback_on_failure": {"type": "boolean", "description": "If the command fails (non-zero exit, timeout, killed), put /workspace back exactly as it was before it. Not with background."}
     }
   },
   "annotations": {"readOnlyHint": false, "destructiveHint": true, "idempotentHint": false, "openWorldHint": false}
@@ -107,7 +112,8 @@ constexpr const char* kTools = R"json([
       "stdin": {"type": "string", "description": "Text given to the command on its stdin (default: none, /dev/null)."},
       "output_limit": {"type": ["integer", "string"], "description": "Bytes of stdout and of stderr kept, a number or a size such as \"64K\" (default: the sandbox policy's, 1M; at most the server's ceiling). With background: the size of the buffer that keeps its latest output."},
       "background": {"type": "boolean", "description": "Start the command in the background and return its process id at once."},
-      "interactive": {"type": "boolean", "description": "With background: keep its stdin open for process_stdin (stdin, when given, is written first)."}
+      "interactive": {"type": "boolean", "description": "With background: keep its stdin open for process_stdin (stdin, when given, is written first)."},
+      "rollback_on_failure": {"type": "boolean", "description": "If the command fails (non-zero exit, timeout, killed, out of memory), put /workspace back exactly as it was before it; the result's rollback says so. Not with background."}
     }
   },
   "outputSchema": null,
@@ -281,6 +287,16 @@ json BuildDefinitions() {
   json exec_schema = json::parse(kExecResultSchema, nullptr, /*allow_exceptions=*/false);
   json process_schema = json::parse(kProcessInfoSchema, nullptr, /*allow_exceptions=*/false);
   if (!tools.is_array()) return json::array();  // a typo above; the unit test catches it
+  std::string snapshot_tools = SnapshotToolsJson();
+  const std::string snapshot = SnapshotSchemaJson();
+  for (size_t at = snapshot_tools.find("SNAPSHOT"); at != std::string::npos;
+       at = snapshot_tools.find("SNAPSHOT", at)) {
+    snapshot_tools.replace(at, 8, snapshot);
+    at += snapshot.size();
+  }
+  json more = json::parse(snapshot_tools, nullptr, /*allow_exceptions=*/false);
+  if (!more.is_array()) return json::array();
+  for (json& tool : more) tools.push_back(std::move(tool));
   for (json& tool : tools) {
     // exec answers with its result, or with the process when it ran in the background.
     if (tool.value("name", "") == kExecTool) {
@@ -310,6 +326,12 @@ const json& ToolDefinitions(bool open_world) {
 bool IsProcessTool(std::string_view name) {
   return name == kProcessListTool || name == kProcessOutputTool || name == kProcessKillTool ||
          name == kProcessStdinTool;
+}
+
+bool IsSnapshotTool(std::string_view name) {
+  return name == kSnapshotCreateTool || name == kSnapshotListTool ||
+         name == kSnapshotRestoreTool || name == kSnapshotDiffTool ||
+         name == kSnapshotDeleteTool || name == kSessionLogTool;
 }
 
 bool IsKnownTool(std::string_view name) {

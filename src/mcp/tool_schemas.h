@@ -16,9 +16,18 @@ inline constexpr std::string_view kProcessListTool = "process_list";
 inline constexpr std::string_view kProcessOutputTool = "process_output";
 inline constexpr std::string_view kProcessKillTool = "process_kill";
 inline constexpr std::string_view kProcessStdinTool = "process_stdin";
+// Snapshots of the workspace and the session log (snapshot_tool_schemas.cc).
+inline constexpr std::string_view kSnapshotCreateTool = "snapshot_create";
+inline constexpr std::string_view kSnapshotListTool = "snapshot_list";
+inline constexpr std::string_view kSnapshotRestoreTool = "snapshot_restore";
+inline constexpr std::string_view kSnapshotDiffTool = "snapshot_diff";
+inline constexpr std::string_view kSnapshotDeleteTool = "snapshot_delete";
+inline constexpr std::string_view kSessionLogTool = "session_log";
 
 // True for the four tools of background processes above.
 bool IsProcessTool(std::string_view name);
+// True for the snapshot tools and session_log.
+bool IsSnapshotTool(std::string_view name);
 
 // The `tools` array of a tools/list result, in a stable order. Every tool carries all four
 // annotations. openWorldHint is false for each when the session's sandbox has no network; with

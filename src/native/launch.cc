@@ -15,6 +15,7 @@
 #include "policy/seccomp_program.h"
 #include "proc/child_order.h"
 #include "proc/seccomp_listener.h"
+#include "proc/time_namespace.h"
 #include "proc/userns_hint.h"
 #include "proto/agent_protocol.h"
 #include "sys/file_util.h"
@@ -47,6 +48,8 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, CommandStrings&
   box.source_is_dir = trees.is_dir;
   box.dev_null_path = std::string(kNewRootMountpoint) + "/dev/null";
   box.become_namespace_root = ::geteuid() == 0;
+  if (req.spec.clock_start_seconds)
+    box.timens_offsets = TimeOffsetsFor(*req.spec.clock_start_seconds);
   plan.can_setgroups = ::geteuid() == 0;
 
   CommandLaunch& command = plan.command;

@@ -101,13 +101,15 @@ void CollectRunWorkspaces(std::vector<std::string>& removed) {
   }
 }
 
-// A volume or quota hold is named after its sandbox ("sb-<id>") or run ("run-<pid>-<hex>"):
-// kept while that one lives. The pool is shared by every backend of the state dir, and live_ids
-// are all of them.
+// A volume or quota hold is named after its sandbox ("sb-<id>", a snapshot of it
+// "snap-<id>-<snap>") or run ("run-<pid>-<hex>"): kept while that one lives. The pool is
+// shared by every backend of the state dir, and live_ids are all of them.
 bool StorageOwnerLives(const std::string& name, const std::vector<std::string>& live_ids) {
-  if (name.rfind("sb-", 0) == 0) {
-    return std::find(live_ids.begin(), live_ids.end(), name.substr(3)) != live_ids.end();
-  }
+  auto lives = [&live_ids](const std::string& id) {
+    return std::find(live_ids.begin(), live_ids.end(), id) != live_ids.end();
+  };
+  if (name.rfind("sb-", 0) == 0) return lives(name.substr(3));
+  if (name.rfind("snap-", 0) == 0) return lives(name.substr(5, name.find('-', 5) - 5));
   const auto run = RunCreatorOf(name);
   // A name of nobody's making, or another PID namespace's run: not ours to judge.
   return !run || !run->pid_is_ours || ProcessExists(run->pid);

@@ -12,6 +12,7 @@
 #include "proc/exec_go.h"
 #include "proc/process_tree.h"
 #include "proc/seccomp_listener.h"
+#include "proc/time_namespace.h"
 
 namespace agentbox {
 namespace {
@@ -90,6 +91,12 @@ void RunSandboxChild(ChildPlan& plan) {
   ArmParentDeathSignal(plan);  // S2 changed our credentials, which cleared it
   // S3. Now inside the sandbox cgroup: make it the root of a cgroup namespace.
   if (::unshare(CLONE_NEWCGROUP) != 0) DieWithChildError(plan, ChildStep::kCgroupNamespace, "");
+  // S3b. clock_start: a time namespace with the clocks' offsets, made while /proc is the host's
+  //      and we are root of the user namespace. We stay outside it; the agent (S9) or the
+  //      command (L8) enters it at its exec, with nothing else of the box's setup in between.
+  if (!plan.box.timens_offsets.empty() && !EnterTimeNamespace(plan.box.timens_offsets.c_str())) {
+    DieWithChildError(plan, ChildStep::kTimeNamespace, "");
+  }
   // S4. No mount event may propagate back to the host.
   if (!MakeMountsPrivate()) DieWithChildError(plan, ChildStep::kMakePrivate, "/");
   // S5. The new root: an empty tmpfs, made read-only by the plan's last step.

@@ -27,6 +27,8 @@ const char* ChildStepName(ChildStep step) {
       return "mounting";
     case ChildStep::kHostname:
       return "setting the hostname";
+    case ChildStep::kTimeNamespace:
+      return "making the time namespace (clock_start)";
     case ChildStep::kLoopback:
       return "bringing up loopback";
     case ChildStep::kPivotRoot:

@@ -34,6 +34,9 @@ struct BoxSetup {
   const struct MountSyscalls* mount_syscalls = nullptr;  // null: the kernel's (unit tests: a fake)
 
   bool become_namespace_root = false;  // uid/gid 0 are mapped: do the setup as root inside
+  // clock_start (proc/time_namespace.h): the offsets of a time namespace for the commands; ""
+  // for none (the host's clocks).
+  std::string timens_offsets;
 
   // Persistent sandboxes: instead of a command, PID 1 execs the agent from this fd (opened on
   // the host, so the agent need not exist inside the root) with the command's argv, envp and
@@ -120,6 +123,7 @@ enum class ChildStep : int32_t {
   kNoNewPrivs,
   kSeccomp,
   kExec,
+  kTimeNamespace,
 };
 const char* ChildStepName(ChildStep step);
 

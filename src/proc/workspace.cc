@@ -153,9 +153,10 @@ StatusOr<Workspace> PreparePrivate(const WorkspaceRequest& req) {
   ws.owner_uid = req.fixed_ids ? req.fixed_ids->uid : kSandboxHostUserId;
   ws.owner_gid = req.fixed_ids ? req.fixed_ids->gid : kSandboxHostUserId;
   auto pool = WorkspacePool::Open(WorkspaceStorageDir(req.state_root));
+  if (!pool.ok() && !req.source_volume.empty()) return pool.status();
   if (pool.ok()) {
-    AB_ASSIGN_OR_RETURN(PoolVolume vol,
-                        pool->CreateVolume(req.name, req.disk_limit, ws.owner_uid, ws.owner_gid));
+    AB_ASSIGN_OR_RETURN(PoolVolume vol, pool->CreateVolume(req.name, req.disk_limit, ws.owner_uid,
+                                                           ws.owner_gid, req.source_volume));
     ws.host_path = vol.path;
     ws.quota = vol.quota;
   } else {
@@ -243,6 +244,14 @@ StatusOr<Workspace> PrepareGiven(const WorkspaceRequest& req) {
 }
 
 }  // namespace
+
+void ReleaseVolumes(const std::string& state_root, const std::string& prefix) {
+  auto pool = WorkspacePool::Open(WorkspaceStorageDir(state_root), /*make=*/false);
+  if (!pool.ok()) return;
+  for (const std::string& name : pool->VolumeNames()) {
+    if (name.rfind(prefix, 0) == 0) (void)pool->DestroyVolume(name);
+  }
+}
 
 WorkspaceRequest WorkspaceRequestFor(const SandboxSpec& spec, const std::string& state_root,
                                      const std::string& name) {

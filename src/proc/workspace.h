@@ -40,6 +40,8 @@ struct WorkspaceRequest {
   bool disk_limit_explicit = false;  // asked for (flag, policy, API), not the built-in default
   bool allow_root_owned = false;     // --allow-root-owned-workspace
   std::optional<SandboxHostIds> fixed_ids;
+  // A fork: the new private workspace starts as this volume of the pool (a snapshot) holds.
+  std::string source_volume;
 };
 
 struct Workspace {
@@ -63,6 +65,10 @@ StatusOr<Workspace> PrepareWorkspace(const WorkspaceRequest& request);
 // the data of a directory the user gave.
 void ReleaseWorkspace(const std::string& state_root, const std::string& name,
                       const std::string& host_path, bool temporary, const WorkspaceQuota& quota);
+
+// Deletes the pool volumes whose names begin with `prefix` (a sandbox's snapshots). Best
+// effort: what fails stays for gc.
+void ReleaseVolumes(const std::string& state_root, const std::string& prefix);
 
 // The request for a sandbox of `spec` named `name` ("sb-<id>", "run-<pid>-<hex>").
 WorkspaceRequest WorkspaceRequestFor(const SandboxSpec& spec, const std::string& state_root,

@@ -42,10 +42,6 @@ struct PoolPaths {
         unavailable(dir + "/pool.unavailable") {}
 };
 
-uint64_t SaturatingAdd(uint64_t a, uint64_t b) {
-  return a > kNoDiskLimit - b ? kNoDiskLimit : a + b;
-}
-
 // Holds the pool's flock for as long as it lives.
 class PoolLock {
  public:
@@ -258,6 +254,7 @@ StatusOr<PoolKind> MountOrMake(const std::string& storage_dir, const PoolPaths& 
   return Unavailable(why);
 }
 
+
 }  // namespace
 
 const char* PoolKindName(PoolKind kind) { return FsType(kind); }
@@ -313,101 +310,6 @@ StatusOr<WorkspacePool> WorkspacePool::Open(const std::string& storage_dir, bool
   UniqueFd root(::open(paths.mount.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (!root.valid()) return ErrnoStatus("open " + paths.mount);
   return WorkspacePool(paths.mount, kind, std::move(root));
-}
-
-StatusOr<PoolVolume> WorkspacePool::CreateVolume(const std::string& name, uint64_t limit_bytes,
-                                                 uid_t uid, gid_t gid) {
-  if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
-    return InvalidArgument("bad volume name \"" + name + "\"");
-  }
-  PoolVolume vol;
-  vol.path = root_ + "/" + name;
-  vol.quota.limit_bytes = limit_bytes;
-  vol.quota.pool_volume = name;
-  if (kind_ == PoolKind::kBtrfs) {
-    AB_RETURN_IF_ERROR(CreateBtrfsSubvolume(root_fd_.get(), name));
-  } else if (::mkdirat(root_fd_.get(), name.c_str(), 0755) != 0) {
-    if (errno == EEXIST) return AlreadyExists("volume " + name + " exists");
-    return ErrnoStatus("create " + vol.path);
-  }
-  auto fail = [&](Status st) {
-    (void)DestroyVolume(name);
-    return st;
-  };
-  UniqueFd fd(
-      ::openat(root_fd_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return fail(ErrnoStatus("open " + vol.path));
-  // Before the limit: under a limit of 0 not even the owner could change any more.
-  if (::fchown(fd.get(), uid, gid) != 0) return fail(ErrnoStatus("chown " + vol.path));
-  if (kind_ == PoolKind::kBtrfs) {
-    auto id = BtrfsSubvolumeId(fd.get());
-    if (!id.ok()) return fail(id.status());
-    // What a new subvolume holds is its root node, counted once committed; reservations of
-    // the moment (the chown's) come and go and are no baseline.
-    auto usage = ReadBtrfsQgroup(fd.get(), *id);
-    if (!usage.ok()) return fail(usage.status());
-    vol.quota.mechanism = QuotaMechanism::kBtrfsQgroup;
-    vol.quota.id = *id;
-    vol.quota.baseline_bytes = usage->referenced_bytes;
-    // A limit of 0 bytes is "none" to btrfs: 1 byte refuses every block instead.
-    const uint64_t cap = std::max<uint64_t>(SaturatingAdd(usage->referenced_bytes, limit_bytes), 1);
-    Status st = SetBtrfsReferencedLimit(fd.get(), cap);
-    if (!st.ok()) return fail(st);
-    return vol;
-  }
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return fail(ErrnoStatus("stat " + vol.path));
-  if (st.st_ino == 0 || st.st_ino > UINT32_MAX) {
-    return fail(Internal("inode number of " + vol.path + " does not fit a project id"));
-  }
-  // The directory's inode number is its project id: unique on the pool while the volume lives.
-  const auto project = static_cast<uint32_t>(st.st_ino);
-  Status labelled = SetProjectLabel(fd.get(), project, /*is_directory=*/true);
-  if (!labelled.ok()) return fail(labelled);
-  auto usage = ReadProjectQuota(fd.get(), project);
-  if (!usage.ok()) return fail(usage.status());
-  vol.quota.mechanism = QuotaMechanism::kProjectQuota;
-  vol.quota.id = project;
-  vol.quota.baseline_bytes = usage->bytes;
-  vol.quota.inode_limit = InodeCeiling(limit_bytes);
-  if (limit_bytes != kNoDiskLimit) {
-    Status limited = SetProjectLimits(fd.get(), project, SaturatingAdd(usage->bytes, limit_bytes),
-                                      usage->inodes + vol.quota.inode_limit);
-    if (!limited.ok()) return fail(limited);
-  }
-  return vol;
-}
-
-Status WorkspacePool::DestroyVolume(const std::string& name) {
-  if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
-    return InvalidArgument("bad volume name \"" + name + "\"");
-  }
-  if (kind_ == PoolKind::kBtrfs) return DestroyBtrfsSubvolume(root_fd_.get(), name);
-  const std::string path = root_ + "/" + name;
-  UniqueFd fd(
-      ::openat(root_fd_.get(), name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) {
-    if (errno == ENOENT) return NotFound("no volume " + name);
-    return ErrnoStatus("open " + path);
-  }
-  auto label = ReadProjectLabel(fd.get());
-  fd.reset();
-  if (!RemoveTree(path)) return Internal("could not remove " + path);
-  // Its files are gone, so the project counts nothing; the limits go with it.
-  if (label.ok() && label->project != 0) {
-    (void)SetProjectLimits(root_fd_.get(), label->project, 0, 0);
-  }
-  return OkStatus();
-}
-
-std::vector<std::string> WorkspacePool::VolumeNames() const {
-  auto names = ListDir(root_);
-  std::vector<std::string> out;
-  for (const std::string& n : names.ok() ? *names : std::vector<std::string>{}) {
-    if (n != "lost+found") out.push_back(n);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 std::vector<std::string> WorkspacePool::Sweep(const std::string& storage_dir,

@@ -7,7 +7,7 @@
 //   STATE/storage/lock       flock: the pool is made or mounted under it, and torn down only
 //                            by `gc`, only when it holds no volume
 // btrfs first: a volume is a subvolume with a qgroup limit, made and deleted in ~0.1 ms, and a
-// snapshot of it is as cheap (what forks and snapshots of workspaces will build on). Where the
+// snapshot of it is as cheap (what snapshots and forks of workspaces are). Where the
 // kernel or the host lacks btrfs, xfs or ext4 with project quotas: a volume is a directory with
 // a project id and block and inode hard limits. The pool is made once (~0.1 s) and stays mounted,
 // as a container engine's data root does.
@@ -42,10 +42,18 @@ class WorkspacePool {
   // is none yet.
   static StatusOr<WorkspacePool> Open(const std::string& storage_dir, bool make = true);
 
-  // A new, empty volume owned by uid:gid whose contents the kernel holds to limit_bytes
-  // (kNoDiskLimit: no limit). kAlreadyExists when the name is taken.
+  // A new volume owned by uid:gid whose growth the kernel holds to limit_bytes (kNoDiskLimit:
+  // no limit): empty, or (from, a fork) holding what volume `from` holds, counted as its
+  // baseline. btrfs: a writable snapshot of `from`, sharing every block with it; a project-quota
+  // pool: a copy (reflinked where the filesystem can). kAlreadyExists when the name is taken.
   StatusOr<PoolVolume> CreateVolume(const std::string& name, uint64_t limit_bytes, uid_t uid,
-                                    gid_t gid);
+                                    gid_t gid, const std::string& from = "");
+  // A snapshot of volume `source` as volume `name`: btrfs, a read-only snapshot (~ms whatever
+  // the size; its qgroup charged to no workspace); a project-quota pool, a copy with a project
+  // of its own and no limit.
+  Status SnapshotVolume(const std::string& source, const std::string& name);
+  // The volume's directory (O_RDONLY|O_DIRECTORY). kNotFound when there is none.
+  StatusOr<UniqueFd> OpenVolume(const std::string& name) const;
   // Deletes a volume and all it holds, and its quota. kNotFound when there is none.
   Status DestroyVolume(const std::string& name);
   std::vector<std::string> VolumeNames() const;

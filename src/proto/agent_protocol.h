@@ -47,6 +47,10 @@ inline constexpr const char* kAgentDiskWatchFlag = "--disk-watch";
 // `--user UID:GID` (policy/image_user.h, SandboxUserText): an image's non-root User. Absent:
 // uid/gid 1000. Before --listen, beside --disk-watch.
 inline constexpr const char* kAgentUserFlag = "--user";
+
+// The container agent's time namespace (policy clock_start): `--clock-start SECONDS`, before
+// --listen (proc/time_namespace.h).
+inline constexpr const char* kAgentClockStartFlag = "--clock-start";
 // The container agent's egress relay (agent/egress_relay.h): `--egress-relay PATH` after
 // `--listen PATH`; the socket is kEgressRelaySocketName in the agent's run dir.
 inline constexpr const char* kAgentEgressRelayFlag = "--egress-relay";

@@ -286,6 +286,12 @@ ExecResultJson::ExecResultJson(const ExecResult& result) {
     j["network"] = NetworkJson(result.network);
     j["effects"] = EffectsJson(result.effects);
   }
+  if (result.rollback) {
+    j["rollback"] = {{"rolled_back", result.rollback->rolled_back}};
+    if (!result.rollback->error.empty()) {
+      j["rollback"]["error"] = SanitizeUtf8(result.rollback->error);
+    }
+  }
   tail_ = j.dump();  // {"stdout_truncated":...}
   tail_[0] = ',';
   stdout_ = ValidUtf8(result.stdout_data, &stdout_storage_);

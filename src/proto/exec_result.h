@@ -72,6 +72,13 @@ void AddLookups(NetworkReport& network, const std::vector<std::string>& names, u
 // The names of the report's lookups, in order.
 std::vector<std::string> LookupNames(const NetworkReport& network);
 
+// `exec --rollback-on-failure`: whether a failing command's changes to the workspace were
+// undone (the workspace put back as it was before the command).
+struct RollbackReport {
+  bool rolled_back = false;  // the command failed and the workspace was restored
+  std::string error;         // the restore failed, why (the workspace may then be part way)
+};
+
 struct ExecResult {
   int exit_code = 0;          // the command's code, 124 timeout, 125 error, 128+N signal N
   std::optional<int> signal;  // the signal that ended it, if any
@@ -91,6 +98,7 @@ struct ExecResult {
   std::optional<DiskLimitReport> disk_limit;  // unset when no workspace was made (an error)
   NetworkReport network;
   EffectReport effects;  // what it did and what the walls refused it (proto/effect_report.h)
+  std::optional<RollbackReport> rollback;  // asked for (--rollback-on-failure) only
 
   void AddLimitHit(const std::string& limit);
   bool HasLimitHit(const std::string& limit) const;
@@ -118,7 +126,8 @@ ExecResult ErrorResult(const Status& status);
 
 // docs/contract.md §1's JSON object, one line, keys in the documented order, then "disk_limit":
 // {"bytes": N or null (none), "enforced": bool, "mechanism": "btrfs-qgroup" | "project-quota" |
-// null, "reason": why not enforced (only then)}.
+// null, "reason": why not enforced (only then)}, "network", and with --rollback-on-failure
+// "rollback": {"rolled_back": bool, "error": why a restore failed (only then)}.
 std::string ExecResultToJson(const ExecResult& result);
 
 // The same text in two steps, so a caller can reserve memory for it before it is made: size()

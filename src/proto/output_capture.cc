@@ -40,6 +40,7 @@ void OutputCapture::Append(OutputStream stream, std::string_view data) {
   state.seen += take;
   state.dropped += data.size() - take;
   if (take == 0) return;
+  if (digests_) state.hash.Update(data.substr(0, take));
   if (sink_) {
     sink_(stream, data.substr(0, take));
     return;

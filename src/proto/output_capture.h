@@ -11,6 +11,8 @@
 #include <string_view>
 #include <utility>
 
+#include "base/sha256.h"
+
 namespace agentbox {
 
 enum class OutputStream { kStdout = 0, kStderr = 1 };
@@ -36,6 +38,15 @@ class OutputCapture {
   // Forwarding: the last kForwardedTailBytes of stderr, which agentbox reads for its own notes
   // (a failed name lookup without egress, proto/exec_result.h NetworkNotes).
   const std::string& forwarded_stderr_tail() const { return stderr_tail_; }
+  // From now on, hash the bytes accepted on each stream (kept, forwarded or sunk; what is past
+  // the limit is not hashed): the session log's output digests. Off by default (the agent's
+  // captures never pay for it).
+  void EnableDigests() { digests_ = true; }
+  // "sha256:..." of what was hashed on a stream.
+  std::string digest(OutputStream s) const {
+    Sha256 copy = streams_[Index(s)].hash;
+    return copy.Digest();
+  }
   static constexpr size_t kForwardedTailBytes = 8 * 1024;
 
  private:
@@ -43,12 +54,14 @@ class OutputCapture {
     std::string kept;
     uint64_t seen = 0;     // bytes accepted so far (kept or forwarded)
     uint64_t dropped = 0;  // bytes past the limit
+    Sha256 hash;           // of the bytes accepted
   };
   static int Index(OutputStream s) { return static_cast<int>(s); }
 
   uint64_t limit_;
   bool forward_;
   Sink sink_;
+  bool digests_ = false;
   StreamState streams_[2];
   std::string stderr_tail_;
 };

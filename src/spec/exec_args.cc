@@ -21,6 +21,9 @@ constexpr FlagDef kExecFlags[] = {
     {"detach", 'd', "",
      "run it in the background: print its process id (p1, ...) and return; no timeout unless "
      "--timeout"},
+    {"rollback-on-failure", 0, "",
+     "if the command fails (non-zero exit, timeout, signal, OOM), put the workspace back "
+     "exactly as it was before it"},
     {"json", 0, "", "print one JSON result object instead of the command's output"},
     {"help", 'h', "", "show this help"},
 };
@@ -59,6 +62,8 @@ Status ApplyExecFlag(const ParsedFlag& flag, const EnvLookup& caller_env, ExecIn
     inv.tty = true;
   } else if (name == "detach") {
     inv.detach = true;
+  } else if (name == "rollback-on-failure") {
+    inv.rollback_on_failure = true;
   } else if (name == "json") {
     inv.json = true;
   } else if (name == "help") {
@@ -90,6 +95,12 @@ StatusOr<ExecInvocation> ParseExecArgs(const std::vector<std::string>& args,
     return InvalidArgument(
         "exec: -t cannot be used with -d (a background process has no terminal)");
   }
+  if (inv.rollback_on_failure && (inv.tty || inv.detach)) {
+    return InvalidArgument(
+        "exec: --rollback-on-failure cannot be used with -t or -d (the workspace is put back "
+        "when the command has ended, and a background or terminal command's end is not this "
+        "exec's)");
+  }
   return inv;
 }
 
@@ -106,6 +117,10 @@ const CommandHelp& ExecHelp() {
           "`agentbox ps`, `logs`, `wait`, `kill` and `send`. With -t it runs on a terminal of its "
           "own, of this terminal's size; -it also puts this terminal in raw mode and sends it "
           "every key, so Ctrl-C reaches the command.\n"
+          "\n"
+          "With --rollback-on-failure a failing command (non-zero exit, timeout, oom, signal) "
+          "leaves /workspace exactly as it was: it needs the sandbox to itself (refused while "
+          "another command or a background process runs).\n"
           "\n"
           "Ctrl-C (SIGINT), SIGTERM or SIGHUP to agentbox kills the command's whole process tree; "
           "with --json the result is printed all the same (reason \"signaled\", exit 128+N).",

@@ -24,6 +24,7 @@ struct ExecInvocation {
   bool pass_stdin = false;  // with detach: its stdin stays open, for `agentbox send`
   bool detach = false;      // a background process: its id printed, the command left running
   bool tty = false;         // a PTY (with pass_stdin: this terminal's keys typed into it)
+  bool rollback_on_failure = false;  // a failing command's workspace changes are undone
   bool json = false;
   bool help = false;
 };

@@ -92,6 +92,16 @@ struct SandboxSpec {
   // ...and this long after its last use (an exec or a file operation ending): removed the same
   // way once nothing of it has run for that long; 0 = never for being idle.
   double idle_timeout_seconds = 0;
+  // The session log (core/session_log.h): every exec and file operation of a persistent
+  // sandbox appended to its log with the policy, image and workspace digests. false: no log.
+  bool session_log = true;
+  // Snapshots a persistent sandbox may hold at once (`agentbox snapshot`); 0: none. Each pins at
+  // most what the workspace held when it was taken (docs/policy.md "max_snapshots").
+  uint64_t max_snapshots = 16;
+  // Deterministic knobs (docs/policy.md "Determinism"). clock_start: CLOCK_MONOTONIC and
+  // CLOCK_BOOTTIME (uptime) read this many seconds when the sandbox starts, through a time
+  // namespace whose offsets are fixed then; unset: the host's clocks.
+  std::optional<double> clock_start_seconds;
   // Set by a flag, a policy file or an API body rather than left at the built-in default: a
   // limit someone asked for is refused where it cannot be enforced, the default reported.
   bool disk_limit_explicit = false;

@@ -29,12 +29,15 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
                                                       : nlohmann::json(spec.idle_timeout_seconds)},
       {"allow_hosts", spec.allow_hosts},
       {"egress_connections", spec.limits.egress_connections},
-      {"egress_bytes", spec.limits.egress_bytes}};
+      {"egress_bytes", spec.limits.egress_bytes},
+      {"session_log", spec.session_log},
+      {"max_snapshots", spec.max_snapshots}};
   if (spec.workspace) j["workspace"] = *spec.workspace;
   if (spec.rootfs) j["rootfs"] = *spec.rootfs;
   // native uses an image only when one was asked for; docker always has one.
   if (spec.image_given || spec.backend == BackendKind::kDocker) j["image"] = spec.image;
   if (!spec.runtime.empty()) j["runtime"] = spec.runtime;
+  if (spec.clock_start_seconds) j["clock_start"] = *spec.clock_start_seconds;
   return j;
 }
 

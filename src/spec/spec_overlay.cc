@@ -12,6 +12,9 @@ namespace {
 constexpr uint64_t kNoMax = std::numeric_limits<uint64_t>::max();
 constexpr double kMaxCpus = 1024;
 constexpr double kMaxTtlSeconds = 366.0 * 86400;
+// clock_start: a machine up ten years is far beyond any real one, and far within a time
+// namespace's offsets.
+constexpr double kMaxClockStartSeconds = 10 * 366.0 * 86400;
 
 constexpr SpecField kFields[] = {
     {"backend", FieldKind::kString},
@@ -36,6 +39,11 @@ constexpr SpecField kFields[] = {
     {"allow_hosts", FieldKind::kHostList},
     {"egress_connections", FieldKind::kCount},
     {"egress_bytes", FieldKind::kSize},
+    {"session_log", FieldKind::kBool},
+    {"max_snapshots", FieldKind::kCount},
+    {"tz", FieldKind::kString},
+    {"locale", FieldKind::kString},
+    {"clock_start", FieldKind::kDuration},
 };
 
 struct UintRange {
@@ -61,6 +69,8 @@ constexpr UintRange kCountRanges[] = {
     {"open_files", &SpecOverlay::open_files, 32, 1048576},
     // The proxy holds two fds and two 64 KiB buffers per connection (egress/proxy.h).
     {"egress_connections", &SpecOverlay::egress_connections, 1, 1024},
+    // Each snapshot is a btrfs subvolume; a sandbox's storage stays bounded (docs/policy.md).
+    {"max_snapshots", &SpecOverlay::max_snapshots, 0, 1000},
 };
 
 const UintRange* FindRange(std::span<const UintRange> ranges, std::string_view key) {
@@ -174,6 +184,14 @@ Status SetDurationField(std::string_view key, double seconds, SpecOverlay* overl
     (key == "ttl" ? overlay->ttl_seconds : overlay->idle_timeout_seconds) = seconds;
     return OkStatus();
   }
+  if (key == "clock_start") {
+    if (!(seconds >= 0 && seconds <= kMaxClockStartSeconds)) {
+      return InvalidArgument("must be 0 to " + FormatSeconds(kMaxClockStartSeconds) +
+                             " seconds, got " + FormatSeconds(seconds));
+    }
+    overlay->clock_start_seconds = seconds;
+    return OkStatus();
+  }
   if (key != "timeout") return Internal("not a duration key");
   AB_RETURN_IF_ERROR(CheckTimeout(seconds));
   overlay->timeout_seconds = seconds;
@@ -191,8 +209,13 @@ Status SetDecimalField(std::string_view key, double value, SpecOverlay* overlay)
 }
 
 Status SetBoolField(std::string_view key, bool value, SpecOverlay* overlay) {
-  if (key != "stdin") return Internal("not a boolean key");
-  overlay->pass_stdin = value;
+  if (key == "stdin") {
+    overlay->pass_stdin = value;
+  } else if (key == "session_log") {
+    overlay->session_log = value;
+  } else {
+    return Internal("not a boolean key");
+  }
   return OkStatus();
 }
 
@@ -216,6 +239,17 @@ Status SetStringField(std::string_view key, std::string_view value, SpecOverlay*
   } else if (key == "cwd") {
     if (v[0] != '/') return InvalidArgument("must be an absolute path, got \"" + v + "\"");
     overlay->cwd = v;
+  } else if (key == "tz" || key == "locale") {
+    // Sugar for the environment, so the policy (and its hash) says it once: TZ, or LANG and
+    // LC_ALL. A name, not a path or a shell word.
+    if (v.size() > 64 || v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                              "0123456789_+-./:@") != std::string::npos) {
+      return InvalidArgument("expected a zone or locale name like \"UTC\" or \"C.UTF-8\", got \"" +
+                             v + "\"");
+    }
+    if (key == "tz") return AddEnvVar("TZ", v, overlay);
+    AB_RETURN_IF_ERROR(AddEnvVar("LANG", v, overlay));
+    return AddEnvVar("LC_ALL", v, overlay);
   } else {
     return Internal("not a string key");
   }
@@ -299,6 +333,9 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.no_pull) spec->no_pull = *o.no_pull;
   if (o.egress_connections) spec->limits.egress_connections = *o.egress_connections;
   if (o.egress_bytes) spec->limits.egress_bytes = *o.egress_bytes;
+  if (o.session_log) spec->session_log = *o.session_log;
+  if (o.max_snapshots) spec->max_snapshots = *o.max_snapshots;
+  if (o.clock_start_seconds) spec->clock_start_seconds = *o.clock_start_seconds;
   for (const std::string& pattern : o.allow_hosts) {
     bool have = false;
     for (const std::string& existing : spec->allow_hosts) have = have || existing == pattern;

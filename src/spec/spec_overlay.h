@@ -44,6 +44,9 @@ struct SpecOverlay {
   std::vector<std::string> allow_hosts;
   std::optional<uint64_t> egress_connections;
   std::optional<uint64_t> egress_bytes;
+  std::optional<bool> session_log;
+  std::optional<uint64_t> max_snapshots;
+  std::optional<double> clock_start_seconds;
 };
 
 // How a key's value is written. The policy loader accepts a JSON number for the numeric kinds

@@ -77,6 +77,20 @@ Status CreateBtrfsSubvolume(int parent_fd, const std::string& name) {
   return OkStatus();
 }
 
+Status SnapshotBtrfsSubvolume(int parent_fd, int source_fd, const std::string& name,
+                              bool read_only) {
+  struct btrfs_ioctl_vol_args_v2 args;
+  std::memset(&args, 0, sizeof(args));
+  AB_RETURN_IF_ERROR(CopyName(name, args.name, sizeof(args.name)));
+  args.fd = source_fd;
+  if (read_only) args.flags = BTRFS_SUBVOL_RDONLY;
+  if (::ioctl(parent_fd, BTRFS_IOC_SNAP_CREATE_V2, &args) != 0) {
+    if (errno == EEXIST) return AlreadyExists("subvolume " + name + " exists");
+    return ErrnoStatus("snapshot a btrfs subvolume as " + name);
+  }
+  return OkStatus();
+}
+
 Status DestroyBtrfsSubvolume(int parent_fd, const std::string& name) {
   struct btrfs_ioctl_vol_args args;
   std::memset(&args, 0, sizeof(args));

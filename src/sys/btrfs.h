@@ -22,6 +22,13 @@ StatusOr<uint64_t> BtrfsSubvolumeId(int fd);
 // Creates subvolume `name` in the directory parent_fd; fails with kAlreadyExists if it exists.
 Status CreateBtrfsSubvolume(int parent_fd, const std::string& name);
 
+// Makes subvolume `name` in parent_fd a snapshot of the subvolume source_fd is the root of: it
+// shares every block with it (nothing is copied; ~ms whatever its size) and has a qgroup of its
+// own, 0/<its id>, charged what it references. read_only: nothing, root included, can change it.
+// kAlreadyExists if `name` exists.
+Status SnapshotBtrfsSubvolume(int parent_fd, int source_fd, const std::string& name,
+                              bool read_only);
+
 // Deletes subvolume `name` of parent_fd with everything in it (the kernel's cleaner frees its
 // extents later; its qgroup goes once the subvolume is dropped). kNotFound when absent.
 Status DestroyBtrfsSubvolume(int parent_fd, const std::string& name);

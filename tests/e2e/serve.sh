@@ -111,6 +111,23 @@ check "exec sees the file" 'U -d "{\"argv\":[\"cat\",\"dir/f.txt\"]}" http://x/v
 check "edit no match 400" '[ "$(code --unix-socket "$SOCK" -d "{\"path\":\"dir/f.txt\",\"old_str\":\"zzz\",\"new_str\":\"y\"}" http://x/v1/sandboxes/$ID/files/edit)" = 400 ]'
 check "path escape 403" '[ "$(code --unix-socket "$SOCK" "http://x/v1/sandboxes/$ID/files?path=../../etc/passwd")" = 403 ]'
 check "DELETE file" '[ "$(code --unix-socket "$SOCK" -X DELETE "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = 200 ] && [ "$(code --unix-socket "$SOCK" "http://x/v1/sandboxes/$ID/files?path=dir/f.txt")" = 404 ]'
+# Snapshots (docs/api.md): create, rollback of a failing exec, diff, restore, fork, log, 404s. In
+# a sandbox of their own: $ID has the quiet streams above running, and a rollback or restore is
+# refused (409) while another command runs.
+SID=$(U -d "{}" http://x/v1/sandboxes | jq_ 'd["id"]')
+U -d '{"argv":["sh","-c","echo keep > snapfile"]}' http://x/v1/sandboxes/$SID/exec >/dev/null
+check "snapshot 201" '[ "$(code --unix-socket "$SOCK" -d "{\"name\":\"s1\"}" http://x/v1/sandboxes/$SID/snapshots)" = 201 ] && grep -q "\"name\":\"s1\"" "$WORK/body"'
+R=$(U -d '{"argv":["sh","-c","rm snapfile; echo junk > junk; exit 2"],"rollback_on_failure":true}' http://x/v1/sandboxes/$SID/exec)
+check "exec rollback_on_failure rolls back" '[ "$(echo "$R" | jq_ "(d[\"exit_code\"], d[\"rollback\"])")" = "(2, {'"'"'rolled_back'"'"': True})" ] && [ "$(U "http://x/v1/sandboxes/$SID/files?path=snapfile")" = keep ]' "$R"
+U -d '{"argv":["sh","-c","echo later > later"]}' http://x/v1/sandboxes/$SID/exec >/dev/null
+check "snapshot diff" '[ "$(U http://x/v1/sandboxes/$SID/snapshots/s1/diff | jq_ "[(c[\"path\"], c[\"change\"]) for c in d[\"changes\"]]")" = "[('"'"'later'"'"', '"'"'created'"'"')]" ]'
+check "snapshot restore" '[ "$(code --unix-socket "$SOCK" -X POST http://x/v1/sandboxes/$SID/snapshots/s1/restore)" = 200 ] && [ "$(code --unix-socket "$SOCK" "http://x/v1/sandboxes/$SID/files?path=later")" = 404 ]'
+check "snapshot fork 201" '[ "$(code --unix-socket "$SOCK" -d "{\"name\":\"e2efork\"}" http://x/v1/sandboxes/$SID/snapshots/s1/fork)" = 201 ] && [ "$(U "http://x/v1/sandboxes/e2efork/files?path=snapfile")" = keep ]'
+check "unknown snapshot 404" '[ "$(code --unix-socket "$SOCK" -X POST http://x/v1/sandboxes/$SID/snapshots/nosuch/restore)" = 404 ]'
+check "session log" 'U http://x/v1/sandboxes/$SID/log | python3 -c "import json,sys; r=[json.loads(l) for l in sys.stdin]; assert {\"exec\",\"snapshot\",\"restore\"} <= {x[\"op\"] for x in r}"'
+check "snapshot delete" '[ "$(code --unix-socket "$SOCK" -X DELETE http://x/v1/sandboxes/$SID/snapshots/s1)" = 200 ] && [ "$(U http://x/v1/sandboxes/$SID/snapshots | jq_ "d[\"snapshots\"]")" = "[]" ]'
+U -X DELETE "http://x/v1/sandboxes/e2efork?force=true" >/dev/null
+U -X DELETE "http://x/v1/sandboxes/$SID?force=true" >/dev/null
 check "malformed JSON 400" '[ "$(code --unix-socket "$SOCK" -d "{nope" http://x/v1/sandboxes/$ID/exec)" = 400 ] && grep -q "\"error\"" "$WORK/body"'
 check "unknown key 400" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"x\"],\"bogus\":1}" http://x/v1/sandboxes/$ID/exec)" = 400 ]'
 check "unknown sandbox 404" '[ "$(code --unix-socket "$SOCK" -d "{\"argv\":[\"true\"]}" http://x/v1/sandboxes/nosuch/exec)" = 404 ]'

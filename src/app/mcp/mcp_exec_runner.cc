@@ -88,7 +88,7 @@ class ExecSlot {
 
 StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record,
                                 const ExecRequest& given, ToolCallContext& context,
-                                const std::optional<std::string>& stdin_data) {
+                                const std::optional<std::string>& stdin_data, bool rollback) {
   ExecRequest request = given;
   UniqueFd stdin_fd;
   if (stdin_data) {
@@ -102,8 +102,10 @@ StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record
                         [&live](OutputStream s, std::string_view data) { live.Append(s, data); });
   StatusOr<ExecResult> result = Internal("the command did not run");
   auto exchange = [&] {
-    result = session.manager().Exec(record, request, capture,
-                                    stdin_fd.valid() ? stdin_fd.get() : -1, context.cancellation);
+    const int fd = stdin_fd.valid() ? stdin_fd.get() : -1;
+    result = rollback ? session.manager().ExecWithRollback(record, request, capture, fd,
+                                                           context.cancellation)
+                      : session.manager().Exec(record, request, capture, fd, context.cancellation);
     std::lock_guard<std::mutex> lock(live.mutex);
     live.done = true;
     live.done_cv.notify_all();

@@ -6,6 +6,7 @@
 #include "app/mcp/mcp_tools.h"
 #include "base/utf8.h"
 #include "core/agent_files.h"
+#include "core/sandbox_manager.h"
 #include "mcp/text_editor.h"
 #include "mcp/tool_args.h"
 #include "mcp/tool_results.h"
@@ -18,6 +19,14 @@ using nlohmann::json;
 namespace mcp = agentbox::mcp;
 
 json Error(const std::string& text) { return mcp::TextToolResult(text, true); }
+
+// The sandbox a tool works on: reads go to its agent, writes through the manager (the session
+// log records them).
+struct Target {
+  SandboxManager& manager;
+  const SandboxRecord& record;
+  const std::string& socket;
+};
 
 // Names beginning with "." are left out, like the reference's `find -not -path '*/\.*'`.
 bool Hidden(const std::string& name) { return !name.empty() && name[0] == '.'; }
@@ -54,28 +63,29 @@ json ViewPath(const std::string& socket, const mcp::EditorToolArgs& args,
 }
 
 // Read, edit in memory, write back with the file's own mode (an edit keeps a script executable).
-json EditFile(const std::string& socket, const mcp::EditorToolArgs& args,
-              const AgentFileInfo& info) {
-  auto content = AgentReadFile(socket, args.path);
+json EditFile(const Target& t, const mcp::EditorToolArgs& args, const AgentFileInfo& info) {
+  auto content = AgentReadFile(t.socket, args.path);
   if (!content.ok()) return mcp::StatusToolResult(content.status());
   StatusOr<mcp::EditorEdit> edit =
       args.command == "insert"
           ? mcp::EditorInsert(*content, args.path, *args.insert_line, *args.new_str)
           : mcp::EditorStrReplace(*content, args.path, *args.old_str, args.new_str.value_or(""));
   if (!edit.ok()) return mcp::StatusToolResult(edit.status());
-  Status written = AgentWriteFile(socket, args.path, edit->new_content, info.mode & 0777);
+  Status written = t.manager.WriteWorkspaceFile(t.record, args.path, edit->new_content, info.mode & 0777,
+                                       /*parents=*/false);
   if (!written.ok()) return mcp::StatusToolResult(written);
   return mcp::TextToolResult(edit->message);
 }
 
-json CreateFile(const std::string& socket, const mcp::EditorToolArgs& args) {
+json CreateFile(const Target& t, const mcp::EditorToolArgs& args) {
   if (!args.file_text) return Error(mcp::EditorMissingParameter("file_text", "create"));
-  auto existing = AgentStat(socket, args.path);
+  auto existing = AgentStat(t.socket, args.path);
   if (existing.ok()) return Error(mcp::EditorFileExists(args.path));
   if (existing.status().code() != StatusCode::kNotFound) {
     return mcp::StatusToolResult(existing.status());
   }
-  Status written = AgentWriteFile(socket, args.path, *args.file_text, 0644, /*parents=*/true);
+  Status written = t.manager.WriteWorkspaceFile(t.record, args.path, *args.file_text, 0644,
+                                       /*parents=*/true);
   if (!written.ok()) return mcp::StatusToolResult(written);
   return mcp::TextToolResult(mcp::EditorCreated(args.path));
 }
@@ -101,8 +111,9 @@ json RunReadFile(const std::string& socket, const mcp::FileToolArgs& args) {
   return mcp::TextToolResult(*content);
 }
 
-json RunWriteFile(const std::string& socket, const mcp::FileToolArgs& args) {
-  Status written = AgentWriteFile(socket, args.path, args.content, args.mode, /*parents=*/true);
+json RunWriteFile(const Target& t, const mcp::FileToolArgs& args) {
+  Status written = t.manager.WriteWorkspaceFile(t.record, args.path, args.content, args.mode,
+                                       /*parents=*/true);
   if (!written.ok()) return mcp::StatusToolResult(written);
   return mcp::StructuredToolResult({{"path", args.path}, {"bytes_written", args.content.size()}});
 }
@@ -123,7 +134,9 @@ json RunListFiles(const std::string& socket, const mcp::FileToolArgs& args) {
 
 }  // namespace
 
-json RunEditorTool(const std::string& socket, const json& arguments) {
+json RunEditorTool(SandboxManager& manager, const SandboxRecord& record, const json& arguments) {
+  const std::string& socket = record.agent_socket;
+  const Target target{manager, record, socket};
   auto args = mcp::ParseEditorToolArgs(arguments);
   if (!args.ok()) return mcp::StatusToolResult(args.status());
   const std::string& command = args->command;
@@ -131,7 +144,7 @@ json RunEditorTool(const std::string& socket, const json& arguments) {
     return Error(mcp::EditorUnknownCommand(command));
   }
   if (std::string bad = mcp::EditorPathError(args->path); !bad.empty()) return Error(bad);
-  if (command == "create") return CreateFile(socket, *args);
+  if (command == "create") return CreateFile(target, *args);
   if (std::string missing = MissingParameter(*args); !missing.empty()) return Error(missing);
   auto info = AgentStat(socket, args->path);
   if (!info.ok()) {
@@ -141,15 +154,16 @@ json RunEditorTool(const std::string& socket, const json& arguments) {
   }
   if (command == "view") return ViewPath(socket, *args, *info);
   if (info->type == "dir") return Error(mcp::EditorDirectoryNotEditable(args->path));
-  return EditFile(socket, *args, *info);
+  return EditFile(target, *args, *info);
 }
 
-json RunFileTool(const std::string& socket, const std::string& name, const json& arguments) {
+json RunFileTool(SandboxManager& manager, const SandboxRecord& record, const std::string& name,
+                 const json& arguments) {
   auto args = mcp::ParseFileToolArgs(name, arguments);
   if (!args.ok()) return mcp::StatusToolResult(args.status());
-  if (name == mcp::kReadFileTool) return RunReadFile(socket, *args);
-  if (name == mcp::kWriteFileTool) return RunWriteFile(socket, *args);
-  return RunListFiles(socket, *args);
+  if (name == mcp::kReadFileTool) return RunReadFile(record.agent_socket, *args);
+  if (name == mcp::kWriteFileTool) return RunWriteFile({manager, record, record.agent_socket}, *args);
+  return RunListFiles(record.agent_socket, *args);
 }
 
 }  // namespace agentbox

@@ -56,15 +56,15 @@ mcp::CommandLimits LimitsOf(const SandboxRecord& record, const ExecRequest& requ
 
 // The whole output of a call whose result was cut, written where the model can read or grep it;
 // "" and *why set when it could not be (a full disk is a reason, not a failed call).
-std::string KeepFullOutput(const SandboxRecord& record, const std::string& output,
-                           std::string* why) {
+std::string KeepFullOutput(SandboxManager& manager, const SandboxRecord& record,
+                           const std::string& output, std::string* why) {
   static std::atomic<uint64_t> sequence{0};
   const auto now = std::chrono::system_clock::now().time_since_epoch();
   const std::string path =
       std::string(mcp::kBashOutputDir) + "/" +
       std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(now).count()) + "-" +
       std::to_string(sequence.fetch_add(1)) + ".txt";
-  Status written = AgentWriteFile(record.agent_socket, path, output, 0644, /*parents=*/true);
+  Status written = manager.WriteWorkspaceFile(record, path, output, 0644, /*parents=*/true);
   if (written.ok()) return path;
   *why = written.message();
   return "";
@@ -94,7 +94,8 @@ json RunExecTool(McpSession& session, const SandboxRecord& record, const json& a
     return StartBackgroundProcess(session, record, request, args->stdin_data, args->interactive,
                                   context);
   }
-  auto result = RunCommand(session, record, request, context, args->stdin_data);
+  auto result =
+      RunCommand(session, record, request, context, args->stdin_data, args->rollback_on_failure);
   if (!result.ok()) return CommandFailed(result.status(), context);
   return mcp::ExecToolResult(*result, LimitsOf(record, request));
 }
@@ -122,7 +123,8 @@ json RunBashTool(McpSession& session, const SandboxRecord& record, const json& a
   mcp::BashInvocation bash = mcp::BashCommand(args->command);
   request.argv = std::move(bash.argv);
   for (auto& kv : bash.env) request.env.push_back(std::move(kv));
-  auto result = RunCommand(session, record, request, context, bash.stdin_script);
+  auto result =
+      RunCommand(session, record, request, context, bash.stdin_script, args->rollback_on_failure);
   if (!result.ok()) return CommandFailed(result.status(), context);
   // Both streams are one (the prologue merges stderr into stdout); shaped as the model sees it.
   result->stdout_data =
@@ -138,7 +140,7 @@ std::string ShapeModelOutput(McpSession& session, const SandboxRecord& record, s
   const size_t max_chars = session.bash_output_chars();
   if (max_chars == 0 || Utf8Length(output) <= max_chars) return output;
   std::string why;
-  std::string path = KeepFullOutput(record, output, &why);
+  std::string path = KeepFullOutput(session.manager(), record, output, &why);
   std::string where = !path.empty() ? "the full output is in " + path
                                     : "the full output was not kept (" + why + ")";
   return mcp::ShapeBashOutput(output, max_chars, where);
@@ -150,9 +152,10 @@ json RunTool(McpSession& session, const std::string& name, const json& arguments
   if (!record.ok()) return mcp::TextToolResult("error: " + record.status().message(), true);
   if (name == mcp::kExecTool) return RunExecTool(session, *record, arguments, context);
   if (name == mcp::kBashTool) return RunBashTool(session, *record, arguments, context);
-  if (name == mcp::kEditorTool) return RunEditorTool(record->agent_socket, arguments);
+  if (name == mcp::kEditorTool) return RunEditorTool(session.manager(), *record, arguments);
   if (mcp::IsProcessTool(name)) return RunProcessTool(session, *record, name, arguments, context);
-  return RunFileTool(record->agent_socket, name, arguments);
+  if (mcp::IsSnapshotTool(name)) return RunSnapshotTool(session, *record, name, arguments);
+  return RunFileTool(session.manager(), *record, name, arguments);
 }
 
 }  // namespace agentbox

@@ -24,16 +24,22 @@ struct ToolCallContext {
 nlohmann::json RunTool(McpSession& session, const std::string& name,
                        const nlohmann::json& arguments, ToolCallContext& context);
 
-// The file tools (mcp_file_tools.cc), on the sandbox's agent socket.
-nlohmann::json RunEditorTool(const std::string& agent_socket, const nlohmann::json& arguments);
-nlohmann::json RunFileTool(const std::string& agent_socket, const std::string& name,
-                           const nlohmann::json& arguments);
+// The file tools (mcp_file_tools.cc): reads through the sandbox's agent, writes through the
+// manager (its session log records them).
+nlohmann::json RunEditorTool(SandboxManager& manager, const SandboxRecord& record,
+                             const nlohmann::json& arguments);
+nlohmann::json RunFileTool(SandboxManager& manager, const SandboxRecord& record,
+                           const std::string& name, const nlohmann::json& arguments);
 
 // The tools of background processes (mcp_process_tools.cc): process_list, process_output,
 // process_kill and process_stdin.
 nlohmann::json RunProcessTool(McpSession& session, const SandboxRecord& record,
                               const std::string& name, const nlohmann::json& arguments,
                               ToolCallContext& context);
+
+// The snapshot tools and session_log (mcp_snapshot_tools.cc).
+nlohmann::json RunSnapshotTool(McpSession& session, const SandboxRecord& record,
+                               const std::string& name, const nlohmann::json& arguments);
 
 // bash's and exec's `background`: starts `request` as a background process and answers at once
 // with its id. stdin_data, when set, is written to its stdin, which is then closed unless
@@ -57,8 +63,11 @@ std::string ShapeModelOutput(McpSession& session, const SandboxRecord& record, s
 // Runs one command with the context's cancellation and progress (mcp_exec_runner.cc). The
 // result carries the kept output and truncation flags. stdin_data, when set, is the command's
 // stdin (request.pass_stdin is set for it); else stdin is /dev/null.
+// With rollback, a failing command leaves the workspace as it was (SandboxManager's
+// ExecWithRollback).
 StatusOr<ExecResult> RunCommand(McpSession& session, const SandboxRecord& record,
                                 const ExecRequest& request, ToolCallContext& context,
-                                const std::optional<std::string>& stdin_data = std::nullopt);
+                                const std::optional<std::string>& stdin_data = std::nullopt,
+                                bool rollback = false);
 
 }  // namespace agentbox

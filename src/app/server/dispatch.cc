@@ -69,6 +69,20 @@ Handler HandlerFor(RouteId id) {
       return HandleDeleteFile;
     case RouteId::kEditFile:
       return HandleEditFile;
+    case RouteId::kListSnapshots:
+      return HandleListSnapshots;
+    case RouteId::kCreateSnapshot:
+      return HandleCreateSnapshot;
+    case RouteId::kDeleteSnapshot:
+      return HandleDeleteSnapshot;
+    case RouteId::kRestoreSnapshot:
+      return HandleRestoreSnapshot;
+    case RouteId::kDiffSnapshot:
+      return HandleDiffSnapshot;
+    case RouteId::kForkSnapshot:
+      return HandleForkSnapshot;
+    case RouteId::kSessionLog:
+      return HandleSessionLog;
     case RouteId::kReadArchive:
       return HandleReadArchive;
     case RouteId::kWriteArchive:
@@ -119,6 +133,10 @@ bool RunsLong(const HttpRequest& req, const Route& route) {
     case RouteId::kVerifySandbox:
     case RouteId::kProcessLogs:  // with follow, for as long as the process runs
     case RouteId::kWaitProcess:
+    // A walk of the workspace (restore, diff) or a sandbox's start (fork): seconds, at worst.
+    case RouteId::kRestoreSnapshot:
+    case RouteId::kDiffSnapshot:
+    case RouteId::kForkSnapshot:
       return true;
     case RouteId::kMcpPost:
       // A cheap look, not a parse: a false "long" only costs the request a place in the other

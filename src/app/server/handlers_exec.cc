@@ -36,7 +36,10 @@ RunOutcome RunWatched(ServerContext& ctx, Exchange& ex, const SandboxRecord& rec
       // A command nobody could cancel must not start.
       return {Unavailable("the server is out of file descriptors or threads; retry later"), 0};
     }
-    result = ctx.Manager().Exec(record, body.request, capture, stdin_fd.get(), &cancel);
+    SandboxManager manager = ctx.Manager();
+    result = body.rollback_on_failure
+                 ? manager.ExecWithRollback(record, body.request, capture, stdin_fd.get(), &cancel)
+                 : manager.Exec(record, body.request, capture, stdin_fd.get(), &cancel);
   }
   std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   return {std::move(result), took.count()};

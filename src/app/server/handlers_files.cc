@@ -8,9 +8,9 @@
 namespace agentbox {
 namespace {
 
-// The agent's socket of a sandbox the caller may see and that runs, plus the "path" parameter.
+// A sandbox the caller may see and that runs, plus the "path" parameter.
 struct FileTarget {
-  std::string socket;
+  SandboxRecord record;
   std::string path;
 };
 
@@ -21,7 +21,7 @@ StatusOr<FileTarget> Target(ServerContext& ctx, Exchange& ex, const std::string&
     return Unavailable("sandbox " + found.record.id + " is dead");
   }
   MarkActive(found.record);  // a file operation is a use (the idle timeout)
-  return FileTarget{found.record.agent_socket, path};
+  return FileTarget{found.record, path};
 }
 
 StatusOr<uint32_t> ParseMode(const std::string& text) {
@@ -50,11 +50,11 @@ void HandleReadFile(ServerContext& ctx, Exchange& ex) {
   auto target = Target(ctx, ex, ex.request.Query("path"));
   if (!target.ok()) return ex.ReplyError(target.status());
   if (ex.request.QueryFlag("list")) {
-    auto entries = AgentListDir(target->socket, target->path);
+    auto entries = AgentListDir(target->record.agent_socket, target->path);
     if (!entries.ok()) return ex.ReplyError(entries.status());
     return ex.ReplyJson(200, Listing(target->path, *entries));
   }
-  auto data = AgentReadFile(target->socket, target->path, kMaxFileBody);
+  auto data = AgentReadFile(target->record.agent_socket, target->path, kMaxFileBody);
   if (!data.ok()) return ex.ReplyError(data.status());
   ex.Reply(200, "application/octet-stream", *data);
 }
@@ -65,7 +65,8 @@ void HandleWriteFile(ServerContext& ctx, Exchange& ex) {
   auto mode = ParseMode(ex.request.Query("mode"));
   if (!mode.ok()) return ex.ReplyError(mode.status());
   bool parents = ex.request.Query("parents").empty() || ex.request.QueryFlag("parents");
-  Status st = AgentWriteFile(target->socket, target->path, ex.request.body, *mode, parents);
+  Status st =
+      ctx.Manager().WriteWorkspaceFile(target->record, target->path, ex.request.body, *mode, parents);
   if (!st.ok()) return ex.ReplyError(st);
   ex.ReplyJson(200, {{"path", target->path}, {"bytes", ex.request.body.size()}});
 }
@@ -73,7 +74,8 @@ void HandleWriteFile(ServerContext& ctx, Exchange& ex) {
 void HandleDeleteFile(ServerContext& ctx, Exchange& ex) {
   auto target = Target(ctx, ex, ex.request.Query("path"));
   if (!target.ok()) return ex.ReplyError(target.status());
-  Status st = AgentRemove(target->socket, target->path, ex.request.QueryFlag("recursive"));
+  Status st =
+      ctx.Manager().RemoveWorkspacePath(target->record, target->path, ex.request.QueryFlag("recursive"));
   if (!st.ok()) return ex.ReplyError(st);
   ex.ReplyJson(200, {{"removed", target->path}});
 }
@@ -89,7 +91,8 @@ void HandleEditFile(ServerContext& ctx, Exchange& ex) {
   if (json->size() != 3) return ex.ReplyError(InvalidArgument("unknown key in the body"));
   auto target = Target(ctx, ex, (*json)["path"].get<std::string>());
   if (!target.ok()) return ex.ReplyError(target.status());
-  Status st = AgentStrReplace(target->socket, target->path, (*json)["old_str"], (*json)["new_str"]);
+  Status st = ctx.Manager().ReplaceWorkspaceText(target->record, target->path, (*json)["old_str"],
+                                        (*json)["new_str"]);
   if (!st.ok()) return ex.ReplyError(st);
   ex.ReplyJson(200, {{"path", target->path}});
 }

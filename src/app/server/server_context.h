@@ -97,6 +97,13 @@ void HandleReadArchive(ServerContext& ctx, Exchange& ex);        // handlers_arc
 void HandleWriteArchive(ServerContext& ctx, Exchange& ex);       // handlers_archive.cc
 void HandleDeleteFile(ServerContext& ctx, Exchange& ex);         // handlers_files.cc
 void HandleEditFile(ServerContext& ctx, Exchange& ex);           // handlers_files.cc
+void HandleListSnapshots(ServerContext& ctx, Exchange& ex);      // handlers_snapshots.cc
+void HandleCreateSnapshot(ServerContext& ctx, Exchange& ex);     // handlers_snapshots.cc
+void HandleDeleteSnapshot(ServerContext& ctx, Exchange& ex);     // handlers_snapshots.cc
+void HandleRestoreSnapshot(ServerContext& ctx, Exchange& ex);    // handlers_snapshots.cc
+void HandleDiffSnapshot(ServerContext& ctx, Exchange& ex);       // handlers_snapshots.cc
+void HandleForkSnapshot(ServerContext& ctx, Exchange& ex);       // handlers_snapshots.cc
+void HandleSessionLog(ServerContext& ctx, Exchange& ex);         // handlers_snapshots.cc
 void HandleMcpPost(ServerContext& ctx, Exchange& ex);            // handlers_mcp.cc
 void HandleMcpGet(ServerContext& ctx, Exchange& ex);             // handlers_mcp.cc
 void HandleMcpDelete(ServerContext& ctx, Exchange& ex);          // handlers_mcp.cc

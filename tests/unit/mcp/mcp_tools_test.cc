@@ -19,7 +19,7 @@ using nlohmann::json;
 
 TEST(McpToolSchemasTest, EveryToolHasNameDescriptionAndObjectSchema) {
   const json& tools = ToolDefinitions();
-  ASSERT_EQ(tools.size(), 10u);
+  ASSERT_EQ(tools.size(), 16u);
   for (const json& tool : tools) {
     EXPECT_TRUE(tool["name"].is_string());
     EXPECT_FALSE(tool["description"].get<std::string>().empty());
@@ -50,10 +50,14 @@ TEST(McpToolSchemasTest, EveryToolIsAnnotated) {
       EXPECT_TRUE(a[hint].is_boolean()) << tool["name"] << " " << hint;
     }
     EXPECT_FALSE(a["openWorldHint"].get<bool>()) << tool["name"];
-    const bool read_only = tool["name"] == "read_file" || tool["name"] == "list_files" ||
-                           tool["name"] == "process_list" || tool["name"] == "process_output";
-    EXPECT_EQ(a["readOnlyHint"].get<bool>(), read_only) << tool["name"];
-    EXPECT_EQ(a["destructiveHint"].get<bool>(), !read_only) << tool["name"];
+    const std::string name = tool["name"];
+    const bool read_only = name == "read_file" || name == "list_files" ||
+                           name == "process_list" || name == "process_output" ||
+                           name == "snapshot_list" || name == "snapshot_diff" ||
+                           name == "session_log";
+    EXPECT_EQ(a["readOnlyHint"].get<bool>(), read_only) << name;
+    // A snapshot only adds one: it writes, and destroys nothing.
+    EXPECT_EQ(a["destructiveHint"].get<bool>(), !read_only && name != "snapshot_create") << name;
   }
 }
 

@@ -144,7 +144,8 @@ TEST(PolicyFileTest, UnknownAndDuplicateKeys) {
       ErrorOf(R"({"memroy": "1G"})"),
       "policy.json: unknown key \"memroy\" (known keys: backend, image, runtime, workspace, "
       "rootfs, timeout, memory, pids, cpus, output_limit, disk_limit, env, cwd, stdin, tmp_size, "
-      "shm_size, open_files, ttl, idle_timeout, allow_hosts, egress_connections, egress_bytes)");
+      "shm_size, open_files, ttl, idle_timeout, allow_hosts, egress_connections, egress_bytes, "
+      "session_log, max_snapshots, tz, locale, clock_start)");
   EXPECT_EQ(ErrorOf(R"({"memory": "1G", "memory": "2G"})"),
             "policy.json: key \"memory\" appears twice");
   EXPECT_EQ(ErrorOf(R"({"env": {"A": "1", "A": "2"}})"), "policy.json: key \"A\" appears twice");

@@ -1,0 +1,218 @@
+# shellcheck shell=bash
+# Snapshots at command grain (issue 21, point 2) and the session log (point 3): snapshot, restore,
+# diff, fork and exec --rollback-on-failure keep and drop exactly the right files; bad input is
+# one line and changes nothing; the log records every exec with its digests.
+# Sourced by run.sh (H_CASE_FILES); the vocabulary is tests/lib/persistent.sh's.
+
+# The workspace's whole state: every path with its type, mode and (files) content digest.
+# busybox and GNU alike (the docker lane's image is busybox).
+ws_state() {
+  sh_in "$1" 'cd /workspace && find . | sort | while read -r p; do
+    if [ -L "$p" ]; then echo "L $p $(readlink "$p")";
+    elif [ -d "$p" ]; then echo "D $p $(stat -c %a "$p")";
+    else echo "F $p $(stat -c %a "$p") $(md5sum < "$p" | cut -d" " -f1)"; fi; done'
+  expect_rc 0 "listing the workspace"
+  WS_STATE=$AB_OUT
+}
+
+# A workspace of a few files, a subdirectory, an empty file, a symlink and an odd mode.
+fill_ws() {
+  sh_in "$1" 'cd /workspace && echo one > a && echo two > b && mkdir -p d/e && echo three > d/e/c &&
+    : > empty && ln -s a link && chmod 600 b && printf "%s" "$(seq 1 2000)" > big'
+  expect_rc 0 "filling the workspace"
+}
+
+# Changes of every kind: modified, deleted, added, a directory replaced by a file, a mode change.
+mess_ws() {
+  sh_in "$1" 'cd /workspace && echo changed > a && rm b && echo new > added && rm -r d &&
+    echo file > d && mkdir -p x/y && echo deep > x/y/z && chmod 640 empty && rm link && ln -s b link'
+  expect_rc 0 "changing the workspace"
+}
+
+snapshot_of() {
+  ab snapshot "$@"
+  expect_rc 0 "snapshot $*"
+  [[ $AB_OUT =~ ^[A-Za-z0-9_.-]+$ ]] || fail "snapshot printed no single id line: '$AB_OUT'"
+  SNAP=$AB_OUT
+}
+
+case_snapshot_restore_exact() {
+  new_box
+  fill_ws "$BOX"
+  ws_state "$BOX"
+  local before=$WS_STATE
+  snapshot_of "$BOX" --name base
+  mess_ws "$BOX"
+  ws_state "$BOX"
+  [[ $WS_STATE != "$before" ]] || fail "the changes did not change the listing"
+  ab diff --json "$BOX" base
+  expect_rc 0 "diff"
+  json_assert "{c['path'] for c in r['changes'] if c['change'] == 'deleted'} >= {'b'} and \
+{c['path'] for c in r['changes'] if c['change'] == 'created'} >= {'added', 'x'} and \
+{c['path'] for c in r['changes'] if c['change'] == 'modified'} >= {'a', 'empty'}" "diff names the changes"
+  ab restore "$BOX" base
+  expect_rc 0 "restore"
+  ws_state "$BOX"
+  [[ $WS_STATE == "$before" ]] || fail "after restore the workspace differs: $(diff <(echo "$before") <(echo "$WS_STATE") | head -20)"
+  ab diff --json "$BOX" "$SNAP"
+  json_assert "r['changes'] == []" "no diff right after a restore"
+  # The snapshot itself is untouched by the restore and by later changes: restore twice.
+  sh_in "$BOX" 'rm -rf /workspace/* && echo again > /workspace/a'
+  ab restore "$BOX" "$SNAP"
+  expect_rc 0 "a second restore of the same snapshot"
+  ws_state "$BOX"
+  [[ $WS_STATE == "$before" ]] || fail "the second restore differs"
+}
+
+case_snapshot_ls_rm_and_names() {
+  new_box
+  ab snapshot ls "$BOX" --json
+  expect_rc 0
+  json_assert "r == []" "a new sandbox has no snapshots"
+  snapshot_of "$BOX" --name first
+  local first=$SNAP
+  snapshot_of "$BOX"
+  ab snapshot "$BOX" --name first
+  expect_one_line_error "a second snapshot named first"
+  ab snapshot ls --json "$BOX"
+  json_assert "len(r) == 2 and r[0]['id'] == '$first' and r[0]['name'] == 'first'" "ls lists both, oldest first"
+  ab snapshot rm "$BOX:first"
+  expect_rc 0 "rm by SANDBOX:NAME"
+  ab snapshot ls --json "$BOX"
+  json_assert "len(r) == 1 and r[0]['id'] == '$SNAP'" "rm removed exactly that one"
+}
+
+case_snapshot_bad_input_changes_nothing() {
+  new_box
+  fill_ws "$BOX"
+  ws_state "$BOX"
+  local before=$WS_STATE
+  ab snapshot nosuchbox
+  expect_one_line_error "snapshot of a sandbox that is not there"
+  ab restore "$BOX" nosuchsnap
+  expect_one_line_error "restore of a snapshot that is not there"
+  ab restore nosuchbox nosuchsnap
+  expect_one_line_error "restore in a sandbox that is not there"
+  ab diff "$BOX" nosuchsnap
+  expect_one_line_error "diff against a snapshot that is not there"
+  ab fork nosuchsnap
+  expect_one_line_error "fork of a snapshot that is not there"
+  ab snapshot rm nosuchsnap
+  expect_one_line_error "rm of a snapshot that is not there"
+  ab snapshot "$BOX" --name 'bad/name'
+  expect_one_line_error "a snapshot name with a slash"
+  ws_state "$BOX"
+  [[ $WS_STATE == "$before" ]] || fail "bad input changed the workspace"
+  ab snapshot ls --json "$BOX"
+  json_assert "r == []" "bad input made a snapshot"
+  ab ls -q
+  [[ $AB_OUT == "$BOX" ]] || fail "bad input made a sandbox: $AB_OUT"
+}
+
+case_fork_starts_as_snapshot_and_is_separate() {
+  new_box
+  fill_ws "$BOX"
+  ws_state "$BOX"
+  local at_snapshot=$WS_STATE
+  snapshot_of "$BOX" --name s
+  local origin=$BOX
+  echo later >/dev/null
+  sh_in "$origin" 'echo after > /workspace/after-snapshot'
+  ab fork "$origin:s" --name forked
+  expect_rc 0 "fork"
+  local fork=$AB_OUT
+  [[ $fork != "$origin" ]] || fail "the fork has its origin's id"
+  ws_state forked
+  [[ $WS_STATE == "$at_snapshot" ]] || fail "the fork does not start as the snapshot: $(diff <(echo "$at_snapshot") <(echo "$WS_STATE") | head)"
+  mess_ws forked
+  ab exec "$origin" -- cat /workspace/a /workspace/after-snapshot
+  expect_out $'one\nafter' "the fork's writes reached its origin"
+  ab fork "$SNAP" --name forked
+  expect_one_line_error "a second sandbox named forked"
+  ab fork "$SNAP"
+  expect_rc 0 "a second fork of the same snapshot"
+  ws_state "$AB_OUT"
+  [[ $WS_STATE == "$at_snapshot" ]] || fail "the second fork saw the first fork's writes"
+}
+
+case_rollback_on_failure_restores_exactly() {
+  new_box
+  fill_ws "$BOX"
+  ws_state "$BOX"
+  local before=$WS_STATE
+  # The accident: a failing command that wipes and scribbles.
+  ab exec --rollback-on-failure "$BOX" -- sh -c 'rm -rf /workspace/* && echo junk > /workspace/junk && mkdir /workspace/newdir && exit 3'
+  expect_rc 3 "the command's own exit status"
+  ws_state "$BOX"
+  [[ $WS_STATE == "$before" ]] || fail "a failed command's changes stayed: $(diff <(echo "$before") <(echo "$WS_STATE") | head)"
+  ab exec --json --rollback-on-failure --timeout 2 "$BOX" -- sh -c 'rm /workspace/a; echo x > /workspace/t; sleep 30'
+  expect_rc 124 "a timeout"
+  json_assert "r['rollback'] == {'rolled_back': True}" "the result says it rolled back"
+  ws_state "$BOX"
+  [[ $WS_STATE == "$before" ]] || fail "a timed-out command's changes stayed"
+  # Success keeps the changes.
+  ab exec --json --rollback-on-failure "$BOX" -- sh -c 'echo kept > /workspace/kept && rm /workspace/b'
+  expect_rc 0
+  json_assert "r['rollback'] == {'rolled_back': False}" "a success is not rolled back"
+  ab exec "$BOX" -- sh -c 'cat /workspace/kept; [ -e /workspace/b ] || echo gone'
+  expect_out $'kept\ngone' "a successful command's changes were undone"
+  ab snapshot ls --json "$BOX"
+  json_assert "r == []" "the rollback's own snapshot is listed or left behind"
+}
+
+case_rollback_refused_beside_a_background_process() {
+  new_box
+  ab exec -d "$BOX" -- sleep 60
+  expect_rc 0
+  local proc=$AB_OUT
+  ab exec --rollback-on-failure "$BOX" -- sh -c 'echo x > /workspace/x; exit 1'
+  expect_one_line_error "rollback while a background process runs"
+  ab exec "$BOX" -- sh -c '[ -e /workspace/x ] && echo ran || echo not-ran'
+  expect_out not-ran "the refused command ran"
+  ab kill "$BOX" "$proc"
+}
+
+case_session_log_records_execs_with_digests() {
+  new_box
+  sh_in "$BOX" 'echo hi > /workspace/f'
+  sh_in "$BOX" 'exit 4'
+  ab log --json "$BOX"
+  expect_rc 0 "log --json"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/log.jsonl"
+  "$PY" - "$CASE_DIR/log.jsonl" <<'EOF' || fail "the session log lacks what it must hold: $(head -c 600 "$CASE_DIR/log.jsonl")"
+import json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+execs = [r for r in recs if r.get('op') == 'exec']
+assert len(execs) == 2, execs
+a, b = execs
+assert a['argv'] == ['sh', '-c', 'echo hi > /workspace/f'] and a['exit_code'] == 0, a
+assert b['exit_code'] == 4, b
+for r in execs:
+    assert r['policy_hash'].startswith('sha256:') and r['workspace_before'].startswith('sha256:'), r
+assert a['workspace_before'] != a['workspace_after'], 'a write did not change the digest'
+assert b['workspace_before'] == b['workspace_after'] == a['workspace_after'], 'digest unstable'
+assert 'image_digest' in a, a
+EOF
+  ab log nosuchbox
+  expect_one_line_error "log of a sandbox that is not there"
+}
+
+case_replay_of_a_20_command_session() {
+  native_only  # replay makes its fresh sandbox on the recorded backend; one lane is enough
+  new_box
+  local i
+  for i in $(seq 1 20); do
+    sh_in "$BOX" "echo $i >> /workspace/log.txt; mkdir -p d$((i % 3)); wc -l < /workspace/log.txt"
+    expect_rc 0 "command $i"
+  done
+  ab log --json "$BOX"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
+  ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 0 "a faithful replay diverges nowhere"
+  json_assert "r['diverged'] == 0 and r['replayed'] >= 20" "replay report"
+  # Plant a divergence: command 7 recorded as writing something else.
+  sed -i 's/echo 7 >> /echo seven >> /' "$CASE_DIR/session.jsonl"
+  ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 1 "a planted divergence is found"
+  json_assert "r['diverged'] >= 1" "the report counts it"
+}
