@@ -56,19 +56,21 @@ Status MergeList(const std::string& path, const YAML::Node& root, const char* li
 }
 
 Status MergeFile(const std::string& path, const std::string& text, Merged& m) {
-  YAML::Node root;
   try {
-    root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
+    YAML::Node root = YAML::Load(text);
+    if (root.IsNull()) return OkStatus();  // an empty file, as kubectl takes it
+    if (!root.IsMap()) return InvalidArgument("kubeconfig " + path + ": not a kubeconfig mapping");
+    if (m.current_context.empty()) m.current_context = Str(root, "current-context");
+    AB_RETURN_IF_ERROR(MergeList(path, root, "clusters", "cluster", m.clusters));
+    AB_RETURN_IF_ERROR(MergeList(path, root, "contexts", "context", m.contexts));
+    return MergeList(path, root, "users", "user", m.users);
+  } catch (const YAML::ParserException& e) {
     return InvalidArgument("kubeconfig " + path + ": not YAML (line " +
                            std::to_string(e.mark.line + 1) + ": " + e.msg + ")");
+  } catch (const YAML::Exception& e) {  // a list item that is no mapping
+    return InvalidArgument("kubeconfig " + path + ": line " + std::to_string(e.mark.line + 1) +
+                           ": " + e.msg);
   }
-  if (root.IsNull()) return OkStatus();  // an empty file, as kubectl takes it
-  if (!root.IsMap()) return InvalidArgument("kubeconfig " + path + ": not a kubeconfig mapping");
-  if (m.current_context.empty()) m.current_context = Str(root, "current-context");
-  AB_RETURN_IF_ERROR(MergeList(path, root, "clusters", "cluster", m.clusters));
-  AB_RETURN_IF_ERROR(MergeList(path, root, "contexts", "context", m.contexts));
-  return MergeList(path, root, "users", "user", m.users);
 }
 
 // A PEM given inline (KEY-data, base64) or as a file (KEY); "" when neither.

@@ -3,9 +3,11 @@
 #include "kubernetes/api_client.h"
 
 #include <gtest/gtest.h>
+#include <stdlib.h>
 
 #include "kubernetes/api_status.h"
 #include "scripted_api_server.h"
+#include "sys/file_util.h"
 
 namespace agentbox::kubernetes {
 namespace {
@@ -112,6 +114,24 @@ TEST(KubernetesApiClient, AnExecPluginsRejectedTokenIsRenewedOnce) {
   EXPECT_EQ(runs, 2);
   EXPECT_TRUE(client.Get(kPods, "p").ok());  // t2 cached
   EXPECT_EQ(runs, 2);
+}
+
+TEST(KubernetesApiClient, ATokenFileIsReadForEachRequest) {
+  char templ[] = "/tmp/agentbox-k8s-token-XXXXXX";
+  std::string dir = ::mkdtemp(templ);
+  ClusterAccess access;
+  access.token_file = dir + "/token";
+  ASSERT_TRUE(WriteFile(access.token_file, "first\n").ok());
+  ScriptedApiServer server([](const SeenRequest&, size_t) { return Answer(200, "{}"); });
+  ApiClient client = ClientOf(server, BearerToken(access));
+  ASSERT_TRUE(client.Get(kPods, "p").ok());
+  ASSERT_TRUE(WriteFile(access.token_file, "rotated").ok());  // the kubelet rotated it
+  ASSERT_TRUE(client.Get(kPods, "p").ok());
+  auto seen = server.requests();
+  EXPECT_NE(seen[0].head.find("Bearer first"), std::string::npos);
+  EXPECT_NE(seen[1].head.find("Bearer rotated"), std::string::npos);
+  RemoveTree(dir);
+  EXPECT_EQ(client.Get(kPods, "p").status().code(), StatusCode::kUnavailable);  // gone
 }
 
 TEST(KubernetesApiClient, AnUnreachableServerIsUnavailable) {

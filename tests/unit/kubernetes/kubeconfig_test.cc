@@ -137,6 +137,11 @@ TEST_F(KubeconfigTest, EachBadCaseIsOneClearLine) {
       {"clusters: {a: b\n", "", "not YAML"},
       {"- a\n- b\n", "", "not a kubeconfig mapping"},
       {"clusters:\n- cluster: {server: x}\n", "", "clusters[0] has no name"},
+      {"clusters: [just-a-name]\n", "", "line 1"},
+      {Config(kServer,
+              "    exec: {apiVersion: client.authentication.k8s.io/v1, command: x, "
+              "args: [{a: b}]}\n"),
+       "", "line "},
   };
   for (const Case& c : cases) {
     auto access = Load(Write("config", c.text), c.context);
