@@ -8,11 +8,12 @@ set -euo pipefail
 
 # libarchive-dev: every tar (linked static); libcurl4-openssl-dev: the header of libcurl, which
 # agentbox loads at run time (it brings libcurl4) for the Docker Engine API and registries;
-# libc-ares-dev: the egress proxy's name resolution (linked static). libarchive also makes the tar
+# libc-ares-dev: the egress proxy's name resolution (linked static); libyaml-cpp-dev: kubeconfig
+# files (linked static). libarchive also makes the tar
 # streams of `cp ID:PATH -` and the API's .../archive.
 # dpkg-dev: `make deb` (dpkg-shlibdeps names the packages of the libraries the binaries link).
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev
-  libarchive-dev libcurl4-openssl-dev libc-ares-dev dpkg-dev)
+  libarchive-dev libcurl4-openssl-dev libc-ares-dev libyaml-cpp-dev dpkg-dev)
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
 # make, git, python3-{venv,pip,setuptools,wheel,pytest}: the everyday workloads the integration
 # suite runs inside a sandbox (tests/integration/cases/everyday_tools.sh; npm comes below).
@@ -22,7 +23,8 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-
 # docker-registry (the CNCF distribution registry), python3-bcrypt (its htpasswd) and
 # python3-cryptography (the test token server's signatures): the images suite's registries.
 # mmdebstrap: the Debian test image (scripts/build-debian-image.sh); openssl: the certificates of
-# the Engine API's TLS case (tests/docker/images.sh). groff, zsh, fish, systemd
+# the Engine API's TLS case (tests/docker/images.sh) and of the kubernetes client's mutual TLS
+# unit test; python3-yaml: scripts/check-deploy.py reads deploy/'s manifests. groff, zsh, fish, systemd
 # (systemd-socket-activate, systemd-analyze) and mmdebstrap: the packaging suite (man pages
 # render, completions parse, socket activation, the .deb on a fresh Debian 12).
 # podman, catatonit (its pods' infra container) and netavark (its bridge networks): the fake
@@ -30,8 +32,8 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
   make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   mount e2fsprogs xfsprogs
-  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl groff-base zsh fish systemd
-  podman catatonit netavark)
+  docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl python3-yaml groff-base zsh fish
+  systemd podman catatonit netavark)
 bench_pkgs=(hyperfine bubblewrap)
 # docker-registry: the local registry the docker backend's pulls are tested against.
 docker_pkgs=(docker.io runsc socat docker-registry)

@@ -1,8 +1,9 @@
 // Perform(): one HTTP/1.1 exchange through libcurl (httpclient/libcurl.h), over TCP, TLS or a unix
 // socket, for agentbox's clients of other daemons' HTTP APIs (the Docker Engine API; an OCI
-// registry). libcurl does the framing (Content-Length, chunked both ways, 1xx), TLS (OpenSSL, the
-// server always verified), redirects, timeouts and the unix-socket transport; this file only
-// maps agentbox's request onto it and its failures onto Status.
+// registry; a Kubernetes API server). libcurl does the framing (Content-Length, chunked both
+// ways, 1xx), TLS (OpenSSL, the server verified unless a target is marked insecure_skip_verify;
+// CA and client certificate as files or PEM text), redirects, timeouts and the unix-socket
+// transport; this file only maps agentbox's request onto it and its failures onto Status.
 //
 // Redirects are followed only when a request asks (a registry's blob redirects to a CDN), to
 // https only unless it allows http too, and an Authorization (or Cookie) header of the request
@@ -31,6 +32,14 @@ struct HttpTarget {
   std::string ca_file;      // TLS: the CA bundle the server's certificate must chain to
   std::string cert_file;    // TLS: the client's certificate and key, both or neither
   std::string key_file;
+  // The same as PEM text, for credentials that come inline (a kubeconfig's *-data fields); a
+  // file and its PEM are never both set.
+  std::string ca_pem;
+  std::string cert_pem;
+  std::string key_pem;
+  // TLS without verifying the server: only for a kubeconfig that says insecure-skip-tls-verify
+  // and a caller that was told to accept that (kubernetes/kubeconfig.h). Never a default.
+  bool insecure_skip_verify = false;
   std::string peer;              // for messages: "the daemon at tcp://127.0.0.1:2376"
   std::string unreachable_hint;  // appended to "cannot reach PEER (...)", e.g. "; is it running?"
   // Honour http_proxy, https_proxy and no_proxy of the environment (a registry on the internet

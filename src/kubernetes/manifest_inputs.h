@@ -1,0 +1,41 @@
+// ManifestInputs: what the manifests of one sandbox need beyond its SandboxSpec, and the
+// metadata every one of them carries. Pure data and pure functions (nlohmann::json out).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace agentbox::kubernetes {
+
+// An owner of the sandbox's objects (serve's Deployment, a SandboxClaim): when it is deleted,
+// the cluster's garbage collector deletes them too.
+struct OwnerReference {
+  std::string api_version;  // "apps/v1"
+  std::string kind;         // "Deployment"
+  std::string name;
+  std::string uid;
+  bool controller = false;
+};
+
+struct ManifestInputs {
+  std::string id;  // the sandbox id (object_names.h CheckSandboxId)
+  // The image holding the static agent at kAgentImagePath and a static cp at kAgentImageCopy
+  // (deploy/README.md says how it is made).
+  std::string agent_image;
+  // The agent's arguments after its path (its TCP listener and the token file).
+  std::vector<std::string> agent_args;
+  // A seccomp profile file under the kubelet's seccomp dir ("agentbox.json": agentbox's rules
+  // in the OCI format, `agentbox seccomp-profile`); "": the runtime's default profile.
+  std::string seccomp_localhost_profile;
+  std::string runtime_class_name;  // "gvisor", "kata"; "": the cluster's default runtime
+  std::vector<OwnerReference> owners;
+  // The namespace serve runs in, when it is not the sandbox's own: the NetworkPolicy admits
+  // serve's pods from there. "": the sandbox's namespace.
+  std::string server_namespace;
+};
+
+// metadata {name, labels (managed-by, sandbox id), ownerReferences when there are owners}.
+nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in);
+
+}  // namespace agentbox::kubernetes

@@ -1,0 +1,29 @@
+#include "kubernetes/object_names.h"
+
+namespace agentbox::kubernetes {
+namespace {
+
+bool IsAlnumLower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+}  // namespace
+
+std::string ManagedSelector() { return std::string(kLabelManagedBy) + "=" + kManagedByValue; }
+
+std::string SandboxSelector(std::string_view id) {
+  return ManagedSelector() + "," + kLabelSandbox + "=" + std::string(id);
+}
+
+Status CheckSandboxId(std::string_view id) {
+  bool ok = !id.empty() && id.size() <= 50 && IsAlnumLower(id.front()) && IsAlnumLower(id.back());
+  for (char c : id) ok = ok && (IsAlnumLower(c) || c == '-');
+  if (ok) return OkStatus();
+  return InvalidArgument("sandbox id \"" + std::string(id) +
+                         "\" cannot name a Kubernetes object (1-50 of a-z, 0-9 and '-', "
+                         "alphanumeric at both ends)");
+}
+
+std::string PodName(std::string_view id) { return "agentbox-" + std::string(id); }
+
+std::string SecretName(std::string_view id) { return "agentbox-" + std::string(id) + "-token"; }
+
+}  // namespace agentbox::kubernetes

@@ -1,0 +1,46 @@
+// The names agentbox gives what it makes in a cluster, and the paths its pods are built around:
+// one place, so the manifests, the REST client's selectors, `gc` and deploy/ agree.
+//
+// Every object of a sandbox carries kLabelManagedBy=kManagedByValue and kLabelSandbox=ID, so a
+// label selector finds all of them and nothing else; serve's own pods carry kLabelRole=kRoleServer,
+// the only pods a sandbox's NetworkPolicy lets in.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "base/status.h"
+
+namespace agentbox::kubernetes {
+
+inline constexpr const char* kLabelManagedBy = "app.kubernetes.io/managed-by";
+inline constexpr const char* kManagedByValue = "agentbox";
+inline constexpr const char* kLabelSandbox = "agentbox.dev/sandbox";
+inline constexpr const char* kLabelRole = "agentbox.dev/role";
+inline constexpr const char* kRoleServer = "server";
+// "app.kubernetes.io/managed-by=agentbox": every object agentbox made, for `gc`.
+std::string ManagedSelector();
+// "...,agentbox.dev/sandbox=ID": every object of one sandbox.
+std::string SandboxSelector(std::string_view id);
+
+// The agent inside each pod: copied by the init container from the agent image into an emptyDir
+// (kAgentDir, read-only in the sandbox container) and run from there as PID 1.
+inline constexpr const char* kAgentDir = "/.agentbox";
+inline constexpr const char* kAgentPath = "/.agentbox/agentbox-agent";
+inline constexpr const char* kAgentImagePath = "/agentbox-agent";  // in the agent image
+inline constexpr const char* kAgentImageCopy = "/bin/cp";          // ditto (static busybox)
+inline constexpr int kAgentPort = 7070;
+// The per-sandbox Secret's key and where the pod sees it (kAgentTokenDir/kAgentTokenKey).
+inline constexpr const char* kAgentTokenKey = "token";
+inline constexpr const char* kAgentTokenDir = "/.agentbox-token";
+
+// Sandbox ids become object names and label values: DNS-1123 labels. OK for 1-50 characters of
+// [a-z0-9-] that start and end alphanumeric (so "agentbox-ID-token" stays within 63); else
+// kInvalidArgument naming the id.
+Status CheckSandboxId(std::string_view id);
+// "agentbox-ID": the pod's and the NetworkPolicy's name.
+std::string PodName(std::string_view id);
+// "agentbox-ID-token": the Secret's name.
+std::string SecretName(std::string_view id);
+
+}  // namespace agentbox::kubernetes
