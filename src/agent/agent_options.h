@@ -50,8 +50,7 @@ struct AgentOptions {
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
 inline constexpr const char* kAgentUsage =
-    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--random-seed N] [[--clock-start "
-    "SECONDS] --listen "
-    "SOCKET_PATH [--egress-relay SOCKET_PATH]]";
+    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--random-seed N] "
+    "[[--clock-start SECONDS] --listen SOCKET_PATH [--egress-relay SOCKET_PATH]]";
 
 }  // namespace agentbox
