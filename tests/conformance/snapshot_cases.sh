@@ -246,12 +246,22 @@ case_random_seed_repeats_getrandom() {
   local first=$RANDOM_HEX
   getrandom_of "$seeded"
   [[ $RANDOM_HEX == "$first" ]] || fail "seed 42 gave $first, then $RANDOM_HEX"
-  # SplitMix64 of 42, bytes least significant first (proc/seeded_random.h).
-  [[ $first == 956eeb2f2632d7bd03f166b233e3ef28 ]] || fail "seed 42 gave $first, not SplitMix64's stream"
-  # One stream per exec: two calls in one exec read on where the first stopped.
-  ab exec "$seeded" -- sh -c '/workspace/abprobe getrandom 8; /workspace/abprobe getrandom 8'
-  expect_rc 0 "two calls in one exec"
-  [[ $AB_OUT == "${first:0:16}"$'\n'"${first:16:16}" ]] || fail "two calls of 8 gave '$AB_OUT', want $first split"
+  # SplitMix64 of 42, bytes least significant first (proc/seeded_random.h); the probe's static
+  # glibc reads the first 8 bytes itself at startup (malloc), so it prints bytes 8 to 23.
+  local stream=956eeb2f2632d7bd03f166b233e3ef28529f0f135767524794e34a0effe11c58f22348245a58bc09
+  [[ $first == "${stream:16:32}" ]] || fail "seed 42 gave $first, not SplitMix64's stream"
+  # One stream per exec, shared by its processes in turn: two probes under sh print different
+  # bytes, the same ones on every exec (where they fall in the stream depends on how much the
+  # shell's libc reads at startup: glibc's malloc takes 8 bytes, busybox none).
+  local script='/workspace/abprobe getrandom 8; /workspace/abprobe getrandom 8'
+  ab exec "$seeded" -- sh -c "$script"
+  expect_rc 0 "two probes in one exec"
+  local pair=$AB_OUT
+  [[ $pair =~ ^([0-9a-f]{16})$'\n'([0-9a-f]{16})$ && ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] ||
+    fail "two probes in one exec gave '$pair'"
+  [[ $stream == *"${BASH_REMATCH[1]}"*"${BASH_REMATCH[2]}"* ]] || fail "'$pair' is not of seed 42's stream"
+  ab exec "$seeded" -- sh -c "$script"
+  [[ $AB_OUT == "$pair" ]] || fail "two probes gave '$pair', then '$AB_OUT'"
   seeded_box '{"random_seed": "43"}'
   getrandom_of "$BOX"
   [[ $RANDOM_HEX != "$first" ]] || fail "seeds 42 and 43 gave the same bytes"
