@@ -1,8 +1,6 @@
 #include "proc/getrandom_watch.h"
 
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -11,30 +9,12 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <iterator>
 
+#include "proc/notified_call.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
 namespace {
-
-#if defined(__x86_64__)
-constexpr uint32_t kNativeArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
-#else
-#error "the getrandom watch names the native audit architecture"
-#endif
-
-// As the fallocate watch's: a foreign ABI falls through to the program, which kills it.
-constexpr uint8_t kToProgram = 3;
-const BpfInstruction kWatchPrefix[] = {
-    {BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch)},
-    {BPF_JMP | BPF_JEQ | BPF_K, 0, kToProgram, kNativeArch},
-    {BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, nr)},
-    {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, __NR_getrandom},
-    {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_USER_NOTIF},
-};
 
 // Writes the next `count` bytes of `stream` at `address` of `mem`; returns how many landed.
 size_t WriteStream(int mem, uint64_t address, size_t count, SeededRandom& stream) {
@@ -54,13 +34,11 @@ size_t WriteStream(int mem, uint64_t address, size_t count, SeededRandom& stream
 }  // namespace
 
 std::vector<BpfInstruction> WithGetrandomWatch(const std::vector<BpfInstruction>& program) {
-  std::vector<BpfInstruction> out(std::begin(kWatchPrefix), std::end(kWatchPrefix));
-  out.insert(out.end(), program.begin(), program.end());
-  return out;
+  return WithNotifiedCall(__NR_getrandom, program);
 }
 
 bool IsWatchedGetrandom(const struct seccomp_notif& req) {
-  return req.data.arch == kNativeArch && req.data.nr == __NR_getrandom;
+  return IsNativeCall(req, __NR_getrandom);
 }
 
 void AnswerGetrandom(int listener, const struct seccomp_notif& req, SeededRandom& stream) {
