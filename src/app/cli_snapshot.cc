@@ -31,21 +31,12 @@ std::string Pad(std::string s, size_t width) {
   return s + " ";
 }
 
-nlohmann::json SnapshotJson(const SnapshotRecord& s) {
-  return {{"id", s.id},
-          {"name", s.name},
-          {"sandbox", s.sandbox_id},
-          {"created_at", s.created_at},
-          {"workspace_digest",
-           s.workspace_digest.empty() ? nlohmann::json() : nlohmann::json(s.workspace_digest)}};
-}
-
 int ListSnapshotsOf(const std::vector<SandboxRecord>& sandboxes, bool json) {
   nlohmann::json list = nlohmann::json::array();
   std::string table = Pad("SNAPSHOT", 12) + Pad("NAME", 20) + Pad("SANDBOX", 12) + "CREATED\n";
   for (const SandboxRecord& sandbox : sandboxes) {
     for (const SnapshotRecord& s : ListSnapshots(sandbox)) {
-      list.push_back(SnapshotJson(s));
+      list.push_back(SnapshotViewJson(s));
       table += Pad(s.id, 12) + Pad(s.name.empty() ? "-" : s.name, 20) + Pad(s.sandbox_id, 12) +
                s.created_at + "\n";
     }
@@ -168,7 +159,7 @@ int SnapshotSubcommand(const Args& args) {
   const std::string* name = FlagValue(*inv, "name");
   auto snap = manager->TakeSnapshot(found->record, name ? *name : "");
   if (!snap.ok()) return FailWith(snap.status());
-  WriteStdout(HasFlag(*inv, "json") ? SnapshotJson(*snap).dump() + "\n" : snap->id + "\n");
+  WriteStdout(HasFlag(*inv, "json") ? SnapshotViewJson(*snap).dump() + "\n" : snap->id + "\n");
   return 0;
 }
 

@@ -54,6 +54,15 @@ std::string SnapshotRecordToJson(const SnapshotRecord& r) {
   return j.dump();
 }
 
+nlohmann::json SnapshotViewJson(const SnapshotRecord& s) {
+  return {{"id", s.id},
+          {"name", s.name},
+          {"sandbox", s.sandbox_id},
+          {"created_at", s.created_at},
+          {"workspace_digest",
+           s.workspace_digest.empty() ? nlohmann::json() : nlohmann::json(s.workspace_digest)}};
+}
+
 StatusOr<SnapshotRecord> SnapshotRecordFromJson(const std::string& text) {
   auto j = nlohmann::json::parse(text, nullptr, false);
   if (!j.is_object()) return Internal("malformed snapshot record");
@@ -98,8 +107,8 @@ SnapshotRecord NewSnapshotRecord(const SandboxRecord& sandbox, const std::string
 
 StatusOr<SnapshotLock> SnapshotLock::Take(const SandboxRecord& sandbox) {
   AB_RETURN_IF_ERROR(MakeDir(SnapshotDir(sandbox), 0700));
-  AB_ASSIGN_OR_RETURN(UniqueFd fd,
-                      OpenFile(SnapshotDir(sandbox) + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW, 0600));
+  AB_ASSIGN_OR_RETURN(
+      UniqueFd fd, OpenFile(SnapshotDir(sandbox) + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW, 0600));
   while (::flock(fd.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return ErrnoStatus("lock the snapshots of " + sandbox.id);
   }

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -20,17 +21,20 @@
 namespace agentbox {
 
 struct SnapshotRecord {
-  std::string id;           // 12 hex digits, unique in the state dir
-  std::string name;         // unique among its sandbox's snapshots; "" for none
-  std::string sandbox_id;   // the sandbox whose workspace it is
-  std::string created_at;   // RFC 3339, UTC
-  int64_t taken_ns = 0;     // CLOCK_REALTIME just before it was taken (restore's racy bound)
-  std::string volume;       // its volume in the workspace pool: "snap-<sandbox>-<id>"
+  std::string id;                // 12 hex digits, unique in the state dir
+  std::string name;              // unique among its sandbox's snapshots; "" for none
+  std::string sandbox_id;        // the sandbox whose workspace it is
+  std::string created_at;        // RFC 3339, UTC
+  int64_t taken_ns = 0;          // CLOCK_REALTIME just before it was taken (restore's racy bound)
+  std::string volume;            // its volume in the workspace pool: "snap-<sandbox>-<id>"
   std::string workspace_digest;  // the workspace digest it holds ("" when not computed)
 };
 
 std::string SnapshotRecordToJson(const SnapshotRecord& record);
 StatusOr<SnapshotRecord> SnapshotRecordFromJson(const std::string& json);
+// What the CLI (--json), the API and MCP show of a snapshot: {"id", "name", "sandbox",
+// "created_at", "workspace_digest" (null when not computed)}.
+nlohmann::json SnapshotViewJson(const SnapshotRecord& record);
 
 // The pool volumes of `sandbox_id`'s snapshots all begin with this.
 std::string SnapshotVolumePrefix(const std::string& sandbox_id);

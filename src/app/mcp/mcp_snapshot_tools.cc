@@ -17,14 +17,6 @@ namespace mcp = agentbox::mcp;
 constexpr size_t kDiffListed = 1000;  // what a model reads in one answer
 constexpr int64_t kDefaultLogRecords = 50;
 
-json SnapshotJson(const SnapshotRecord& s) {
-  return {{"id", s.id},
-          {"name", s.name},
-          {"sandbox", s.sandbox_id},
-          {"created_at", s.created_at},
-          {"workspace_digest", s.workspace_digest.empty() ? json() : json(s.workspace_digest)}};
-}
-
 // A string argument, or a tool error naming it.
 StatusOr<std::string> StringArg(const json& arguments, const char* key, bool required) {
   if (!arguments.is_object() || !arguments.contains(key) || arguments[key].is_null()) {
@@ -86,7 +78,7 @@ json RunSnapshotTool(McpSession& session, const SandboxRecord& record, const std
   if (name == mcp::kSessionLogTool) return LastRecords(manager, record, arguments);
   if (name == mcp::kSnapshotListTool) {
     json list = json::array();
-    for (const SnapshotRecord& s : ListSnapshots(record)) list.push_back(SnapshotJson(s));
+    for (const SnapshotRecord& s : ListSnapshots(record)) list.push_back(SnapshotViewJson(s));
     return mcp::StructuredToolResult({{"snapshots", list}});
   }
   if (name == mcp::kSnapshotCreateTool) {
@@ -94,7 +86,7 @@ json RunSnapshotTool(McpSession& session, const SandboxRecord& record, const std
     if (!snap_name.ok()) return mcp::StatusToolResult(snap_name.status());
     auto snap = manager.TakeSnapshot(record, *snap_name);
     if (!snap.ok()) return mcp::StatusToolResult(snap.status());
-    return mcp::StructuredToolResult({{"snapshot", SnapshotJson(*snap)}});
+    return mcp::StructuredToolResult({{"snapshot", SnapshotViewJson(*snap)}});
   }
   auto ref = StringArg(arguments, "snapshot", true);
   if (!ref.ok()) return mcp::StatusToolResult(ref.status());

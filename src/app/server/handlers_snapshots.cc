@@ -11,15 +11,6 @@ namespace {
 
 constexpr size_t kDiffListed = 10000;
 
-nlohmann::json SnapshotJson(const SnapshotRecord& s) {
-  return {{"id", s.id},
-          {"name", s.name},
-          {"sandbox", s.sandbox_id},
-          {"created_at", s.created_at},
-          {"workspace_digest",
-           s.workspace_digest.empty() ? nlohmann::json() : nlohmann::json(s.workspace_digest)}};
-}
-
 // The "name" of an optional {"name": "..."} body ("" when there is no body).
 StatusOr<std::string> OptionalName(const HttpRequest& request) {
   if (request.body.empty()) return std::string();
@@ -47,7 +38,7 @@ void HandleListSnapshots(ServerContext& ctx, Exchange& ex) {
   auto found = FindVisible(ctx, ex.caller, ex.Param("id"));
   if (!found.ok()) return ex.ReplyError(found.status());
   nlohmann::json list = nlohmann::json::array();
-  for (const SnapshotRecord& s : ListSnapshots(found->record)) list.push_back(SnapshotJson(s));
+  for (const SnapshotRecord& s : ListSnapshots(found->record)) list.push_back(SnapshotViewJson(s));
   ex.ReplyJson(200, {{"snapshots", list}});
 }
 
@@ -59,7 +50,7 @@ void HandleCreateSnapshot(ServerContext& ctx, Exchange& ex) {
   auto snap = ctx.Manager().TakeSnapshot(found->record, *name);
   if (!snap.ok()) return ex.ReplyError(snap.status());
   ex.audit["snapshot"] = snap->id;
-  ex.ReplyJson(201, SnapshotJson(*snap),
+  ex.ReplyJson(201, SnapshotViewJson(*snap),
                {{"Location", "/v1/sandboxes/" + found->record.id + "/snapshots/" + snap->id}});
 }
 
