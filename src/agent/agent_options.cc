@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "policy/image_user.h"
+#include "spec/units.h"
 
 namespace agentbox {
 
@@ -10,18 +11,24 @@ StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
   AgentOptions options;
   size_t i = 0;
   bool user_given = false;
-  while (i < args.size() && (args[i] == kAgentDiskWatchFlag || args[i] == kAgentUserFlag)) {
-    const bool repeated = args[i] == kAgentDiskWatchFlag ? options.disk_watch : user_given;
+  while (i < args.size() && (args[i] == kAgentDiskWatchFlag || args[i] == kAgentUserFlag ||
+                             args[i] == kAgentRandomSeedFlag)) {
+    const bool repeated = args[i] == kAgentDiskWatchFlag ? options.disk_watch
+                          : args[i] == kAgentUserFlag    ? user_given
+                                                         : options.random_seed.has_value();
     if (repeated) return InvalidArgument("\"" + args[i] + "\" given twice");
     if (args[i] == kAgentDiskWatchFlag) {
       options.disk_watch = true;
       ++i;
       continue;
     }
-    if (i + 1 == args.size())
-      return InvalidArgument(std::string(kAgentUserFlag) + " needs UID:GID");
-    AB_ASSIGN_OR_RETURN(options.user, ParseSandboxUser(args[i + 1]));
-    user_given = true;
+    if (i + 1 == args.size()) return InvalidArgument(args[i] + " needs a value");
+    if (args[i] == kAgentUserFlag) {
+      AB_ASSIGN_OR_RETURN(options.user, ParseSandboxUser(args[i + 1]));
+      user_given = true;
+    } else {
+      AB_ASSIGN_OR_RETURN(options.random_seed, ParseCount(args[i + 1]));
+    }
     i += 2;
   }
   if (i + 1 < args.size() && args[i] == kAgentClockStartFlag) {

@@ -28,6 +28,9 @@ struct AgentOptions {
   // --disk-watch: the workspace's disk limit is held by the kernel, and each exec reports an
   // allocation it refused (proc/fallocate_watch.h).
   bool disk_watch = false;
+  // --random-seed N (policy random_seed): each exec's getrandom calls are answered from N's
+  // stream (proc/getrandom_watch.h); absent: the kernel's randomness.
+  std::optional<uint64_t> random_seed;
   // --clock-start SECONDS (container mode; policy clock_start): the agent makes the time
   // namespace its handlers and commands run in (proc/time_namespace.h). Native sandboxes get
   // theirs from the box's setup instead.
@@ -41,13 +44,13 @@ struct AgentOptions {
 };
 
 // `agentbox-agent` -> kNative; `agentbox-agent [--clock-start SECONDS] --listen PATH
-// [--egress-relay PATH]` -> kContainer; `--disk-watch` and `--user UID:GID` may come first in
-// either, in either order. Anything else is kInvalidArgument (the caller prints the usage and
-// exits 2). args excludes argv[0].
+// [--egress-relay PATH]` -> kContainer; `--disk-watch`, `--user UID:GID` and `--random-seed N`
+// may come first in either, in any order. Anything else is kInvalidArgument (the caller prints the
+// usage and exits 2). args excludes argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
 inline constexpr const char* kAgentUsage =
-    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [[--clock-start SECONDS] --listen "
-    "SOCKET_PATH [--egress-relay SOCKET_PATH]]";
+    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--random-seed N] "
+    "[[--clock-start SECONDS] --listen SOCKET_PATH [--egress-relay SOCKET_PATH]]";
 
 }  // namespace agentbox

@@ -139,7 +139,7 @@ class Agent {
  public:
   Agent(const AgentOptions& options, int listen_fd, int relay_fd, int sig_fd, int workspace_fd)
       : listen_fd_(listen_fd), sig_fd_(sig_fd), catcher_(OpenCatcher()), relay_fd_(relay_fd) {
-    context_.exec = {options.mode, options.disk_watch};
+    context_.exec = {options.mode, options.disk_watch, options.random_seed};
     context_.workspace_fd = workspace_fd;
   }
 

@@ -22,6 +22,7 @@ SupervisedSandbox SupervisedFromPipes(pid_t init_pid, UniqueFd init_pidfd, ExecP
   box.error_read = std::move(pipes.error.read);
   box.listener_read = std::move(pipes.listener.supervisor);
   box.watch_fallocate = pipes.listener.watch_fallocate;
+  box.random_seed = pipes.listener.random_seed;
   box.workspace_dev = pipes.listener.workspace_dev;
   pipes = ExecPipes{};  // the child's ends close here: EOF follows the command's exit
   return box;

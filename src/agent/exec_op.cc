@@ -38,8 +38,10 @@ StatusOr<ExecPipes> MakePipes(const ExecSetup& setup) {
   for (Pipe* pipe : {&p.out, &p.err, &p.status, &p.error}) {
     AB_ASSIGN_OR_RETURN(*pipe, MakePipe());
   }
-  // Every exec's denials come to its handler; with --disk-watch its fallocate calls too.
-  AB_ASSIGN_OR_RETURN(p.listener, MakeListenerChannel(kWorkspaceDir, setup.disk_watch));
+  // Every exec's denials come to its handler; with --disk-watch its fallocate calls too, with
+  // --random-seed its getrandom calls (a stream per exec, from the seed).
+  AB_ASSIGN_OR_RETURN(p.listener,
+                      MakeListenerChannel(kWorkspaceDir, setup.disk_watch, setup.random_seed));
   return p;
 }
 
@@ -64,7 +66,8 @@ void FillRequestFields(const ExecRequest& req, int stdin_fd, CommandStrings& sto
 void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
   plan.command.uid = AgentUser().uid;
   plan.command.gid = AgentUser().gid;
-  UseListenedFilter(plan.command, pipes.listener.watch_fallocate);
+  UseListenedFilter(plan.command, pipes.listener.watch_fallocate,
+                    pipes.listener.random_seed.has_value());
   plan.error_write = pipes.error.write.get();
   plan.command.status_write = pipes.status.write.get();
   plan.command.stdout_write = pipes.out.write.get();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "agent/agent_options.h"
 #include "agent/exec_launcher.h"
@@ -23,10 +24,12 @@ struct PreparedExec {
   UniqueFd go;
 };
 
-// How this agent's execs are made: its mode, and whether they carry the fallocate watch.
+// How this agent's execs are made: its mode, and whether they carry the fallocate watch and
+// the getrandom watch (proc/getrandom_watch.h).
 struct ExecSetup {
   AgentMode mode = AgentMode::kNative;
   bool disk_watch = false;
+  std::optional<uint64_t> random_seed;
 };
 
 // Null when it cannot be started; the exec then starts its init itself.

@@ -19,6 +19,10 @@ std::vector<std::string> AgentArgs(const SandboxSpec& spec, const ContainerInput
     args.push_back(kAgentUserFlag);
     args.push_back(SandboxUserText(spec.user));
   }
+  if (spec.random_seed) {
+    args.push_back(kAgentRandomSeedFlag);
+    args.push_back(std::to_string(*spec.random_seed));
+  }
   if (in.clock_start) {
     char seconds[32];
     std::snprintf(seconds, sizeof(seconds), "%.9g", *in.clock_start);

@@ -108,6 +108,15 @@ class DockerBackend : public Backend {
             "it has no time namespaces");
       }
     }
+    if (record.spec.random_seed) {
+      // gVisor gives no seccomp listener: getrandom could not be answered from the seed.
+      AB_ASSIGN_OR_RETURN(bool gvisor, docker::RuntimeIsGvisor(*client, record.spec.runtime));
+      if (gvisor) {
+        return InvalidArgument(
+            "random_seed is not available under gVisor (--runtime runsc): "
+            "it has no seccomp user notification to answer getrandom with");
+      }
+    }
     AB_ASSIGN_OR_RETURN(docker::ContainerIds default_ids, Ids(*client));
     const docker::ContainerIds ids = docker::WithSandboxUser(default_ids, record.spec.user);
     WorkspaceRequest ws_request = SandboxWorkspaceRequest(record, state_root_);

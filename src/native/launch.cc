@@ -60,6 +60,10 @@ void FillPlan(const LaunchRequest& req, const MountTrees& trees, CommandStrings&
   if (req.agent_fd >= 0) {
     storage.argv = {"agentbox-agent"};
     if (req.watch_fallocate) storage.argv.push_back(kAgentDiskWatchFlag);
+    if (req.spec.random_seed) {
+      storage.argv.push_back(kAgentRandomSeedFlag);
+      storage.argv.push_back(std::to_string(*req.spec.random_seed));
+    }
     if (req.spec.user != SandboxUser{}) {
       storage.argv.push_back(kAgentUserFlag);
       storage.argv.push_back(SandboxUserText(req.spec.user));
@@ -138,10 +142,10 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   // this process. A persistent sandbox's agent makes one per exec.
   ListenerChannel listener;
   if (req.agent_fd < 0) {
-    AB_ASSIGN_OR_RETURN(listener,
-                        MakeListenerChannel(req.workspace.host_path, req.watch_fallocate));
+    AB_ASSIGN_OR_RETURN(listener, MakeListenerChannel(req.workspace.host_path, req.watch_fallocate,
+                                                      req.spec.random_seed));
     plan.command.listener_channel = listener.child.get();
-    UseListenedFilter(plan.command, req.watch_fallocate);
+    UseListenedFilter(plan.command, req.watch_fallocate, req.spec.random_seed.has_value());
   }
   // The agent never gets the creator's stdin: each exec passes its own.
   AB_ASSIGN_OR_RETURN(UniqueFd stdin_fd, OpenStdin(req.spec.pass_stdin && req.agent_fd < 0));
@@ -189,6 +193,7 @@ StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
   launched.box.parent_alive = std::move(sync.write);
   launched.box.listener_read = std::move(listener.supervisor);
   launched.box.watch_fallocate = listener.watch_fallocate;
+  launched.box.random_seed = listener.random_seed;
   launched.box.workspace_dev = listener.workspace_dev;
   return launched;
 }

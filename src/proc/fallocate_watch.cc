@@ -1,9 +1,7 @@
 #include "proc/fallocate_watch.h"
 
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
-#include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <poll.h>
 #include <sys/ioctl.h>
@@ -17,33 +15,13 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstring>
-#include <iterator>
 
+#include "proc/notified_call.h"
 #include "sys/syscalls.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
 namespace {
-
-#if defined(__x86_64__)
-constexpr uint32_t kNativeArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t kNativeArch = AUDIT_ARCH_AARCH64;
-#else
-#error "the fallocate watch names the native audit architecture"
-#endif
-
-// fallocate of the native ABI goes to the listener; everything else falls through to the
-// sandbox's own filter, which starts right after these instructions (and kills foreign ABIs and
-// x32, whose numbers never equal this one).
-constexpr uint8_t kToProgram = 3;  // from the arch check: skip the three below
-const BpfInstruction kWatchPrefix[] = {
-    {BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, arch)},
-    {BPF_JMP | BPF_JEQ | BPF_K, 0, kToProgram, kNativeArch},
-    {BPF_LD | BPF_W | BPF_ABS, 0, 0, offsetof(struct seccomp_data, nr)},
-    {BPF_JMP | BPF_JEQ | BPF_K, 0, 1, __NR_fallocate},
-    {BPF_RET | BPF_K, 0, 0, SECCOMP_RET_USER_NOTIF},
-};
 
 // The smaller of this process's and `pid`'s RLIMIT_FSIZE; 0 when `pid`'s cannot be read (so the
 // caller lets the call through: the kernel then applies the command's own limit).
@@ -108,13 +86,11 @@ UniqueFd OpenProcessOf(pid_t tid) {
 }  // namespace
 
 std::vector<BpfInstruction> WithFallocateWatch(const std::vector<BpfInstruction>& program) {
-  std::vector<BpfInstruction> out(std::begin(kWatchPrefix), std::end(kWatchPrefix));
-  out.insert(out.end(), program.begin(), program.end());
-  return out;
+  return WithNotifiedCall(__NR_fallocate, program);
 }
 
 bool IsWatchedFallocate(const struct seccomp_notif& req) {
-  return req.data.arch == kNativeArch && req.data.nr == __NR_fallocate;
+  return IsNativeCall(req, __NR_fallocate);
 }
 
 bool AnswerFallocate(int listener, const struct seccomp_notif& req, dev_t workspace_dev) {

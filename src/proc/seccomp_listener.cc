@@ -16,6 +16,7 @@
 #include "policy/seccomp_match.h"
 #include "policy/seccomp_program.h"
 #include "proc/fallocate_watch.h"
+#include "proc/getrandom_watch.h"
 #include "sys/fd_passing.h"
 
 namespace agentbox {
@@ -44,15 +45,25 @@ std::string CommandNameOf(pid_t pid) {
 
 }  // namespace
 
-void UseListenedFilter(CommandLaunch& command, bool watch_fallocate) {
-  static const std::vector<BpfInstruction> watched = WithFallocateWatch(NotifyingSeccompProgram());
-  command.seccomp = watch_fallocate ? &watched : &NotifyingSeccompProgram();
-  command.seccomp_without_listener = &DefaultSeccompProgram();
+void UseListenedFilter(CommandLaunch& command, bool watch_fallocate, bool watch_getrandom) {
+  static const std::vector<BpfInstruction> fallocate =
+      WithFallocateWatch(NotifyingSeccompProgram());
+  static const std::vector<BpfInstruction> getrandom =
+      WithGetrandomWatch(NotifyingSeccompProgram());
+  static const std::vector<BpfInstruction> both = WithGetrandomWatch(fallocate);
+  const std::vector<BpfInstruction>* programs[2][2] = {{&NotifyingSeccompProgram(), &getrandom},
+                                                       {&fallocate, &both}};
+  command.seccomp = programs[watch_fallocate][watch_getrandom];
+  // Seeded: no listener is no seeded getrandom, and real bytes would be a lie; fail instead.
+  static const std::vector<BpfInstruction> none;
+  command.seccomp_without_listener = watch_getrandom ? &none : &DefaultSeccompProgram();
 }
 
-StatusOr<ListenerChannel> MakeListenerChannel(const std::string& workspace, bool watch_fallocate) {
+StatusOr<ListenerChannel> MakeListenerChannel(const std::string& workspace, bool watch_fallocate,
+                                              std::optional<uint64_t> random_seed) {
   ListenerChannel channel;
   channel.watch_fallocate = watch_fallocate;
+  channel.random_seed = random_seed;
   struct stat st;
   if (::stat(workspace.c_str(), &st) != 0) return ErrnoStatus("stat " + workspace);
   channel.workspace_dev = st.st_dev;
@@ -71,7 +82,12 @@ bool AttachFilterAndSendListener(const std::vector<BpfInstruction>& with_listene
   if (listener < 0) {
     // No listener on this kernel (EINVAL: gVisor, or before 5.0; EBUSY: one is in our chain
     // already): the kernel answers the denials itself. Closing the channel says so.
+    const int saved = errno;
     ::close(channel);
+    if (without.empty()) {  // what the listener was for cannot be done without it
+      errno = saved;
+      return false;
+    }
     return AttachFilter(without, 0) == 0;
   }
   char byte = 'L';
@@ -83,10 +99,13 @@ bool AttachFilterAndSendListener(const std::vector<BpfInstruction>& with_listene
   return sent;
 }
 
-SeccompListener::SeccompListener(UniqueFd channel, bool watch_fallocate, dev_t workspace_dev)
+SeccompListener::SeccompListener(UniqueFd channel, bool watch_fallocate, dev_t workspace_dev,
+                                 std::optional<uint64_t> random_seed)
     : channel_(std::move(channel)),
       watch_fallocate_(watch_fallocate),
-      workspace_dev_(workspace_dev) {}
+      workspace_dev_(workspace_dev) {
+  if (random_seed) random_.emplace(*random_seed);
+}
 
 int SeccompListener::fd() const {
   if (listener_.valid()) return listener_.get();
@@ -121,6 +140,10 @@ void SeccompListener::HandleNotification() {
   if (::ioctl(listener_.get(), SECCOMP_IOCTL_NOTIF_RECV, &req) != 0) return;  // ENOENT: gone
   if (watch_fallocate_ && IsWatchedFallocate(req)) {
     if (AnswerFallocate(listener_.get(), req, workspace_dev_)) disk_refused_ = true;
+    return;
+  }
+  if (random_ && IsWatchedGetrandom(req)) {
+    AnswerGetrandom(listener_.get(), req, *random_);
     return;
   }
   uint64_t args[6];

@@ -7,7 +7,8 @@
 // copy. Each call a rule denies then waits for the supervisor, which answers with that rule's
 // errno (the same the kernel would have given) and counts it, with the program that made it.
 // Nothing else is slowed: calls no rule denies never leave the kernel. When the disk limit is
-// held, fallocate comes the same way (proc/fallocate_watch.h).
+// held, fallocate comes the same way (proc/fallocate_watch.h); with policy key random_seed,
+// getrandom (proc/getrandom_watch.h).
 //
 // Where the kernel gives no listener (gVisor; kernels before 5.0) the init attaches the plain
 // filter instead (the kernel answers the denials itself) and the channel just closes: the report
@@ -18,33 +19,41 @@
 #include <linux/seccomp.h>
 #include <sys/types.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "base/status.h"
 #include "policy/seccomp_rules.h"
 #include "proc/child_plan.h"
+#include "proc/seeded_random.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
 
 // The channel the init sends the listener on: `child` becomes CommandLaunch::listener_channel,
 // `supervisor` the SupervisedSandbox's listener_read. With watch_fallocate, fallocate comes too,
-// for the workspace of st_dev `workspace_dev` as the supervisor sees it.
+// for the workspace of st_dev `workspace_dev` as the supervisor sees it; with random_seed,
+// getrandom, answered from that seed's stream.
 struct ListenerChannel {
   UniqueFd supervisor, child;
   bool watch_fallocate = false;
   dev_t workspace_dev = 0;
+  std::optional<uint64_t> random_seed;
 };
-StatusOr<ListenerChannel> MakeListenerChannel(const std::string& workspace, bool watch_fallocate);
+StatusOr<ListenerChannel> MakeListenerChannel(const std::string& workspace, bool watch_fallocate,
+                                              std::optional<uint64_t> random_seed);
 
 // Parent side: the command's filters for a launch with a listener (command.listener_channel):
-// NotifyingSeccompProgram(), behind the fallocate watch's instructions when `watch_fallocate`;
-// DefaultSeccompProgram() where the kernel gives no listener. Static programs, made once.
-void UseListenedFilter(CommandLaunch& command, bool watch_fallocate);
+// NotifyingSeccompProgram(), behind the fallocate watch's instructions when `watch_fallocate`
+// and the getrandom watch's when `watch_getrandom`; DefaultSeccompProgram() where the kernel
+// gives no listener (a seeded sandbox is refused there before it starts). Static programs, made
+// once.
+void UseListenedFilter(CommandLaunch& command, bool watch_fallocate, bool watch_getrandom);
 
 // Child side, after no_new_privs: attaches `with_listener` with a listener and sends the
-// listener on `channel`; where the kernel gives none, attaches `without` (no listener) instead.
+// listener on `channel`; where the kernel gives none, attaches `without` (no listener) instead,
+// or, when `without` is empty (a seeded getrandom needs the listener), fails with its errno.
 // Closes `channel` either way. False with errno when no filter could be attached, or when the
 // listener could not be sent (its calls would then fail ENOSYS, so the caller must not exec).
 // No allocation.
@@ -63,8 +72,10 @@ struct DeniedSyscall {
 // Supervisor side.
 class SeccompListener {
  public:
-  // watch_fallocate: answer fallocate as proc/fallocate_watch.h says.
-  SeccompListener(UniqueFd channel, bool watch_fallocate, dev_t workspace_dev);
+  // watch_fallocate: answer fallocate as proc/fallocate_watch.h says; random_seed: getrandom
+  // as proc/getrandom_watch.h says, from a stream of that seed starting here.
+  SeccompListener(UniqueFd channel, bool watch_fallocate, dev_t workspace_dev,
+                  std::optional<uint64_t> random_seed = std::nullopt);
 
   // What to poll: the channel until the listener arrives, then the listener (-1: neither).
   int fd() const;
@@ -88,6 +99,7 @@ class SeccompListener {
   dev_t workspace_dev_;
   bool observed_ = false;
   bool disk_refused_ = false;
+  std::optional<SeededRandom> random_;
   std::vector<DeniedSyscall> denied_;
 };
 

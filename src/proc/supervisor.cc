@@ -39,7 +39,8 @@ class Loop {
       : box_(box),
         output_(output),
         limits_(limits),
-        listener_(std::move(box.listener_read), box.watch_fallocate, box.workspace_dev) {
+        listener_(std::move(box.listener_read), box.watch_fallocate, box.workspace_dev,
+                  box.random_seed) {
     sigset_t set = SupervisorSignals();
     signal_fd_.reset(::signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK));
     int fds[kSlots] = {box.stdout_read.get(), box.stderr_read.get(), box.status_read.get(),

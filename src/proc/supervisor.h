@@ -31,10 +31,12 @@ struct SupervisedSandbox {
   UniqueFd parent_alive;  // held open while we live: the sandbox dies when it hangs up
   // The seccomp listener's channel (proc/seccomp_listener.h), its receiving end (invalid: no
   // listener); with watch_fallocate, the fallocate watch for the workspace of st_dev
-  // workspace_dev comes through it too (proc/fallocate_watch.h).
+  // workspace_dev comes through it too (proc/fallocate_watch.h); with random_seed, getrandom
+  // (proc/getrandom_watch.h).
   UniqueFd listener_read;
   bool watch_fallocate = false;
   dev_t workspace_dev = 0;
+  std::optional<uint64_t> random_seed;
 };
 
 struct SupervisionLimits {

@@ -47,6 +47,10 @@ inline constexpr const char* kAgentDiskWatchFlag = "--disk-watch";
 // `--user UID:GID` (policy/image_user.h, SandboxUserText): an image's non-root User. Absent:
 // uid/gid 1000. Before --listen, beside --disk-watch.
 inline constexpr const char* kAgentUserFlag = "--user";
+// The agent's flag for policy key random_seed, `--random-seed N` (a decimal uint64): each exec's
+// getrandom calls are answered from N's stream (proc/getrandom_watch.h). Before --listen, beside
+// --disk-watch, in both modes.
+inline constexpr const char* kAgentRandomSeedFlag = "--random-seed";
 
 // The container agent's time namespace (policy clock_start): `--clock-start SECONDS`, before
 // --listen (proc/time_namespace.h).

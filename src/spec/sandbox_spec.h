@@ -102,6 +102,9 @@ struct SandboxSpec {
   // CLOCK_BOOTTIME (uptime) read this many seconds when the sandbox starts, through a time
   // namespace whose offsets are fixed then; unset: the host's clocks.
   std::optional<double> clock_start_seconds;
+  // random_seed: every command's getrandom(2) reads a stream of this seed, NOT cryptographic
+  // (proc/getrandom_watch.h); unset: the kernel's randomness.
+  std::optional<uint64_t> random_seed;
   // Set by a flag, a policy file or an API body rather than left at the built-in default: a
   // limit someone asked for is refused where it cannot be enforced, the default reported.
   bool disk_limit_explicit = false;

@@ -38,6 +38,7 @@ nlohmann::json SpecToPolicyJson(const SandboxSpec& spec) {
   if (spec.image_given || spec.backend == BackendKind::kDocker) j["image"] = spec.image;
   if (!spec.runtime.empty()) j["runtime"] = spec.runtime;
   if (spec.clock_start_seconds) j["clock_start"] = *spec.clock_start_seconds;
+  if (spec.random_seed) j["random_seed"] = *spec.random_seed;
   return j;
 }
 

@@ -44,6 +44,7 @@ constexpr SpecField kFields[] = {
     {"tz", FieldKind::kString},
     {"locale", FieldKind::kString},
     {"clock_start", FieldKind::kDuration},
+    {"random_seed", FieldKind::kCount},
 };
 
 struct UintRange {
@@ -71,6 +72,8 @@ constexpr UintRange kCountRanges[] = {
     {"egress_connections", &SpecOverlay::egress_connections, 1, 1024},
     // Each snapshot is a btrfs subvolume; a sandbox's storage stays bounded (docs/policy.md).
     {"max_snapshots", &SpecOverlay::max_snapshots, 0, 1000},
+    // Any 64-bit value seeds the stream (proc/seeded_random.h).
+    {"random_seed", &SpecOverlay::random_seed, 0, kNoMax},
 };
 
 const UintRange* FindRange(std::span<const UintRange> ranges, std::string_view key) {
@@ -243,7 +246,7 @@ Status SetStringField(std::string_view key, std::string_view value, SpecOverlay*
     // Sugar for the environment, so the policy (and its hash) says it once: TZ, or LANG and
     // LC_ALL. A name, not a path or a shell word.
     if (v.size() > 64 || v.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-                                              "0123456789_+-./:@") != std::string::npos) {
+                                             "0123456789_+-./:@") != std::string::npos) {
       return InvalidArgument("expected a zone or locale name like \"UTC\" or \"C.UTF-8\", got \"" +
                              v + "\"");
     }
@@ -336,6 +339,7 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.session_log) spec->session_log = *o.session_log;
   if (o.max_snapshots) spec->max_snapshots = *o.max_snapshots;
   if (o.clock_start_seconds) spec->clock_start_seconds = *o.clock_start_seconds;
+  if (o.random_seed) spec->random_seed = *o.random_seed;
   for (const std::string& pattern : o.allow_hosts) {
     bool have = false;
     for (const std::string& existing : spec->allow_hosts) have = have || existing == pattern;

@@ -47,6 +47,7 @@ struct SpecOverlay {
   std::optional<bool> session_log;
   std::optional<uint64_t> max_snapshots;
   std::optional<double> clock_start_seconds;
+  std::optional<uint64_t> random_seed;
 };
 
 // How a key's value is written. The policy loader accepts a JSON number for the numeric kinds

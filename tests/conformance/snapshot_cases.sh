@@ -216,3 +216,87 @@ case_replay_of_a_20_command_session() {
   expect_rc 1 "a planted divergence is found"
   json_assert "r['diverged'] >= 1" "the report counts it"
 }
+
+# ---- random_seed: a seeded getrandom (docs/policy.md "The seeded getrandom") ---------------------
+
+# seeded_box POLICY-JSON: a sandbox of that policy holding the probe at /workspace/abprobe (static,
+# so it runs on the docker lane's busybox too); its id goes to BOX.
+seeded_box() {
+  printf '%s\n' "$1" >"$CASE_DIR/policy.json"
+  new_box --policy "$CASE_DIR/policy.json"
+  ab cp "$ABPROBE" "$BOX:/workspace/abprobe"
+  expect_rc 0 "copying the probe in"
+  sh_in "$BOX" 'chmod 755 /workspace/abprobe'
+  expect_rc 0 "chmod of the probe"
+}
+
+# getrandom_of BOX: 16 bytes of getrandom(2) in one exec, in hex, into RANDOM_HEX.
+getrandom_of() {
+  ab exec "$1" -- /workspace/abprobe getrandom 16
+  expect_rc 0 "getrandom in $1"
+  [[ $AB_OUT =~ ^[0-9a-f]{32}$ ]] || fail "getrandom printed '$AB_OUT'"
+  RANDOM_HEX=$AB_OUT
+}
+
+case_random_seed_repeats_getrandom() {
+  [[ -x ${ABPROBE:-} ]] || not_applicable "ABPROBE (the static probe) is not set"
+  seeded_box '{"random_seed": 42}'
+  local seeded=$BOX
+  getrandom_of "$seeded"
+  local first=$RANDOM_HEX
+  getrandom_of "$seeded"
+  [[ $RANDOM_HEX == "$first" ]] || fail "seed 42 gave $first, then $RANDOM_HEX"
+  # SplitMix64 of 42, bytes least significant first (proc/seeded_random.h); the probe's static
+  # glibc reads the first 8 bytes itself at startup (malloc), so it prints bytes 8 to 23.
+  local stream=956eeb2f2632d7bd03f166b233e3ef28529f0f135767524794e34a0effe11c58f22348245a58bc09
+  [[ $first == "${stream:16:32}" ]] || fail "seed 42 gave $first, not SplitMix64's stream"
+  # One stream per exec, shared by its processes in turn: two probes under sh print different
+  # bytes, the same ones on every exec (where they fall in the stream depends on how much the
+  # shell's libc reads at startup: glibc's malloc takes 8 bytes, busybox none).
+  local script='/workspace/abprobe getrandom 8; /workspace/abprobe getrandom 8'
+  ab exec "$seeded" -- sh -c "$script"
+  expect_rc 0 "two probes in one exec"
+  local pair=$AB_OUT
+  [[ $pair =~ ^([0-9a-f]{16})$'\n'([0-9a-f]{16})$ && ${BASH_REMATCH[1]} != "${BASH_REMATCH[2]}" ]] ||
+    fail "two probes in one exec gave '$pair'"
+  [[ $stream == *"${BASH_REMATCH[1]}"*"${BASH_REMATCH[2]}"* ]] || fail "'$pair' is not of seed 42's stream"
+  ab exec "$seeded" -- sh -c "$script"
+  [[ $AB_OUT == "$pair" ]] || fail "two probes gave '$pair', then '$AB_OUT'"
+  seeded_box '{"random_seed": "43"}'
+  getrandom_of "$BOX"
+  [[ $RANDOM_HEX != "$first" ]] || fail "seeds 42 and 43 gave the same bytes"
+  seeded_box '{}'
+  getrandom_of "$BOX"
+  local unseeded=$RANDOM_HEX
+  [[ $unseeded != "$first" ]] || fail "no seed gave seed 42's bytes"
+  getrandom_of "$BOX"
+  [[ $RANDOM_HEX != "$unseeded" ]] || fail "without a seed two execs read the same bytes"
+  printf '{"random_seed": -1}\n' >"$CASE_DIR/bad.json"
+  ab create "${AB_KIND[@]}" --policy "$CASE_DIR/bad.json"
+  expect_one_line_error "a negative random_seed"
+}
+
+case_replay_of_a_seeded_session() {
+  native_only  # replay makes its fresh sandbox on the recorded backend; one lane is enough
+  command -v python3 >/dev/null || not_applicable "python3 is not in the host's root"
+  printf '{"random_seed": 7}\n' >"$CASE_DIR/policy.json"
+  new_box --policy "$CASE_DIR/policy.json"
+  local i
+  for i in 1 2 3; do
+    ab exec "$BOX" -- python3 -c 'import os; print(os.urandom(8).hex())'
+    expect_rc 0 "python's os.urandom, seeded"
+  done
+  ab log --json "$BOX"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
+  ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 0 "a seeded session replays without divergence"
+  json_assert "r['diverged'] == 0 and r['replayed'] >= 3" "replay report"
+  # `run` too: the same seed, the same bytes; without one, others.
+  ab run --policy "$CASE_DIR/policy.json" -- python3 -c 'import os; print(os.urandom(8).hex())'
+  expect_rc 0 "run, seeded"
+  local run_once=$AB_OUT
+  ab run --policy "$CASE_DIR/policy.json" -- python3 -c 'import os; print(os.urandom(8).hex())'
+  [[ $AB_OUT == "$run_once" ]] || fail "run with seed 7 gave $run_once, then $AB_OUT"
+  ab run -- python3 -c 'import os; print(os.urandom(8).hex())'
+  [[ $AB_OUT != "$run_once" ]] || fail "run without a seed gave seed 7's bytes"
+}

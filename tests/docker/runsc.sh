@@ -5,7 +5,7 @@
 # with the agent's user-space walk there (runsc has no openat2), escapes refused as with
 # openat2; and the refusal, at create, of a --workspace not owned by the container's host ids
 # 2100001000:2100001000 (docker/host_ids.h; runsc cannot
-# use the idmapped mount another owner needs). Run by tests/docker/run_suite.sh runsc; the
+# use the idmapped mount another owner needs), and of random_seed (no seccomp listener). Run by tests/docker/run_suite.sh runsc; the
 # security suite runs under runsc too (run_suite.sh security with AGENTBOX_RUNTIME=runsc). The
 # terminal's cases (tests/conformance/terminal_cases.sh) run here too.
 
@@ -183,6 +183,17 @@ case_runsc_workspace_owner() {
   expect_rc 0
   [[ $(stat -c %u:%g "$ws/f") == 2100001000:2100001000 && $(stat -c %u:%g "$ws/d") == 2100001000:2100001000 ]] ||
     fail "files made inside belong to $(stat -c %u:%g "$ws/f") on the host"
+}
+
+# random_seed needs a seccomp listener, which gVisor does not give: refused at create in one
+# line (exit 125) for `run` and `create` alike, never a sandbox with real randomness instead.
+case_runsc_random_seed_refused() {
+  printf '{"random_seed": 42}\n' >"$CASE_DIR/policy.json"
+  ab run "${RUNSC[@]}" --policy "$CASE_DIR/policy.json" -- true
+  expect_one_line_error "run with random_seed under runsc"
+  expect_err_has "random_seed is not available under gVisor"
+  ab create "${RUNSC[@]}" --policy "$CASE_DIR/policy.json"
+  expect_one_line_error "create with random_seed under runsc"
 }
 
 # The terminal's cases of the conformance suite, here under gVisor: the CLI's `exec -t` and

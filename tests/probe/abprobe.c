@@ -224,6 +224,18 @@ static int cmd_process_vm_readv(int argc, char** argv) {
   return report(process_vm_readv(pid, &local, 1, &remote, 1, 0), "process_vm_readv");
 }
 
+// getrandom [N]: N (default 8, at most 64) bytes of getrandom(2), in hex on one line: what policy
+// random_seed makes the same on every run (proc/getrandom_watch.h).
+static int cmd_getrandom(int argc, char** argv) {
+  unsigned char buf[64];
+  long n = arg_long(argc, argv, 2, 8);
+  if (n < 1 || n > (long)sizeof buf) return usage("getrandom [1-64]");
+  if (syscall(SYS_getrandom, buf, (size_t)n, 0) != n) return fail("getrandom");
+  for (long i = 0; i < n; i++) printf("%02x", buf[i]);
+  printf("\n");
+  return 0;
+}
+
 static int cmd_kill(int argc, char** argv) {
   if (argc < 4) return usage("kill PID SIG");
   return report(kill((pid_t)atol(argv[2]), atoi(argv[3])), "kill");
@@ -954,7 +966,7 @@ static const struct { const char* name; Command fn; } kCommands[] = {
     {"mount", cmd_mount}, {"umount", cmd_umount}, {"pivot_root", cmd_pivot_root},
     {"chroot", cmd_chroot}, {"fsopen", cmd_fsopen}, {"openat2", cmd_openat2},
     {"open_by_handle_at", cmd_open_by_handle_at}, {"ptrace", cmd_ptrace},
-    {"process_vm_readv", cmd_process_vm_readv}, {"kill", cmd_kill}, {"bpf", cmd_bpf},
+    {"process_vm_readv", cmd_process_vm_readv}, {"getrandom", cmd_getrandom}, {"kill", cmd_kill}, {"bpf", cmd_bpf},
     {"userfaultfd", cmd_userfaultfd}, {"perf_event_open", cmd_perf_event_open},
     {"io_uring_setup", cmd_io_uring_setup}, {"keyctl", cmd_keyctl}, {"add_key", cmd_add_key},
     {"request_key", cmd_request_key}, {"kexec_load", cmd_kexec_load},

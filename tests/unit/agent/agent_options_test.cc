@@ -52,6 +52,28 @@ TEST(AgentOptions, UserIsTheImagesUserAndDefaultsTo1000) {
   }
 }
 
+TEST(AgentOptions, RandomSeedComesFirstInEitherMode) {
+  EXPECT_FALSE(ParseAgentArgs({})->random_seed.has_value());
+  auto native = ParseAgentArgs({"--random-seed", "18446744073709551615", "--disk-watch"});
+  ASSERT_TRUE(native.ok()) << native.status().message();
+  EXPECT_EQ(native->mode, AgentMode::kNative);
+  EXPECT_EQ(native->random_seed, 18446744073709551615u);
+  EXPECT_TRUE(native->disk_watch);
+  auto container = ParseAgentArgs({"--user", "1001:50", "--random-seed", "0", "--listen", "/s"});
+  ASSERT_TRUE(container.ok()) << container.status().message();
+  EXPECT_EQ(container->mode, AgentMode::kContainer);
+  EXPECT_EQ(container->random_seed, 0u);
+  for (const auto& args :
+       std::vector<std::vector<std::string>>{{"--random-seed"},
+                                             {"--random-seed", "-1"},
+                                             {"--random-seed", "x"},
+                                             {"--random-seed", "18446744073709551616"},
+                                             {"--random-seed", "1", "--random-seed", "1"},
+                                             {"--listen", "/s", "--random-seed", "1"}}) {
+    EXPECT_FALSE(ParseAgentArgs(args).ok()) << args.back();
+  }
+}
+
 TEST(AgentOptions, AnythingElseIsAUsageError) {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--listen"},
                                                                 {"--listen", ""},

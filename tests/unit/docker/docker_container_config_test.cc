@@ -82,6 +82,17 @@ TEST(DockerContainerConfigTest, AnImagesUserIsPassedToTheAgent) {
             nlohmann::json({"--user", "1001:50", "--listen", "/.agentbox/run/agent.sock"}));
 }
 
+// random_seed: the agent answers each exec's getrandom from the seed (proc/getrandom_watch.h).
+TEST(DockerContainerConfigTest, ARandomSeedIsPassedToTheAgent) {
+  SandboxSpec spec;
+  spec.random_seed = 42;
+  docker::ContainerInputs in;
+  in.id = "0123456789ab";
+  auto j = nlohmann::json::parse(ContainerCreateBody(spec, in));
+  EXPECT_EQ(j["Cmd"],
+            nlohmann::json({"--random-seed", "42", "--listen", "/.agentbox/run/agent.sock"}));
+}
+
 TEST(DockerContainerConfigTest, LimitsAndRuntimeFollowTheSpec) {
   SandboxSpec spec;
   spec.limits.memory_bytes = 64 * kMiB;

@@ -59,7 +59,7 @@ struct Outcome {
 };
 
 Outcome RunProbe(bool listener_taken) {
-  auto channel = MakeListenerChannel("/", false);
+  auto channel = MakeListenerChannel("/", false, std::nullopt);
   EXPECT_TRUE(channel.ok());
   int report[2];
   EXPECT_EQ(pipe2(report, O_CLOEXEC), 0);

@@ -79,6 +79,33 @@ TEST(PolicyFileTest, NumbersAndStringsForNumericKeys) {
   EXPECT_DOUBLE_EQ(*o->timeout_seconds, 300);
 }
 
+// random_seed: any 64-bit value, as a JSON number or a string (a JavaScript client cannot hold
+// one above 2^53 as a number); unset unless given; anything else refused.
+TEST(PolicyFileTest, RandomSeedIsAnyUnsigned64BitValue) {
+  StatusOr<SpecOverlay> none = ParsePolicyJson("{}", "p");
+  ASSERT_TRUE(none.ok());
+  EXPECT_FALSE(none->random_seed.has_value());
+  for (const char* text : {R"({"random_seed": 0})", R"({"random_seed": "0"})"}) {
+    StatusOr<SpecOverlay> o = ParsePolicyJson(text, "p");
+    ASSERT_TRUE(o.ok()) << text;
+    EXPECT_EQ(o->random_seed, 0u);
+  }
+  StatusOr<SpecOverlay> big = ParsePolicyJson(R"({"random_seed": "18446744073709551615"})", "p");
+  ASSERT_TRUE(big.ok());
+  EXPECT_EQ(big->random_seed, 18446744073709551615u);
+  SandboxSpec spec;
+  ApplyOverlay(*big, &spec);
+  EXPECT_EQ(spec.random_seed, 18446744073709551615u);
+  EXPECT_EQ(ErrorOf(R"({"random_seed": -1})"),
+            "policy.json: key \"random_seed\": expected a whole number like 256, got -1");
+  EXPECT_EQ(ErrorOf(R"({"random_seed": 1.5})"),
+            "policy.json: key \"random_seed\": expected a whole number like 256, got 1.5");
+  EXPECT_EQ(ErrorOf(R"({"random_seed": "18446744073709551616"})"),
+            "policy.json: key \"random_seed\": number \"18446744073709551616\" is too large");
+  EXPECT_NE(ErrorOf(R"({"random_seed": "0x10"})"), "OK");
+  EXPECT_NE(ErrorOf(R"({"random_seed": true})"), "OK");
+}
+
 TEST(PolicyFileTest, WrongTypes) {
   EXPECT_EQ(ErrorOf(R"({"memory": true})"),
             "policy.json: key \"memory\": expected a size like \"512M\" or a number of bytes, "
@@ -145,7 +172,7 @@ TEST(PolicyFileTest, UnknownAndDuplicateKeys) {
       "policy.json: unknown key \"memroy\" (known keys: backend, image, runtime, workspace, "
       "rootfs, timeout, memory, pids, cpus, output_limit, disk_limit, env, cwd, stdin, tmp_size, "
       "shm_size, open_files, ttl, idle_timeout, allow_hosts, egress_connections, egress_bytes, "
-      "session_log, max_snapshots, tz, locale, clock_start)");
+      "session_log, max_snapshots, tz, locale, clock_start, random_seed)");
   EXPECT_EQ(ErrorOf(R"({"memory": "1G", "memory": "2G"})"),
             "policy.json: key \"memory\" appears twice");
   EXPECT_EQ(ErrorOf(R"({"env": {"A": "1", "A": "2"}})"), "policy.json: key \"A\" appears twice");

@@ -185,12 +185,13 @@ TEST(SpecOverlayTest, IdleTimeoutIsNoneOrASecondToAYear) {
 }
 
 TEST(SpecFieldsTest, ListsEveryKeyOnce) {
-  EXPECT_EQ(SpecFields().size(), 27u);
-  EXPECT_EQ(SpecFieldList(),
-            "backend, image, runtime, workspace, rootfs, timeout, memory, pids, cpus, "
-            "output_limit, disk_limit, env, cwd, stdin, tmp_size, shm_size, open_files, ttl, "
-            "idle_timeout, allow_hosts, egress_connections, egress_bytes, session_log, max_snapshots, "
-            "tz, locale, clock_start");
+  EXPECT_EQ(SpecFields().size(), 28u);
+  EXPECT_EQ(
+      SpecFieldList(),
+      "backend, image, runtime, workspace, rootfs, timeout, memory, pids, cpus, "
+      "output_limit, disk_limit, env, cwd, stdin, tmp_size, shm_size, open_files, ttl, "
+      "idle_timeout, allow_hosts, egress_connections, egress_bytes, session_log, max_snapshots, "
+      "tz, locale, clock_start, random_seed");
   EXPECT_NE(FindSpecField("memory"), nullptr);
   EXPECT_EQ(FindSpecField("Memory"), nullptr);
 }

@@ -446,6 +446,7 @@ export interface components {
             open_files?: number | string;
             output_limit?: number | string;
             pids?: number | string;
+            random_seed?: number | string;
             rootfs?: string;
             runtime?: string;
             session_log?: boolean;
