@@ -98,8 +98,8 @@ SnapshotRecord NewSnapshotRecord(const SandboxRecord& sandbox, const std::string
 
 StatusOr<SnapshotLock> SnapshotLock::Take(const SandboxRecord& sandbox) {
   AB_RETURN_IF_ERROR(MakeDir(SnapshotDir(sandbox), 0700));
-  AB_ASSIGN_OR_RETURN(UniqueFd fd,
-                      OpenFile(SnapshotDir(sandbox) + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW, 0600));
+  AB_ASSIGN_OR_RETURN(
+      UniqueFd fd, OpenFile(SnapshotDir(sandbox) + "/lock", O_RDWR | O_CREAT | O_NOFOLLOW, 0600));
   while (::flock(fd.get(), LOCK_EX) != 0) {
     if (errno != EINTR) return ErrnoStatus("lock the snapshots of " + sandbox.id);
   }
@@ -166,6 +166,22 @@ StatusOr<std::pair<size_t, SnapshotRecord>> FindSnapshotIn(
     return NotFound("no snapshot \"" + ref + "\" (give its id, or SANDBOX:NAME)");
   }
   return std::make_pair(owner[static_cast<size_t>(i)], all[static_cast<size_t>(i)]);
+}
+
+Status CheckNewSnapshot(const SandboxRecord& sandbox, const std::vector<SnapshotRecord>& held,
+                        const std::string& name) {
+  if (held.size() >= sandbox.spec.max_snapshots) {
+    return ResourceExhausted("sandbox " + sandbox.id + " holds " + std::to_string(held.size()) +
+                             " snapshot(s), its max_snapshots: remove one first (agentbox "
+                             "snapshot rm)");
+  }
+  for (const SnapshotRecord& other : held) {
+    if (!name.empty() && other.name == name) {
+      return AlreadyExists("sandbox " + sandbox.id + " already has a snapshot named \"" + name +
+                           "\" (" + other.id + ")");
+    }
+  }
+  return OkStatus();
 }
 
 Status ValidateSnapshotName(const std::string& name) {

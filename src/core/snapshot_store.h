@@ -20,12 +20,12 @@
 namespace agentbox {
 
 struct SnapshotRecord {
-  std::string id;           // 12 hex digits, unique in the state dir
-  std::string name;         // unique among its sandbox's snapshots; "" for none
-  std::string sandbox_id;   // the sandbox whose workspace it is
-  std::string created_at;   // RFC 3339, UTC
-  int64_t taken_ns = 0;     // CLOCK_REALTIME just before it was taken (restore's racy bound)
-  std::string volume;       // its volume in the workspace pool: "snap-<sandbox>-<id>"
+  std::string id;                // 12 hex digits, unique in the state dir
+  std::string name;              // unique among its sandbox's snapshots; "" for none
+  std::string sandbox_id;        // the sandbox whose workspace it is
+  std::string created_at;        // RFC 3339, UTC
+  int64_t taken_ns = 0;          // CLOCK_REALTIME just before it was taken (restore's racy bound)
+  std::string volume;            // its volume in the workspace pool: "snap-<sandbox>-<id>"
   std::string workspace_digest;  // the workspace digest it holds ("" when not computed)
 };
 
@@ -64,6 +64,12 @@ StatusOr<SnapshotRecord> FindSnapshot(const SandboxRecord& sandbox, const std::s
 // it belongs to.
 StatusOr<std::pair<size_t, SnapshotRecord>> FindSnapshotIn(
     const std::vector<SandboxRecord>& sandboxes, const std::string& ref);
+
+// Whether `sandbox` may take one more snapshot named `name` ("" for none) beside `held`, the
+// snapshots it has (under the lock): kResourceExhausted at its policy's max_snapshots,
+// kAlreadyExists when one of them has the name.
+Status CheckNewSnapshot(const SandboxRecord& sandbox, const std::vector<SnapshotRecord>& held,
+                        const std::string& name);
 
 // Names: the rules of sandbox names.
 Status ValidateSnapshotName(const std::string& name);
