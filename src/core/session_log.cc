@@ -26,7 +26,8 @@ Status AppendSessionRecord(const std::string& state_dir, const nlohmann::ordered
   if (n != static_cast<ssize_t>(line.size())) {
     return n < 0 ? ErrnoStatus("append to " + path) : Internal("short append to " + path);
   }
-  if (::fdatasync(fd.get()) != 0) return ErrnoStatus("sync " + path);
+  // Start the writeback, do not wait for it (core/session_log.h: what survives which crash).
+  (void)::sync_file_range(fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
   return OkStatus();
 }
 

@@ -6,10 +6,13 @@
 // and the workspace digest before and after (proc/workspace_digest.h).
 //
 // Durability: a record is one write(2) on an O_APPEND descriptor, so writers in several
-// processes at once (the CLI, serve) never interleave within a line, followed by fdatasync(2)
-// before the operation's answer goes out: once a caller holds a result, its record survives a
-// crash of serve, of agentbox or of the machine. A crash during the write may leave a last line
-// without its newline; readers skip it and say so (ParseSessionLog).
+// processes at once (the CLI, serve) never interleave within a line, written before the
+// operation's answer goes out: once a caller holds a result, its record is the kernel's and
+// survives a crash of serve or of agentbox. Its writeback to disk is started at once
+// (sync_file_range) but not waited for: a crash of the machine itself may lose the records of
+// the last seconds (the filesystem's commit interval). Waiting (fdatasync) cost 4 ms of every
+// exec on these machines' disks, more than the command. A crash during the write may leave a
+// last line without its newline; readers skip it and say so (ParseSessionLog).
 //
 // Who may read it: the state dir is 0700 and the log 0600, so the host's root (or the user
 // running agentbox) only; serve gives each tenant its own sandboxes' logs (docs/security.md).

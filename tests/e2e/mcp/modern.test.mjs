@@ -180,7 +180,10 @@ describe('2026-07-28 over Streamable HTTP', { skip: skip || false }, () => {
   test('the SDK v2 client: discover, tools, resources, no session', async () => {
     assert.equal(client.getProtocolEra(), 'modern');
     const r = await client.callTool({ name: 'bash', arguments: { command: 'echo hi > f.txt; cat f.txt' } });
-    assert.equal(text(r).trim(), 'hi');
+    // The output, then the effect report's summary line (docs/mcp.md).
+    const [out, effects] = text(r).trim().split('\n');
+    assert.equal(out, 'hi');
+    assert.match(effects, /^\[effects: \/workspace: 1 created/);
     const read = await client.readResource({ uri: 'file:///workspace/f.txt' });
     assert.equal(read.contents[0].text, 'hi\n');
     // Stateless: the tenant's calls share one sandbox, and a legacy session beside it has its own.

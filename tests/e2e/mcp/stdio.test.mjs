@@ -34,7 +34,9 @@ describe('agentbox mcp over stdio', { skip: skip || false }, () => {
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name).sort();
     assert.deepEqual(names, ['bash', 'exec', 'list_files', 'process_kill', 'process_list',
-      'process_output', 'process_stdin', 'read_file', 'str_replace_based_edit_tool', 'write_file']);
+      'process_output', 'process_stdin', 'read_file', 'session_log', 'snapshot_create',
+      'snapshot_delete', 'snapshot_diff', 'snapshot_list', 'snapshot_restore',
+      'str_replace_based_edit_tool', 'write_file']);
     for (const tool of tools) assert.equal(tool.inputSchema.type, 'object');
   });
 
