@@ -43,18 +43,7 @@ StatusOr<SnapshotRecord> SandboxManager::TakeSnapshot(const SandboxRecord& recor
   AB_RETURN_IF_ERROR(storage_->CheckSnapshottable(record));
   MarkActive(record);
   AB_ASSIGN_OR_RETURN(SnapshotLock lock, SnapshotLock::Take(record));
-  const std::vector<SnapshotRecord> held = ListSnapshots(record);
-  if (held.size() >= record.spec.max_snapshots) {
-    return ResourceExhausted("sandbox " + record.id + " holds " + std::to_string(held.size()) +
-                             " snapshot(s), its max_snapshots: remove one first (agentbox "
-                             "snapshot rm)");
-  }
-  for (const SnapshotRecord& other : held) {
-    if (!name.empty() && other.name == name) {
-      return AlreadyExists("sandbox " + record.id + " already has a snapshot named \"" + name +
-                           "\"");
-    }
-  }
+  AB_RETURN_IF_ERROR(CheckNewSnapshot(record, ListSnapshots(record), name));
   SnapshotRecord snap = NewSnapshotRecord(record, name);
   AB_RETURN_IF_ERROR(storage_->Snapshot(record, snap.volume));
   if (Logging(record)) {

@@ -177,6 +177,22 @@ StatusOr<std::pair<size_t, SnapshotRecord>> FindSnapshotIn(
   return std::make_pair(owner[static_cast<size_t>(i)], all[static_cast<size_t>(i)]);
 }
 
+Status CheckNewSnapshot(const SandboxRecord& sandbox, const std::vector<SnapshotRecord>& held,
+                        const std::string& name) {
+  if (held.size() >= sandbox.spec.max_snapshots) {
+    return ResourceExhausted("sandbox " + sandbox.id + " holds " + std::to_string(held.size()) +
+                             " snapshot(s), its max_snapshots: remove one first (agentbox "
+                             "snapshot rm)");
+  }
+  for (const SnapshotRecord& other : held) {
+    if (!name.empty() && other.name == name) {
+      return AlreadyExists("sandbox " + sandbox.id + " already has a snapshot named \"" + name +
+                           "\" (" + other.id + ")");
+    }
+  }
+  return OkStatus();
+}
+
 Status ValidateSnapshotName(const std::string& name) {
   Status st = ValidateSandboxName(name);
   if (st.ok()) return st;

@@ -69,6 +69,12 @@ StatusOr<SnapshotRecord> FindSnapshot(const SandboxRecord& sandbox, const std::s
 StatusOr<std::pair<size_t, SnapshotRecord>> FindSnapshotIn(
     const std::vector<SandboxRecord>& sandboxes, const std::string& ref);
 
+// Whether `sandbox` may take one more snapshot named `name` ("" for none) beside `held`, the
+// snapshots it has (under the lock): kResourceExhausted at its policy's max_snapshots,
+// kAlreadyExists when one of them has the name.
+Status CheckNewSnapshot(const SandboxRecord& sandbox, const std::vector<SnapshotRecord>& held,
+                        const std::string& name);
+
 // Names: the rules of sandbox names.
 Status ValidateSnapshotName(const std::string& name);
 

@@ -300,3 +300,134 @@ case_replay_of_a_seeded_session() {
   ab run -- python3 -c 'import os; print(os.urandom(8).hex())'
   [[ $AB_OUT != "$run_once" ]] || fail "run without a seed gave seed 7's bytes"
 }
+
+# replay --from SNAP: the session after a snapshot replays from that snapshot (a fork of it), so
+# what was done before it is neither run again nor compared; a planted change after it is found.
+case_replay_from_a_snapshot() {
+  native_only  # as the 20-command replay: one lane is enough
+  new_box
+  local i
+  for i in 1 2 3; do
+    sh_in "$BOX" "echo before-$i >> /workspace/log.txt"
+    expect_rc 0 "command $i before the snapshot"
+  done
+  snapshot_of "$BOX" --name mid
+  for i in 4 5 6 7; do
+    sh_in "$BOX" "echo after-$i >> /workspace/log.txt; mkdir -p d$i; cat /workspace/log.txt | wc -l"
+    expect_rc 0 "command $i after the snapshot"
+  done
+  ab log --json "$BOX"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
+  ab replay --json --from "$BOX:mid" "$CASE_DIR/session.jsonl"
+  expect_rc 0 "a faithful replay from the snapshot diverges nowhere"
+  json_assert "r['diverged'] == 0 and r['replayed'] == 5 and r['steps'][0]['op'] == 'start' and \
+[s['what'] for s in r['steps'][1:]] == ['sh -c echo after-%d >> /workspace/log.txt; mkdir -p d%d; cat /workspace/log.txt | wc -l' % (i, i) for i in (4, 5, 6, 7)]" \
+    "the start and the four commands after the snapshot, only"
+  # A change planted before the snapshot is not replayed: nothing diverges.
+  sed 's/echo before-2 >> /echo planted >> /' "$CASE_DIR/session.jsonl" >"$CASE_DIR/early.jsonl"
+  ab replay --json --from "$SNAP" "$CASE_DIR/early.jsonl"
+  expect_rc 0 "a change before the starting snapshot (by id)"
+  # One planted after it is found, at its command.
+  sed 's/echo after-5 >> /echo planted >> /' "$CASE_DIR/session.jsonl" >"$CASE_DIR/late.jsonl"
+  ab replay --json --from "$BOX:mid" "$CASE_DIR/late.jsonl"
+  expect_rc 1 "a planted divergence after the snapshot is found"
+  json_assert "[d['field'] for d in [s for s in r['steps'] if 'planted' in s['what']][0]['divergences']] == ['workspace_after']" \
+    "the planted command's workspace diverges (its output, a line count, does not)"
+  ab replay --from nosuchsnap "$CASE_DIR/session.jsonl"
+  expect_one_line_error "--from a snapshot that is not there"
+}
+
+# tz and locale set TZ, LANG and LC_ALL in every command's environment (docs/policy.md), so a
+# command whose output depends on them prints the same in the replay (made from the recorded
+# policy). A POSIX TZ ("XYZ-3") needs no zone files, which the docker lane's busybox lacks.
+case_tz_and_locale_are_kept_in_the_replay() {
+  local policy=$CASE_DIR/policy.json
+  printf '{"tz": "XYZ-3", "locale": "C.UTF-8"}\n' >"$policy"
+  new_box --policy "$policy"
+  ab exec "$BOX" -- date +%Z%z
+  expect_rc 0 "date"
+  expect_out "XYZ+0300" "date in the policy's zone"
+  sh_in "$BOX" 'echo "$TZ $LANG $LC_ALL"'
+  expect_out "XYZ-3 C.UTF-8 C.UTF-8" "the environment the keys set"
+  ab exec "$BOX" -- env TZ=UTC date +%Z
+  expect_out "UTC" "a command's own TZ still wins over the key"
+  printf '{"tz": "ABC+5"}\n' >"$CASE_DIR/other.json"
+  ab create "${AB_KIND[@]}" --policy "$CASE_DIR/other.json"
+  expect_rc 0
+  ab exec "$AB_OUT" -- date +%Z
+  expect_out "ABC" "another zone, another output: the key is what made it"
+  printf '{"tz": "UTC; rm -rf /"}\n' >"$CASE_DIR/other.json"
+  ab create "${AB_KIND[@]}" --policy "$CASE_DIR/other.json"
+  expect_one_line_error "a tz that is not a name"
+  [[ $AB_BACKEND == native ]] || return 0  # replay: native only, as the cases above
+  sh_in "$BOX" 'date +%Z%z > /workspace/zone; printf "%s\n" b B a A | sort > /workspace/sorted; cat /workspace/sorted'
+  expect_out $'A\nB\na\nb' "C.UTF-8's codepoint order"
+  ab log --json "$BOX"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
+  TZ=Asia/Tokyo LANG=POSIX LC_ALL=POSIX ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 0 "the replay under another caller's TZ and locale diverges nowhere"
+  json_assert "r['diverged'] == 0 and r['replayed'] == 5" "the start and the four commands replayed alike"
+}
+
+# clock_start: CLOCK_BOOTTIME (uptime) and CLOCK_MONOTONIC read the value asked when the
+# sandbox starts, and then run; the wall clock stays the host's.
+case_clock_start_sets_the_uptime() {
+  local policy=$CASE_DIR/policy.json
+  printf '{"clock_start": "3d"}\n' >"$policy"
+  local t0
+  t0=$(now_ms)
+  new_box --policy "$policy"
+  ab exec "$BOX" -- cat /proc/uptime
+  expect_rc 0 "reading the uptime"
+  local bound=$(( ($(now_ms) - t0) / 1000 + 2 ))
+  local up=${AB_OUT%%.*}
+  if ! [[ $up =~ ^[0-9]+$ ]] || ((up < 259200 || up > 259200 + bound)); then
+    fail "uptime '$AB_OUT', want 259200 s (3 d) plus at most the $bound s since create"
+  fi
+  ab exec "$BOX" -- date +%s
+  local wall=$AB_OUT now=$(( $(now_ms) / 1000 ))
+  ((wall >= now - 60 && wall <= now + 1)) || fail "the wall clock moved: $wall, the host's $now"
+  printf '{"clock_start": 0}\n' >"$policy"
+  new_box --policy "$policy"
+  ab exec "$BOX" -- cat /proc/uptime
+  up=${AB_OUT%%.*}
+  ((up <= 60)) || fail "clock_start 0: uptime '$AB_OUT'"
+  printf '{"clock_start": "4000d"}\n' >"$policy"
+  ab create "${AB_KIND[@]}" --policy "$policy"
+  expect_one_line_error "a clock_start past ten years"
+}
+
+# File operations are replayed from the log (`cp` in: its mkdirs and writes, their bytes in the
+# log), and a write planted with other bytes is found.
+case_replay_of_copied_files() {
+  native_only  # as the replays above
+  new_box
+  mkdir -p "$CASE_DIR/tree/sub"
+  echo one >"$CASE_DIR/tree/a"
+  printf 'two\n' >"$CASE_DIR/tree/sub/b"
+  chmod 750 "$CASE_DIR/tree/sub/b"
+  ab cp "$CASE_DIR/tree" "$BOX:/workspace/tree"
+  expect_rc 0 "cp of a directory in"
+  sh_in "$BOX" 'cat /workspace/tree/a /workspace/tree/sub/b; echo three >> /workspace/tree/a'
+  expect_out $'one\ntwo' "the copied files"
+  ab cp "$CASE_DIR/tree/a" "$BOX:/workspace/tree/a"
+  expect_rc 0 "cp of a file over one the command changed"
+  ab log --json "$BOX"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
+  ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 0 "a faithful replay of copies diverges nowhere"
+  json_assert "r['diverged'] == 0 and r['skipped'] == 0 and {'write_file', 'mkdir', 'exec'} <= {s['op'] for s in r['steps']}" \
+    "the copies were replayed"
+  # Plant other bytes in the last write ("one\n" -> "One\n"): found at that write.
+  "$PY" - "$CASE_DIR/session.jsonl" "$CASE_DIR/planted.jsonl" <<'PY'
+import base64, json, sys
+recs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+last = [r for r in recs if r['op'] == 'write_file'][-1]
+last['content_base64'] = base64.b64encode(b'One\n').decode()
+open(sys.argv[2], 'w').write(''.join(json.dumps(r) + '\n' for r in recs))
+PY
+  ab replay --json "$CASE_DIR/planted.jsonl"
+  expect_rc 1 "a planted write is found"
+  json_assert "[d['field'] for d in [s for s in r['steps'] if s['divergences']][0]['divergences']] == ['workspace_after'] and [s for s in r['steps'] if s['divergences']][0]['op'] == 'write_file'" \
+    "the write's workspace diverges"
+}

@@ -196,6 +196,21 @@ case_runsc_random_seed_refused() {
   expect_one_line_error "create with random_seed under runsc"
 }
 
+# clock_start needs a time namespace, which gVisor does not have: refused at create with one
+# line that says so (a clock that silently is not the one asked for would make a replay
+# diverge for no visible reason), and nothing is left behind.
+case_runsc_refuses_clock_start() {
+  local policy=$CASE_DIR/policy.json
+  printf '{"clock_start": "3d"}\n' >"$policy"
+  ab create "${RUNSC[@]}" --policy "$policy"
+  expect_one_line_error "clock_start under gVisor"
+  [[ $AB_ERR == *clock_start*gVisor* ]] || fail "the refusal does not name clock_start and gVisor: $AB_ERR"
+  ab run "${RUNSC[@]}" --policy "$policy" -- true
+  expect_one_line_error "clock_start under gVisor, one-shot"
+  ab ls -q
+  [[ -z $AB_OUT ]] || fail "the refused create left a sandbox: $AB_OUT"
+}
+
 # The terminal's cases of the conformance suite, here under gVisor: the CLI's `exec -t` and
 # the API's WebSocket (gVisor's PTY master never hangs up, which once left every terminal exec
 # hanging until the client gave up).
