@@ -132,6 +132,20 @@ Status SaveCache(const std::string& path, const DigestCache& cache) {
   return OkStatus();
 }
 
+bool SameCache(const DigestCache& a, const DigestCache& b) {
+  if (a.size() != b.size()) return false;
+  for (const auto& [path, e] : a) {
+    auto it = b.find(path);
+    if (it == b.end()) return false;
+    const DigestCacheEntry& o = it->second;
+    if (e.ino != o.ino || e.size != o.size || e.mtime_ns != o.mtime_ns ||
+        e.ctime_ns != o.ctime_ns || e.hash != o.hash) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 std::string EncodeDigestCache(const DigestCache& cache) {
@@ -193,9 +207,16 @@ StatusOr<std::string> DigestWorkspace(const std::string& root, const std::string
   UniqueFd fd(::open(root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return ErrnoStatus("open the workspace " + root);
   auto bytes = read_cache.empty() ? StatusOr<std::string>(NotFound("")) : ReadFile(read_cache);
-  DigestCache cache = bytes.ok() ? DecodeDigestCache(*bytes) : DigestCache();
+  const DigestCache old = bytes.ok() ? DecodeDigestCache(*bytes) : DigestCache();
+  DigestCache cache = old;
   AB_ASSIGN_OR_RETURN(std::string digest, DigestTree(fd.get(), &cache, RealtimeNs()));
-  if (!write_cache.empty()) (void)SaveCache(write_cache, cache);  // only saves work next time
+  // Only saves work next time. Rewritten only when it changed: renaming over the old cache
+  // starts its writeback on ext4 (auto_da_alloc), 10+ ms a time on a busy disk, which an exec
+  // that changed nothing would otherwise pay twice.
+  // (An empty `old` may be a cache that did not decode: that one is replaced.)
+  const bool unchanged = bytes.ok() && read_cache == write_cache && SameCache(cache, old) &&
+                         (!old.empty() || *bytes == EncodeDigestCache(old));
+  if (!write_cache.empty() && !unchanged) (void)SaveCache(write_cache, cache);
   return digest;
 }
 
