@@ -46,7 +46,6 @@ class OutputWalls {
   void Add(const char* kind, std::string key, std::string example, const char* error);
 
   std::string line_;  // the current line, up to kMaxLineBytes
-  bool line_cut_ = false;
   uint64_t scanned_ = 0;
   bool stopped_ = false;  // kMaxScannedBytes reached
   std::vector<Seen> seen_;
