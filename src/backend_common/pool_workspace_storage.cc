@@ -54,8 +54,8 @@ class PoolWorkspaceStorage : public WorkspaceStorage {
     return stats;
   }
 
-  StatusOr<TreeDiff> Diff(const SandboxRecord& record, const std::string& volume,
-                          int64_t taken_ns, size_t max_changes) override {
+  StatusOr<TreeDiff> Diff(const SandboxRecord& record, const std::string& volume, int64_t taken_ns,
+                          size_t max_changes) override {
     AB_ASSIGN_OR_RETURN(WorkspacePool pool, Pool());
     AB_ASSIGN_OR_RETURN(UniqueFd snap, pool.OpenVolume(volume));
     AB_ASSIGN_OR_RETURN(UniqueFd ws, OpenWorkspace(record));
@@ -64,7 +64,8 @@ class PoolWorkspaceStorage : public WorkspaceStorage {
 
   Status RemoveSnapshot(const std::string& volume) override {
     auto pool = Pool();
-    if (!pool.ok()) return pool.status().code() == StatusCode::kNotFound ? OkStatus() : pool.status();
+    if (!pool.ok())
+      return pool.status().code() == StatusCode::kNotFound ? OkStatus() : pool.status();
     Status st = pool->DestroyVolume(volume);
     return st.code() == StatusCode::kNotFound ? OkStatus() : st;
   }

@@ -28,7 +28,7 @@ Status SandboxManager::LoggedFileOp(const SandboxRecord& record, const char* op,
 }
 
 Status SandboxManager::WriteWorkspaceFile(const SandboxRecord& record, const std::string& path,
-                                 std::string_view data, uint32_t mode, bool parents) {
+                                          std::string_view data, uint32_t mode, bool parents) {
   nlohmann::ordered_json fields = {{"path", path},
                                    {"mode", mode},
                                    {"parents", parents},
@@ -41,19 +41,20 @@ Status SandboxManager::WriteWorkspaceFile(const SandboxRecord& record, const std
 }
 
 Status SandboxManager::MakeWorkspaceDir(const SandboxRecord& record, const std::string& path,
-                               bool parents) {
+                                        bool parents) {
   return LoggedFileOp(record, "mkdir", {{"path", path}, {"parents", parents}},
                       [&] { return AgentMkdir(record.agent_socket, path, parents); });
 }
 
 Status SandboxManager::RemoveWorkspacePath(const SandboxRecord& record, const std::string& path,
-                                  bool recursive) {
+                                           bool recursive) {
   return LoggedFileOp(record, "remove", {{"path", path}, {"recursive", recursive}},
                       [&] { return AgentRemove(record.agent_socket, path, recursive); });
 }
 
 Status SandboxManager::ReplaceWorkspaceText(const SandboxRecord& record, const std::string& path,
-                                   const std::string& old_str, const std::string& new_str) {
+                                            const std::string& old_str,
+                                            const std::string& new_str) {
   return LoggedFileOp(record, "str_replace",
                       {{"path", path}, {"old_str", old_str}, {"new_str", new_str}},
                       [&] { return AgentStrReplace(record.agent_socket, path, old_str, new_str); });

@@ -30,7 +30,7 @@ struct SandboxRecord {
   // The workspace digest's cache to start from while the sandbox has none of its own (a fork:
   // its snapshot's, whose files it shares inode for inode): proc/workspace_digest.h.
   std::string digest_seed;
-  std::string state_dir;             // <state root>/sandboxes/<id>
+  std::string state_dir;  // <state root>/sandboxes/<id>
   std::string agent_socket;
 
   // native: the sandbox's PID 1 (the agent) and the cgroup holding it.

@@ -20,7 +20,8 @@ void Compare(const json& recorded, const json& replayed, const char* field,
 
 std::string Words(const json& argv) {
   std::string out;
-  for (const auto& a : argv) out += (out.empty() ? "" : " ") + (a.is_string() ? a.get<std::string>() : a.dump());
+  for (const auto& a : argv)
+    out += (out.empty() ? "" : " ") + (a.is_string() ? a.get<std::string>() : a.dump());
   return out;
 }
 
@@ -104,11 +105,12 @@ class Replayer {
       const json& r = log_.records[i];
       const bool taken = r.value("op", "") == "snapshot" && r.contains("snapshot") &&
                          r["snapshot"].value("id", "") == id;
-      const bool began = i == 0 && r.contains("from_snapshot") &&
-                         r["from_snapshot"].value("id", "") == id;
+      const bool began =
+          i == 0 && r.contains("from_snapshot") && r["from_snapshot"].value("id", "") == id;
       if (taken || began) return i;
     }
-    return InvalidArgument("snapshot " + id + " was not taken in this session (the log has no "
+    return InvalidArgument("snapshot " + id +
+                           " was not taken in this session (the log has no "
                            "record of it)");
   }
 
@@ -146,13 +148,15 @@ class Replayer {
       auto data = Base64Decode(rec["content_base64"].get<std::string>());
       if (!data) return InvalidArgument("malformed content_base64");
       return manager_.WriteWorkspaceFile(sandbox_, path, *data, rec.value("mode", 0644u),
-                                rec.value("parents", false));
+                                         rec.value("parents", false));
     }
-    if (op == "mkdir") return manager_.MakeWorkspaceDir(sandbox_, path, rec.value("parents", false));
-    if (op == "remove") return manager_.RemoveWorkspacePath(sandbox_, path, rec.value("recursive", false));
+    if (op == "mkdir")
+      return manager_.MakeWorkspaceDir(sandbox_, path, rec.value("parents", false));
+    if (op == "remove")
+      return manager_.RemoveWorkspacePath(sandbox_, path, rec.value("recursive", false));
     if (op == "str_replace") {
       return manager_.ReplaceWorkspaceText(sandbox_, path, rec.value("old_str", ""),
-                                  rec.value("new_str", ""));
+                                           rec.value("new_str", ""));
     }
     step.skipped = "not an operation replay knows";
     return OkStatus();
@@ -177,7 +181,8 @@ class Replayer {
     const json ref = rec.value("snapshot", json::object());
     const std::string id = ref.value("id", "");
     if (rec.value("op", "") == "snapshot") {
-      AB_ASSIGN_OR_RETURN(SnapshotRecord made, manager_.TakeSnapshot(sandbox_, ref.value("name", "")));
+      AB_ASSIGN_OR_RETURN(SnapshotRecord made,
+                          manager_.TakeSnapshot(sandbox_, ref.value("name", "")));
       snapshots_[id] = made;
       return OkStatus();
     }
@@ -193,7 +198,7 @@ class Replayer {
   const SessionLog& log_;
   ReplayOptions options_;
   SandboxRecord sandbox_;
-  json last_;                                         // the replay's record of the current step
+  json last_;                                        // the replay's record of the current step
   std::map<std::string, SnapshotRecord> snapshots_;  // recorded id -> the replay's snapshot
   ReplayReport report_;
 };
@@ -226,17 +231,21 @@ nlohmann::ordered_json ReplayReportJson(const ReplayReport& report) {
   for (const ReplayStep& s : report.steps) {
     nlohmann::ordered_json divergences = nlohmann::ordered_json::array();
     for (const Divergence& d : s.divergences) {
-      divergences.push_back({{"field", d.field}, {"recorded", d.recorded}, {"replayed", d.replayed}});
+      divergences.push_back(
+          {{"field", d.field}, {"recorded", d.recorded}, {"replayed", d.replayed}});
     }
-    nlohmann::ordered_json step = {{"line", s.line}, {"op", s.op}, {"what", s.what},
-                                   {"divergences", divergences}};
+    nlohmann::ordered_json step = {
+        {"line", s.line}, {"op", s.op}, {"what", s.what}, {"divergences", divergences}};
     if (!s.skipped.empty()) step["skipped"] = s.skipped;
     if (!s.note.empty()) step["note"] = s.note;
     steps.push_back(std::move(step));
   }
-  return {{"sandbox", report.sandbox}, {"kept", report.kept},
-          {"replayed", report.steps.size() - report.skipped}, {"diverged", report.diverged},
-          {"skipped", report.skipped},   {"notes", report.notes},
+  return {{"sandbox", report.sandbox},
+          {"kept", report.kept},
+          {"replayed", report.steps.size() - report.skipped},
+          {"diverged", report.diverged},
+          {"skipped", report.skipped},
+          {"notes", report.notes},
           {"steps", steps}};
 }
 
@@ -258,8 +267,7 @@ std::string ReplayReportText(const ReplayReport& report) {
   for (const std::string& note : report.notes) out += "note: " + note + "\n";
   out += std::to_string(report.steps.size() - report.skipped) + " replayed, " +
          std::to_string(report.diverged) + " diverged, " + std::to_string(report.skipped) +
-         " skipped, in sandbox " + report.sandbox + (report.kept ? " (kept)" : " (removed)") +
-         "\n";
+         " skipped, in sandbox " + report.sandbox + (report.kept ? " (kept)" : " (removed)") + "\n";
   return out;
 }
 

@@ -136,8 +136,7 @@ StatusOr<ExecBody> ParseExecBody(const json& body, const ExecRequest& defaults,
                                  std::string_view accept) {
   if (!body.is_object()) return InvalidArgument("the body must be a JSON object");
   AB_RETURN_IF_ERROR(CheckKeys(body, {"argv", "env", "cwd", "timeout", "output_limit", "stdin",
-                                      "stream", "detach", "interactive",
-                                      "rollback_on_failure"}));
+                                      "stream", "detach", "interactive", "rollback_on_failure"}));
   ExecBody out;
   out.request = defaults;
   if (!body.contains("argv")) return InvalidArgument("\"argv\" is required");

@@ -30,10 +30,10 @@ struct ExecBody {
 };
 
 // POST /v1/sandboxes/{id}/exec: {argv, env, cwd, timeout, output_limit, stdin, stream, detach,
-// interactive, rollback_on_failure} laid over `defaults` (the sandbox's policy). Without "stream", an Accept of
-// application/x-ndjson or text/event-stream picks the stream (never for a detached one: its
-// output is read with .../logs). "interactive" without "detach", and "stdin" or "stream" with
-// it, are refused. kInvalidArgument names the bad key.
+// interactive, rollback_on_failure} laid over `defaults` (the sandbox's policy). Without "stream",
+// an Accept of application/x-ndjson or text/event-stream picks the stream (never for a detached
+// one: its output is read with .../logs). "interactive" without "detach", and "stdin" or "stream"
+// with it, are refused. kInvalidArgument names the bad key.
 StatusOr<ExecBody> ParseExecBody(const nlohmann::json& body, const ExecRequest& defaults,
                                  std::string_view accept);
 

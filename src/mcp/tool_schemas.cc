@@ -329,9 +329,8 @@ bool IsProcessTool(std::string_view name) {
 }
 
 bool IsSnapshotTool(std::string_view name) {
-  return name == kSnapshotCreateTool || name == kSnapshotListTool ||
-         name == kSnapshotRestoreTool || name == kSnapshotDiffTool ||
-         name == kSnapshotDeleteTool || name == kSessionLogTool;
+  return name == kSnapshotCreateTool || name == kSnapshotListTool || name == kSnapshotRestoreTool ||
+         name == kSnapshotDiffTool || name == kSnapshotDeleteTool || name == kSessionLogTool;
 }
 
 bool IsKnownTool(std::string_view name) {

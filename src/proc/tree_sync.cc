@@ -215,8 +215,8 @@ class Syncer {
       if (first != links_.end()) return Link(dst, e.name, first->second.first);
     }
     AB_ASSIGN_OR_RETURN(UniqueFd in, OpenTreeFile(src, e.name));
-    UniqueFd out(::openat(dst, e.name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                          0600));
+    UniqueFd out(
+        ::openat(dst, e.name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!out.valid()) return ErrnoStatus("create");
     AB_RETURN_IF_ERROR(CopyContent(in.get(), out.get()));
     AB_RETURN_IF_ERROR(CopyMetadata(in.get(), out.get(), e.st));

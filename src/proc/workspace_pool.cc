@@ -254,7 +254,6 @@ StatusOr<PoolKind> MountOrMake(const std::string& storage_dir, const PoolPaths& 
   return Unavailable(why);
 }
 
-
 }  // namespace
 
 const char* PoolKindName(PoolKind kind) { return FsType(kind); }

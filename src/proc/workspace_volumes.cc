@@ -49,7 +49,6 @@ Status LimitProjectVolume(int fd, uint32_t project, uint64_t limit_bytes, Worksp
                           usage.inodes + quota.inode_limit);
 }
 
-
 Status CheckVolumeName(const std::string& name) {
   if (name.empty() || name.find('/') != std::string::npos || name[0] == '.') {
     return InvalidArgument("bad volume name \"" + name + "\"");
@@ -80,8 +79,7 @@ StatusOr<uint32_t> MakeProjectVolume(int root_fd, const std::string& root, const
   if (!fd.valid()) return ErrnoStatus("open " + root + "/" + name);
   AB_ASSIGN_OR_RETURN(uint32_t project, LabelProjectVolume(fd.get(), root + "/" + name));
   if (!from.empty()) {
-    UniqueFd src(
-        ::openat(root_fd, from.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    UniqueFd src(::openat(root_fd, from.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!src.valid()) return ErrnoStatus("open " + root + "/" + from);
     // Everything copied, nothing kept: the new directory starts empty.
     AB_RETURN_IF_ERROR(SyncTree(src.get(), fd.get(), INT64_MIN).status());

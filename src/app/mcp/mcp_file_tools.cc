@@ -71,8 +71,9 @@ json EditFile(const Target& t, const mcp::EditorToolArgs& args, const AgentFileI
           ? mcp::EditorInsert(*content, args.path, *args.insert_line, *args.new_str)
           : mcp::EditorStrReplace(*content, args.path, *args.old_str, args.new_str.value_or(""));
   if (!edit.ok()) return mcp::StatusToolResult(edit.status());
-  Status written = t.manager.WriteWorkspaceFile(t.record, args.path, edit->new_content, info.mode & 0777,
-                                       /*parents=*/false);
+  Status written =
+      t.manager.WriteWorkspaceFile(t.record, args.path, edit->new_content, info.mode & 0777,
+                                   /*parents=*/false);
   if (!written.ok()) return mcp::StatusToolResult(written);
   return mcp::TextToolResult(edit->message);
 }
@@ -85,7 +86,7 @@ json CreateFile(const Target& t, const mcp::EditorToolArgs& args) {
     return mcp::StatusToolResult(existing.status());
   }
   Status written = t.manager.WriteWorkspaceFile(t.record, args.path, *args.file_text, 0644,
-                                       /*parents=*/true);
+                                                /*parents=*/true);
   if (!written.ok()) return mcp::StatusToolResult(written);
   return mcp::TextToolResult(mcp::EditorCreated(args.path));
 }
@@ -113,7 +114,7 @@ json RunReadFile(const std::string& socket, const mcp::FileToolArgs& args) {
 
 json RunWriteFile(const Target& t, const mcp::FileToolArgs& args) {
   Status written = t.manager.WriteWorkspaceFile(t.record, args.path, args.content, args.mode,
-                                       /*parents=*/true);
+                                                /*parents=*/true);
   if (!written.ok()) return mcp::StatusToolResult(written);
   return mcp::StructuredToolResult({{"path", args.path}, {"bytes_written", args.content.size()}});
 }
@@ -162,7 +163,8 @@ json RunFileTool(SandboxManager& manager, const SandboxRecord& record, const std
   auto args = mcp::ParseFileToolArgs(name, arguments);
   if (!args.ok()) return mcp::StatusToolResult(args.status());
   if (name == mcp::kReadFileTool) return RunReadFile(record.agent_socket, *args);
-  if (name == mcp::kWriteFileTool) return RunWriteFile({manager, record, record.agent_socket}, *args);
+  if (name == mcp::kWriteFileTool)
+    return RunWriteFile({manager, record, record.agent_socket}, *args);
   return RunListFiles(record.agent_socket, *args);
 }
 

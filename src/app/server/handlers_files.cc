@@ -65,8 +65,8 @@ void HandleWriteFile(ServerContext& ctx, Exchange& ex) {
   auto mode = ParseMode(ex.request.Query("mode"));
   if (!mode.ok()) return ex.ReplyError(mode.status());
   bool parents = ex.request.Query("parents").empty() || ex.request.QueryFlag("parents");
-  Status st =
-      ctx.Manager().WriteWorkspaceFile(target->record, target->path, ex.request.body, *mode, parents);
+  Status st = ctx.Manager().WriteWorkspaceFile(target->record, target->path, ex.request.body, *mode,
+                                               parents);
   if (!st.ok()) return ex.ReplyError(st);
   ex.ReplyJson(200, {{"path", target->path}, {"bytes", ex.request.body.size()}});
 }
@@ -74,8 +74,8 @@ void HandleWriteFile(ServerContext& ctx, Exchange& ex) {
 void HandleDeleteFile(ServerContext& ctx, Exchange& ex) {
   auto target = Target(ctx, ex, ex.request.Query("path"));
   if (!target.ok()) return ex.ReplyError(target.status());
-  Status st =
-      ctx.Manager().RemoveWorkspacePath(target->record, target->path, ex.request.QueryFlag("recursive"));
+  Status st = ctx.Manager().RemoveWorkspacePath(target->record, target->path,
+                                                ex.request.QueryFlag("recursive"));
   if (!st.ok()) return ex.ReplyError(st);
   ex.ReplyJson(200, {{"removed", target->path}});
 }
@@ -92,7 +92,7 @@ void HandleEditFile(ServerContext& ctx, Exchange& ex) {
   auto target = Target(ctx, ex, (*json)["path"].get<std::string>());
   if (!target.ok()) return ex.ReplyError(target.status());
   Status st = ctx.Manager().ReplaceWorkspaceText(target->record, target->path, (*json)["old_str"],
-                                        (*json)["new_str"]);
+                                                 (*json)["new_str"]);
   if (!st.ok()) return ex.ReplyError(st);
   ex.ReplyJson(200, {{"path", target->path}});
 }

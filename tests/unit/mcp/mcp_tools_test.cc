@@ -51,10 +51,9 @@ TEST(McpToolSchemasTest, EveryToolIsAnnotated) {
     }
     EXPECT_FALSE(a["openWorldHint"].get<bool>()) << tool["name"];
     const std::string name = tool["name"];
-    const bool read_only = name == "read_file" || name == "list_files" ||
-                           name == "process_list" || name == "process_output" ||
-                           name == "snapshot_list" || name == "snapshot_diff" ||
-                           name == "session_log";
+    const bool read_only = name == "read_file" || name == "list_files" || name == "process_list" ||
+                           name == "process_output" || name == "snapshot_list" ||
+                           name == "snapshot_diff" || name == "session_log";
     EXPECT_EQ(a["readOnlyHint"].get<bool>(), read_only) << name;
     // A snapshot only adds one: it writes, and destroys nothing.
     EXPECT_EQ(a["destructiveHint"].get<bool>(), !read_only && name != "snapshot_create") << name;
