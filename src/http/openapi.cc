@@ -277,12 +277,13 @@ json DiskLimitSchema() {
 
 json SandboxSchemas(json* summary) {
   json str = {{"type", "string"}};
-  json summary_props = {{"id", str},
-                        {"name", {{"type", "string"}, {"description", "\"\" when it has none"}}},
-                        {"backend", {{"type", "string"}, {"enum", {"native", "docker"}}}},
-                        {"state", {{"type", "string"}, {"enum", {"running", "dead"}}}},
-                        {"created_at", {{"type", "string"}, {"description", "RFC 3339, UTC"}}},
-                        {"workspace", str}};
+  json summary_props = {
+      {"id", str},
+      {"name", {{"type", "string"}, {"description", "\"\" when it has none"}}},
+      {"backend", {{"type", "string"}, {"enum", {"native", "docker", "kubernetes"}}}},
+      {"state", {{"type", "string"}, {"enum", {"running", "dead"}}}},
+      {"created_at", {{"type", "string"}, {"description", "RFC 3339, UTC"}}},
+      {"workspace", str}};
   *summary = Object(summary_props, {"id", "name", "backend", "state", "created_at", "workspace"},
                     "one sandbox in a list");
   json props = summary_props;

@@ -18,7 +18,7 @@ constexpr RunFlag kRunFlags[] = {
     {{"workspace", 0, "DIR", "host dir mounted read-write at /workspace (created if missing)"},
      "workspace"},
     {{"rootfs", 0, "DIR", "dir used read-only as the sandbox's root"}, "rootfs"},
-    {{"backend", 0, "native|docker", "how the sandbox is made"}, "backend"},
+    {{"backend", 0, "native|docker|kubernetes", "how the sandbox is made"}, "backend"},
     {{"image", 0, "IMAGE", "OCI image for the root (native: from agentbox's image store)"},
      "image"},
     {{"pull", 0, "", "native: first pull --image from its registry when the image store lacks it"},
@@ -27,6 +27,12 @@ constexpr RunFlag kRunFlags[] = {
       "docker: an --image the daemon lacks is an error (exit 125), not pulled (serve's way)"},
      ""},
     {{"runtime", 0, "NAME", "OCI runtime for the docker backend (e.g. runsc)"}, "runtime"},
+    {{"kubeconfig", 0, "PATH",
+      "kubernetes: the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, else the pod's "
+      "service account)"},
+     ""},
+    {{"context", 0, "NAME", "kubernetes: the kubeconfig's context"}, ""},
+    {{"namespace", 0, "NS", "kubernetes: the namespace of the sandbox's pod"}, ""},
     {{"policy", 0, "FILE", "JSON policy file; flags override it"}, ""},
     {{"timeout", 0, "SECONDS", "wall-clock limit, fractions allowed; exceeded: exit 124"},
      "timeout"},
@@ -65,6 +71,8 @@ std::string DefaultOf(std::string_view name) {
   if (name == "backend") return BackendName(d.backend);
   if (name == "image") return "native: the host's system dirs; docker: " + d.image;
   if (name == "runtime") return "dockerd's default";
+  if (name == "context") return "$AGENTBOX_KUBE_CONTEXT, else the current context";
+  if (name == "namespace") return "$AGENTBOX_KUBE_NAMESPACE, else the context's";
   if (name == "timeout") return FormatSeconds(l.timeout_seconds);
   if (name == "memory") return FormatSize(l.memory_bytes);
   if (name == "pids") return std::to_string(l.pids);
@@ -125,6 +133,13 @@ Status ApplyFlag(const ParsedFlag& flag, const EnvLookup& caller_env, RunInvocat
     inv->pull = true;
   } else if (name == "no-pull") {
     inv->flags.no_pull = true;
+  } else if (name == "kubeconfig" || name == "context" || name == "namespace") {
+    if (flag.value.empty())
+      return InvalidArgument("--" + std::string(name) + ": must not be empty");
+    std::optional<std::string>& field = name == "kubeconfig" ? inv->flags.kubeconfig
+                                        : name == "context"  ? inv->flags.kube_context
+                                                             : inv->flags.kube_namespace;
+    field = flag.value;
   } else if (name == "help") {
     inv->help = true;
     *stop = true;

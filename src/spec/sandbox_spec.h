@@ -37,11 +37,20 @@ struct Limits {
 };
 
 // Which backend makes the sandbox (--backend). Flags, policy files, records and results spell
-// it "native" or "docker" (BackendName).
-enum class BackendKind { kNative, kDocker };
-inline constexpr BackendKind kAllBackends[] = {BackendKind::kNative, BackendKind::kDocker};
+// it "native", "docker" or "kubernetes" (BackendName).
+enum class BackendKind { kNative, kDocker, kKubernetes };
+inline constexpr BackendKind kAllBackends[] = {BackendKind::kNative, BackendKind::kDocker,
+                                               BackendKind::kKubernetes};
 inline const char* BackendName(BackendKind kind) {
-  return kind == BackendKind::kDocker ? "docker" : "native";
+  switch (kind) {
+    case BackendKind::kDocker:
+      return "docker";
+    case BackendKind::kKubernetes:
+      return "kubernetes";
+    case BackendKind::kNative:
+      break;
+  }
+  return "native";
 }
 // The kind a name spells; nullopt for any other string.
 inline std::optional<BackendKind> BackendFromName(std::string_view name) {
@@ -50,6 +59,17 @@ inline std::optional<BackendKind> BackendFromName(std::string_view name) {
   }
   return std::nullopt;
 }
+
+// Where the kubernetes backend makes the sandbox's pod (--kubeconfig, --context, --namespace):
+// flags and the operator's environment only, never policy keys (they name host files and the
+// operator's cluster). "" for each: $KUBECONFIG or ~/.kube/config, its current context, that
+// context's namespace; in a pod without a kubeconfig, the pod's service account and namespace.
+struct KubernetesTarget {
+  std::string kubeconfig;
+  std::string context;
+  std::string namespace_name;
+  bool operator==(const KubernetesTarget&) const = default;
+};
 
 // The sandbox's strict default user inside: every command, exec, file operation and terminal
 // runs as it unless an image names a user of its own (SandboxUser).
@@ -118,6 +138,8 @@ struct SandboxSpec {
   // --no-pull (the CLI only, never a policy key; serve's creates pass it): an image the docker
   // daemon lacks is kNotFound, never pulled. (The native backend pulls only with --pull.)
   bool no_pull = false;
+  // --kubeconfig, --context, --namespace (the CLI only): the kubernetes backend's cluster.
+  KubernetesTarget kube;
 };
 
 // The clean environment every command starts from (docs/contract.md §2), before SandboxSpec::env.

@@ -229,7 +229,8 @@ Status SetStringField(std::string_view key, std::string_view value, SpecOverlay*
   if (key == "backend") {
     overlay->backend = BackendFromName(v);
     if (!overlay->backend) {
-      return InvalidArgument("expected \"native\" or \"docker\", got \"" + v + "\"");
+      return InvalidArgument("expected \"native\", \"docker\" or \"kubernetes\", got \"" + v +
+                             "\"");
     }
   } else if (key == "image") {
     overlay->image = v;
@@ -334,6 +335,9 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.allow_root_owned_workspace)
     spec->allow_root_owned_workspace = *o.allow_root_owned_workspace;
   if (o.no_pull) spec->no_pull = *o.no_pull;
+  if (o.kubeconfig) spec->kube.kubeconfig = *o.kubeconfig;
+  if (o.kube_context) spec->kube.context = *o.kube_context;
+  if (o.kube_namespace) spec->kube.namespace_name = *o.kube_namespace;
   if (o.egress_connections) spec->limits.egress_connections = *o.egress_connections;
   if (o.egress_bytes) spec->limits.egress_bytes = *o.egress_bytes;
   if (o.session_log) spec->session_log = *o.session_log;

@@ -40,6 +40,10 @@ struct SpecOverlay {
   std::optional<double> idle_timeout_seconds;      // 0: none
   std::optional<bool> allow_root_owned_workspace;  // a flag only: no policy key
   std::optional<bool> no_pull;                     // a flag only: no policy key
+  // --kubeconfig, --context, --namespace: flags only, no policy keys.
+  std::optional<std::string> kubeconfig;
+  std::optional<std::string> kube_context;
+  std::optional<std::string> kube_namespace;
   // Patterns in canonical form, in order, without repeats; a later source adds to an earlier.
   std::vector<std::string> allow_hosts;
   std::optional<uint64_t> egress_connections;

@@ -127,7 +127,7 @@ TEST(ParseRunArgsTest, Errors) {
   EXPECT_EQ(ErrorOf({"-w", "rel", "ls"}), "--cwd: must be an absolute path, got \"rel\"");
   EXPECT_EQ(ErrorOf({"-e", "", "ls"}), "--env: expected KEY or KEY=VALUE, got \"\"");
   EXPECT_EQ(ErrorOf({"--backend", "kvm", "ls"}),
-            "--backend: expected \"native\" or \"docker\", got \"kvm\"");
+            "--backend: expected \"native\", \"docker\" or \"kubernetes\", got \"kvm\"");
   EXPECT_EQ(ErrorOf({"--policy=", "ls"}), "--policy: must not be empty");
   EXPECT_EQ(ErrorOf({"--workspace="}), "--workspace: must not be empty");
 }

@@ -77,7 +77,7 @@ TEST(SpecOverlayTest, RangeErrors) {
       {"open_files", "2", "must be at least 32, got 2"},
       {"open_files", "2000000", "must be at most 1048576, got 2000000"},
       {"cwd", "rel/dir", "must be an absolute path, got \"rel/dir\""},
-      {"backend", "kvm", "expected \"native\" or \"docker\", got \"kvm\""},
+      {"backend", "kvm", "expected \"native\", \"docker\" or \"kubernetes\", got \"kvm\""},
       {"image", "", "must not be empty"},
       {"workspace", "", "must not be empty"},
       {"env", "NOEQUALS", "expected KEY=VALUE, got \"NOEQUALS\""},
