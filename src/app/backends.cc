@@ -3,12 +3,15 @@
 #include "app/self_exec.h"
 #include "backend_common/pool_workspace_storage.h"
 #include "docker/docker_backend.h"
+#include "kubernetes/kubernetes_backend.h"
 #include "native/native_backend.h"
 
 namespace agentbox {
 
 BackendList BuiltInBackends() {
-  return {{BackendKind::kNative, MakeNativeBackend}, {BackendKind::kDocker, MakeDockerBackend}};
+  return {{BackendKind::kNative, MakeNativeBackend},
+          {BackendKind::kDocker, MakeDockerBackend},
+          {BackendKind::kKubernetes, MakeKubernetesBackend}};
 }
 
 SandboxManager MakeSandboxManager(StateStore store) {

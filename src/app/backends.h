@@ -7,7 +7,7 @@
 
 namespace agentbox {
 
-// "native" and "docker", in that order (gc collects their leftovers in it).
+// "native", "docker" and "kubernetes", in that order (gc collects their leftovers in it).
 BackendList BuiltInBackends();
 
 // A SandboxManager of these backends over `store` (or the state dir of this process), whose

@@ -17,8 +17,8 @@
 namespace agentbox {
 namespace {
 
-// A backend without a one-shot path (docker): SandboxManager::RunOnce. SIGINT, SIGTERM and
-// SIGHUP cancel the exec (the agent kills the command's tree); the sandbox is removed anyway.
+// A backend without a one-shot path (docker, kubernetes): SandboxManager::RunOnce. SIGINT, SIGTERM
+// and SIGHUP cancel the exec (the agent kills the command's tree); the sandbox is removed anyway.
 ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std::string>& argv,
                                   OutputCapture& capture) {
   auto manager = OpenSandboxManager();
@@ -44,7 +44,7 @@ ExecResult RunInPersistentSandbox(const SandboxSpec& spec, const std::vector<std
 
 ExecResult RunWithBackend(const SandboxSpec& spec, const std::vector<std::string>& argv,
                           OutputCapture& capture) {
-  if (spec.backend == BackendKind::kDocker) return RunInPersistentSandbox(spec, argv, capture);
+  if (spec.backend != BackendKind::kNative) return RunInPersistentSandbox(spec, argv, capture);
   return RunNative(spec, argv, capture, StateRootPath());
 }
 

@@ -13,7 +13,17 @@
 namespace agentbox {
 namespace {
 
+// A sandbox whose workspace is not on this host (kubernetes: the pod's emptyDir) has none here
+// to snapshot, restore, diff or digest; an empty path must never be read as the current dir.
+Status CheckOnThisHost(const SandboxRecord& record) {
+  if (!record.workspace.empty()) return OkStatus();
+  return Unavailable("sandbox " + record.id + "'s workspace is in its " +
+                     BackendName(record.backend) +
+                     " box, not on this host: snapshots and digests of it are not available");
+}
+
 StatusOr<UniqueFd> OpenWorkspace(const SandboxRecord& record) {
+  AB_RETURN_IF_ERROR(CheckOnThisHost(record));
   UniqueFd fd(::open(record.workspace.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (!fd.valid()) return ErrnoStatus("open the workspace " + record.workspace);
   return fd;
@@ -24,6 +34,7 @@ class PoolWorkspaceStorage : public WorkspaceStorage {
   explicit PoolWorkspaceStorage(std::string state_root) : state_root_(std::move(state_root)) {}
 
   Status CheckSnapshottable(const SandboxRecord& record) override {
+    AB_RETURN_IF_ERROR(CheckOnThisHost(record));
     if (!record.workspace_temporary) {
       return Unavailable("sandbox " + record.id + "'s workspace is a directory you gave (" +
                          record.workspace +
@@ -71,6 +82,7 @@ class PoolWorkspaceStorage : public WorkspaceStorage {
   }
 
   StatusOr<std::string> Digest(const SandboxRecord& record) override {
+    AB_RETURN_IF_ERROR(CheckOnThisHost(record));
     const std::string own = OwnCache(record);
     return DigestWorkspace(record.workspace, ReadCache(record), own);
   }

@@ -392,6 +392,9 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
       {"workspace_temporary", r.workspace_temporary},
       {"disk_limit", nlohmann::json::parse(DiskLimitJson(DiskLimitReportOf(r.disk_quota)))},
       {"policy", SpecToPolicyJson(r.spec)}};
+  if (r.backend == BackendKind::kKubernetes) {
+    j["kubernetes"] = {{"namespace", r.spec.kube.namespace_name}, {"pod", r.kube_pod}};
+  }
   nlohmann::json usage = nullptr;
   if (status.state == SandboxState::kRunning) {
     AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(r.backend));

@@ -78,6 +78,13 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"egress_relay", r.egress_relay},
             {"egress_background_port", r.egress_background_port},
             {"pool_key", r.pool_key}};
+  if (!r.agent_token.empty()) j["agent_token"] = r.agent_token;
+  if (r.backend == BackendKind::kKubernetes) {
+    j["kubernetes"] = {{"kubeconfig", r.spec.kube.kubeconfig},
+                       {"context", r.spec.kube.context},
+                       {"namespace", r.spec.kube.namespace_name},
+                       {"pod", r.kube_pod}};
+  }
   return j.dump(2) + "\n";
 }
 
@@ -115,6 +122,7 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.egress_relay = j.value("egress_relay", "");
     r.egress_background_port = j.value("egress_background_port", uint16_t{0});
     r.pool_key = j.value("pool_key", "");
+    r.agent_token = j.value("agent_token", "");
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());
   }
@@ -127,6 +135,11 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     auto user = ParseSandboxUser(j.at("user").get<std::string>());
     if (!user.ok()) return Internal("corrupt sandbox record: " + user.status().message());
     r.spec.user = *user;
+  }
+  if (j.contains("kubernetes") && j.at("kubernetes").is_object()) {
+    const json& k = j.at("kubernetes");
+    r.spec.kube = {k.value("kubeconfig", ""), k.value("context", ""), k.value("namespace", "")};
+    r.kube_pod = k.value("pod", "");
   }
   return r;
 }

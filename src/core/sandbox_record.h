@@ -59,6 +59,12 @@ struct SandboxRecord {
   // docker: the container.
   std::string container_id;
 
+  // kubernetes: the secret the agent asks of every connection (it listens on TCP, at
+  // agent_socket "tcp:POD_IP:7070"), and the sandbox's pod, in spec.kube's namespace (resolved
+  // at create) on the cluster spec.kube names.
+  std::string agent_token;
+  std::string kube_pod;
+
   // Non-empty while the sandbox waits, started, in a warm pool (core/warm_pool.h): hidden from
   // ls and from lookups until a create claims it.
   std::string pool_key;

@@ -9,6 +9,7 @@ nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in
       {"name", name},
       {"labels", {{kLabelManagedBy, kManagedByValue}, {kLabelSandbox, in.id}}},
   };
+  if (!in.owner.empty()) meta["labels"][kLabelOwner] = in.owner;
   if (in.owners.empty()) return meta;
   nlohmann::json owners = nlohmann::json::array();
   for (const OwnerReference& o : in.owners) {

@@ -33,6 +33,8 @@ struct ManifestInputs {
   // The namespace serve runs in, when it is not the sandbox's own: the NetworkPolicy admits
   // serve's pods from there. "": the sandbox's namespace.
   std::string server_namespace;
+  // The agentbox.dev/owner label's value (object_names.h kLabelOwner); "": no such label.
+  std::string owner;
 };
 
 // metadata {name, labels (managed-by, sandbox id), ownerReferences when there are owners}.

@@ -13,6 +13,10 @@ std::string SandboxSelector(std::string_view id) {
   return ManagedSelector() + "," + kLabelSandbox + "=" + std::string(id);
 }
 
+std::string OwnerSelector(std::string_view owner) {
+  return ManagedSelector() + "," + kLabelOwner + "=" + std::string(owner);
+}
+
 Status CheckSandboxId(std::string_view id) {
   bool ok = !id.empty() && id.size() <= 50 && IsAlnumLower(id.front()) && IsAlnumLower(id.back());
   for (char c : id) ok = ok && (IsAlnumLower(c) || c == '-');

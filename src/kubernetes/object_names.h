@@ -18,10 +18,15 @@ inline constexpr const char* kManagedByValue = "agentbox";
 inline constexpr const char* kLabelSandbox = "agentbox.dev/sandbox";
 inline constexpr const char* kLabelRole = "agentbox.dev/role";
 inline constexpr const char* kRoleServer = "server";
+// Which agentbox (host and state dir, hashed) made a sandbox's objects: `gc` removes only its
+// own, never those of another state dir or serve replica sharing the namespace.
+inline constexpr const char* kLabelOwner = "agentbox.dev/owner";
 // "app.kubernetes.io/managed-by=agentbox": every object agentbox made, for `gc`.
 std::string ManagedSelector();
 // "...,agentbox.dev/sandbox=ID": every object of one sandbox.
 std::string SandboxSelector(std::string_view id);
+// "...,agentbox.dev/owner=OWNER": every object one agentbox made, for its `gc`.
+std::string OwnerSelector(std::string_view owner);
 
 // The agent inside each pod: copied by the init container from the agent image into an emptyDir
 // (kAgentDir, read-only in the sandbox container) and run from there as PID 1.

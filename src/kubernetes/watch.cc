@@ -15,6 +15,16 @@ std::string VersionOf(const nlohmann::json& object) {
   return meta.value("resourceVersion", "");
 }
 
+// Seconds a watch request may ask for: the option, cut to what is left before the deadline
+// (at least 1: the server reads 0 as its own default); 0 once the deadline has passed.
+int RequestSeconds(const WatchOptions& options) {
+  if (!options.deadline) return options.timeout_seconds;
+  auto left =
+      std::chrono::ceil<std::chrono::seconds>(*options.deadline - std::chrono::steady_clock::now());
+  if (left.count() <= 0) return 0;
+  return static_cast<int>(std::min<int64_t>(left.count(), options.timeout_seconds));
+}
+
 }  // namespace
 
 Status Watch(ApiClient& client, const ResourceKind& kind, const std::string& label_selector,
@@ -37,9 +47,11 @@ Status Watch(ApiClient& client, const ResourceKind& kind, const std::string& lab
       if (!handlers.on_list(*list)) return OkStatus();
       if (version.empty()) return Unavailable("kubernetes API: a list without a resourceVersion");
     }
+    const int seconds = RequestSeconds(options);
+    if (seconds == 0) return Unavailable("the watch reached its deadline");
     int events = 0;
-    StatusOr<WatchEnd> end = client.WatchOnce(
-        kind, label_selector, version, options.timeout_seconds, [&](const WatchEvent& event) {
+    StatusOr<WatchEnd> end =
+        client.WatchOnce(kind, label_selector, version, seconds, [&](const WatchEvent& event) {
           ++events;
           std::string seen = VersionOf(event.object);
           if (!seen.empty()) version = seen;

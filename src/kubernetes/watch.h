@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "base/status.h"
@@ -27,11 +28,13 @@ struct WatchOptions {
   int timeout_seconds = 300;  // asked of the server for each watch request
   int max_failures = 5;       // failed requests in a row before Watch gives up
   std::chrono::milliseconds backoff{1000};
+  // When set, no watch request outlives it (each asks the server for at most the time left).
+  std::optional<std::chrono::steady_clock::time_point> deadline;
 };
 
 // OK once a handler returns false; the last error once max_failures requests in a row failed,
 // or at once for an answer that retrying cannot change (kPermissionDenied, kInvalidArgument,
-// kNotFound).
+// kNotFound); kUnavailable "the watch reached its deadline" once options.deadline has passed.
 Status Watch(ApiClient& client, const ResourceKind& kind, const std::string& label_selector,
              const WatchHandlers& handlers, const WatchOptions& options = {});
 

@@ -1,0 +1,187 @@
+#include "kubernetes/kubernetes_backend.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "base/build_info.h"
+#include "base/sha256.h"
+#include "core/agent_client.h"
+#include "kubernetes/cluster_target.h"
+#include "kubernetes/object_names.h"
+#include "kubernetes/sandbox_pod.h"
+#include "proto/agent_protocol.h"
+#include "sys/file_util.h"
+#include "sys/random_id.h"
+
+namespace agentbox {
+namespace {
+
+using kubernetes::ApiClient;
+
+// A pod's start: scheduling, the init container's copy and the agent's start, with an image
+// pull on a real cluster. Beyond this the create fails, naming what the pod waits for.
+constexpr auto kStartTimeout = std::chrono::seconds(120);
+
+Status Prefixed(const Status& st) {
+  if (st.ok()) return st;
+  return Status(st.code(), "backend kubernetes: " + st.message());
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : fallback;
+}
+
+// What a pod cannot be given: said at once, before anything is made in the cluster.
+Status CheckSupported(const SandboxSpec& spec) {
+  if (spec.rootfs) {
+    return InvalidArgument(
+        "--rootfs is for the native backend; the kubernetes backend takes --image");
+  }
+  if (spec.workspace) {
+    return InvalidArgument(
+        "--workspace names a host directory; a kubernetes sandbox's workspace is its pod's "
+        "emptyDir (copy files in with agentbox cp)");
+  }
+  if (!spec.allow_hosts.empty()) {
+    return Unavailable(
+        "allow_hosts is not available on the kubernetes backend yet: its pods have no egress at "
+        "all");
+  }
+  if (spec.clock_start_seconds) {
+    return Unavailable("clock_start is not available on the kubernetes backend yet");
+  }
+  return OkStatus();
+}
+
+// "tcp:10.1.2.3:7070", "tcp:[fd00::5]:7070".
+std::string AgentAddress(const std::string& ip) {
+  const std::string host = ip.find(':') == std::string::npos ? ip : "[" + ip + "]";
+  return "tcp:" + host + ":" + std::to_string(kubernetes::kAgentPort);
+}
+
+bool AgentAnswers(const SandboxRecord& record) {
+  auto conn = ConnectAgent(record.agent_socket);
+  if (!conn.ok()) return false;
+  if (!WriteFrame(conn->get(), FrameType::kRequest, R"({"op":"ping"})").ok()) return false;
+  auto frame = ReadFrame(conn->get());
+  return frame.ok() && ResponseStatus(frame->payload).ok();
+}
+
+// The namespace serve runs in when it runs in a pod: the sandboxes' NetworkPolicy admits serve's
+// pods from there.
+std::string OwnNamespace() {
+  if (std::getenv("KUBERNETES_SERVICE_HOST") == nullptr) return "";
+  auto ns = ReadFile(std::string(kubernetes::kServiceAccountDir) + "/namespace");
+  if (!ns.ok()) return "";
+  while (!ns->empty() && (ns->back() == '\n' || ns->back() == ' ')) ns->pop_back();
+  return *ns;
+}
+
+class KubernetesBackend : public Backend {
+ public:
+  explicit KubernetesBackend(const std::string& state_root) {
+    char host[256] = {};
+    (void)::gethostname(host, sizeof(host) - 1);
+    // A label value: at most 63 characters of [A-Za-z0-9._-].
+    owner_ = Sha256Of(std::string(host) + "\n" + state_root).substr(7, 32);
+  }
+
+  Status Create(SandboxRecord& record) override {
+    AB_RETURN_IF_ERROR(Prefixed(CheckSupported(record.spec)));
+    AB_ASSIGN_OR_RETURN(ApiClient client, Client(record.spec.kube));
+    record.spec.kube.namespace_name = client.namespace_name();
+    record.kube_pod = kubernetes::PodName(record.id);
+    record.agent_token = RandomHexId() + RandomHexId();  // 32 bytes from getrandom
+    record.workspace_temporary = true;                   // the pod's emptyDir goes with it
+    Status st = Prefixed(kubernetes::CreateSandboxObjects(
+        client, record.spec, Inputs(record, client), record.agent_token));
+    if (st.ok()) st = Start(client, record);
+    if (!st.ok()) (void)kubernetes::DeleteSandboxObjects(client, record.id);
+    return st;
+  }
+
+  bool IsAlive(const SandboxRecord& record) override { return AgentAnswers(record); }
+
+  Status Destroy(const SandboxRecord& record) override {
+    AB_ASSIGN_OR_RETURN(ApiClient client, Client(record.spec.kube));
+    return Prefixed(kubernetes::DeleteSandboxObjects(client, record.id));
+  }
+
+  // The agent does not report its pod's cgroup yet: nothing is known, and nothing is made up
+  // (verify reports the limits as unknown).
+  StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
+    (void)record;
+    return ResourceSnapshot{};
+  }
+
+  std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
+    auto client = Client({});
+    if (!client.ok()) return {};  // no cluster here: nothing of ours can be in one
+    return kubernetes::CollectSandboxObjects(*client, owner_, [&](const std::string& id) {
+      return std::find(live_ids.begin(), live_ids.end(), id) != live_ids.end();
+    });
+  }
+
+ private:
+  StatusOr<ApiClient> Client(const KubernetesTarget& target) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto key = target.kubeconfig + "\n" + target.context + "\n" + target.namespace_name;
+    if (auto it = clients_.find(key); it != clients_.end()) return it->second;
+    auto access = kubernetes::ResolveCluster(target, kubernetes::ClusterEnvFromProcess());
+    if (!access.ok()) return Prefixed(access.status());
+    return clients_.emplace(key, ApiClient::FromAccess(*access)).first->second;
+  }
+
+  kubernetes::ManifestInputs Inputs(const SandboxRecord& record, ApiClient& client) const {
+    kubernetes::ManifestInputs in;
+    in.id = record.id;
+    in.agent_image =
+        EnvOr("AGENTBOX_KUBE_AGENT_IMAGE", std::string("agentbox-agent:") + kAgentboxVersion);
+    in.agent_args = {"--listen-tcp", "0.0.0.0:" + std::to_string(kubernetes::kAgentPort),
+                     "--token-file",
+                     std::string(kubernetes::kAgentTokenDir) + "/" + kubernetes::kAgentTokenKey};
+    in.runtime_class_name = record.spec.runtime;
+    in.owner = owner_;
+    const std::string own = OwnNamespace();
+    if (own != client.namespace_name()) in.server_namespace = own;
+    return in;
+  }
+
+  // The pod running with an IP, then its agent answering the token handshake.
+  Status Start(ApiClient& client, SandboxRecord& record) {
+    const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+    auto ip = kubernetes::AwaitPodIp(client, record.id, deadline);
+    if (!ip.ok()) return Prefixed(ip.status());
+    record.agent_socket = AgentAddress(*ip);
+    auto delay = std::chrono::milliseconds(2);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (AgentAnswers(record)) return OkStatus();
+      std::this_thread::sleep_for(delay);
+      delay = std::min(delay * 2, std::chrono::milliseconds(200));
+    }
+    const std::string state = kubernetes::DescribePod(client, record.id);
+    return Unavailable("backend kubernetes: the agent of pod " + client.namespace_name() + "/" +
+                       record.kube_pod + " did not answer at " + *ip + " within " +
+                       std::to_string(kStartTimeout.count()) + " s" +
+                       (state.empty() ? "" : " (" + state + ")"));
+  }
+
+  std::string owner_;
+  std::mutex mutex_;
+  std::map<std::string, ApiClient> clients_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> MakeKubernetesBackend(const std::string& state_root) {
+  return std::make_unique<KubernetesBackend>(state_root);
+}
+
+}  // namespace agentbox

@@ -1,0 +1,116 @@
+#include "kubernetes/sandbox_pod.h"
+
+#include <string_view>
+
+#include "kubernetes/object_names.h"
+#include "kubernetes/pod_manifest.h"
+#include "kubernetes/pod_state.h"
+#include "kubernetes/sandbox_objects.h"
+#include "kubernetes/watch.h"
+
+namespace agentbox::kubernetes {
+namespace {
+
+using nlohmann::json;
+
+constexpr ResourceKind kSandboxKinds[] = {kPods, kSecrets, kNetworkPolicies};
+
+std::string Where(ApiClient& client, const std::string& id) {
+  return "pod " + client.namespace_name() + "/" + PodName(id);
+}
+
+std::string NameOf(const json& object) {
+  return object.value("metadata", json::object()).value("name", "");
+}
+
+}  // namespace
+
+Status CreateSandboxObjects(ApiClient& client, const SandboxSpec& spec, const ManifestInputs& in,
+                            const std::string& token) {
+  AB_ASSIGN_OR_RETURN(json secret, AgentTokenSecret(in, token));
+  AB_ASSIGN_OR_RETURN(json policy, SandboxNetworkPolicy(in));
+  AB_ASSIGN_OR_RETURN(json pod, PodManifest(spec, in));
+  AB_RETURN_IF_ERROR(client.Create(kSecrets, secret).status());
+  AB_RETURN_IF_ERROR(client.Create(kNetworkPolicies, policy).status());
+  return client.Create(kPods, pod).status();
+}
+
+StatusOr<std::string> AwaitPodIp(ApiClient& client, const std::string& id,
+                                 std::chrono::steady_clock::time_point deadline) {
+  const std::string pod_name = PodName(id);
+  PodStartState last;
+  bool deleted = false;
+  // true: keep watching.
+  auto consider = [&](const json& pod) {
+    if (NameOf(pod) != pod_name) return true;
+    last = ReadPodStartState(pod);
+    return last.kind == PodStartState::kStarting;
+  };
+  WatchHandlers handlers;
+  handlers.on_list = [&](const json& list) {
+    for (const json& item : list.value("items", json::array())) {
+      if (!consider(item)) return false;
+    }
+    return true;
+  };
+  handlers.on_event = [&](const WatchEvent& event) {
+    if (event.type == "DELETED" && NameOf(event.object) == pod_name) {
+      deleted = true;
+      return false;
+    }
+    return consider(event.object);
+  };
+  WatchOptions options;
+  options.timeout_seconds = 60;
+  options.max_failures = 3;
+  options.deadline = deadline;
+  Status watched = Watch(client, kPods, SandboxSelector(id), handlers, options);
+  if (deleted) return Unavailable(Where(client, id) + " was deleted while it started");
+  if (last.kind == PodStartState::kRunning) return last.ip;
+  if (last.kind == PodStartState::kFailed) {
+    return Unavailable(Where(client, id) + " will not start (" + last.detail + ")");
+  }
+  if (watched.ok() || watched.message() == "the watch reached its deadline") {
+    return Unavailable(Where(client, id) + " did not start in time (" + last.detail + ")");
+  }
+  return watched;
+}
+
+std::string DescribePod(ApiClient& client, const std::string& id) {
+  auto pod = client.Get(kPods, PodName(id));
+  return pod.ok() ? ReadPodStartState(*pod).detail : "";
+}
+
+Status DeleteSandboxObjects(ApiClient& client, const std::string& id) {
+  Status first;
+  for (const ResourceKind& kind : kSandboxKinds) {
+    const bool secret = std::string_view(kind.plural) == kSecrets.plural;
+    const std::string name = secret ? SecretName(id) : PodName(id);
+    Status st = client.Delete(kind, name);
+    if (!st.ok() && st.code() != StatusCode::kNotFound && first.ok()) first = st;
+  }
+  return first;
+}
+
+std::vector<std::string> CollectSandboxObjects(
+    ApiClient& client, const std::string& owner,
+    const std::function<bool(const std::string& id)>& is_live) {
+  std::vector<std::string> removed;
+  for (const ResourceKind& kind : kSandboxKinds) {
+    auto list = client.List(kind, OwnerSelector(owner));
+    if (!list.ok()) continue;
+    for (const json& item : list->value("items", json::array())) {
+      const json labels = item.value("metadata", json::object()).value("labels", json::object());
+      const std::string id = labels.value(kLabelSandbox, "");
+      if (id.empty() || is_live(id)) continue;
+      Status st = client.Delete(kind, NameOf(item));
+      if (st.ok() || st.code() == StatusCode::kNotFound) {
+        removed.push_back(std::string("kubernetes ") + kind.plural + " " + client.namespace_name() +
+                          "/" + NameOf(item) + " (sandbox " + id + ")");
+      }
+    }
+  }
+  return removed;
+}
+
+}  // namespace agentbox::kubernetes
