@@ -150,6 +150,7 @@ case_exec_file_seen_by_next() {
 # refused by the kernel at the write (EDQUOT): execs add up, and the command goes on with the
 # error, as it would on a full disk.
 case_disk_limit_holds_over_the_sandbox_life() {
+  host_workspace_only "the disk limit is the emptyDir's sizeLimit, held by eviction, not at the write"
   new_box --disk-limit 4M
   ab exec --json "$BOX" -- sh -c 'head -c 3000000 /dev/zero > a'
   expect_rc 0 "3 MB under a 4M limit"
@@ -203,6 +204,7 @@ case_exec_env_cwd_stdin() {
 # ---- workspace -----------------------------------------------------------------------------------
 
 case_workspace_user_dir_kept_after_rm() {
+  host_workspace_only "--workspace names a host directory; the pod's workspace is an emptyDir"
   local ws=$CASE_DIR/userws
   mkdir -p "$ws"
   chown 4321:4322 "$ws"
@@ -363,14 +365,20 @@ case_ls_table_and_json() {
 }
 
 case_inspect_fields() {
-  local ws=$CASE_DIR/iws
-  new_box --name insp --workspace "$ws" --memory 256M --pids 64
+  local ws=$CASE_DIR/iws temporary=False
+  # kubernetes: the workspace is the pod's emptyDir, no host path ("") and gone with the pod.
+  if [[ $AB_BACKEND == kubernetes ]]; then
+    ws= temporary=True
+    new_box --name insp --memory 256M --pids 64
+  else
+    new_box --name insp --workspace "$ws" --memory 256M --pids 64
+  fi
   ab inspect insp
   expect_rc 0
   json_assert "{'id','name','backend','state','created_at','workspace','workspace_temporary','policy','usage'} <= set(r)" \
     "inspect lacks keys"
   json_assert "r['id'] == '$BOX' and r['name'] == 'insp' and r['backend'] == '$AB_BACKEND' and r['state'] == 'running'"
-  json_assert "r['workspace'] == '$ws' and r['workspace_temporary'] is False"
+  json_assert "r['workspace'] == '$ws' and r['workspace_temporary'] is $temporary"
   json_assert "__import__('re').match(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d', r['created_at'])" "created_at is not RFC 3339"
   json_assert "isinstance(r['policy'], dict) and r['policy'].get('memory') == 256*1024*1024 and r['policy'].get('pids') == 64" \
     "policy does not show --memory 256M --pids 64"

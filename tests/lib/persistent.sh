@@ -18,6 +18,14 @@ native_only() {
   [[ $AB_BACKEND == native ]] || not_applicable "host-side check of the native backend"
 }
 
+# host_workspace_only: the rest of the case needs the workspace on the host (a --workspace dir,
+# a quota at the write, snapshots of it); on kubernetes it is the pod's emptyDir, so the case is
+# N/A there, with that reason.
+host_workspace_only() {
+  [[ $AB_BACKEND != kubernetes ]] ||
+    not_applicable "${1:-the workspace is the pod's emptyDir: no host directory behind it}"
+}
+
 # ab_bg TAG SUBCOMMAND [ARG...]: `ab` in the background; results in $CASE_DIR/TAG.{out,err,rc}.
 ab_bg() {
   local tag=$1
