@@ -44,4 +44,7 @@ fake_k8s_start "$work/s" --image-import "localhost/agentbox-test:latest=$work/ro
 echo "run_suite: the fake API server listens at $FAKE_K8S_URL, pods on $FAKE_K8S_BRIDGE ($FAKE_K8S_SUBNET)"
 
 export AGENTBOX_BACKEND=kubernetes AGENTBOX_KUBE_AGENT_IMAGE=$agent_image
+# A pod starts through podman kube play, seconds on a busy host (ten at once in
+# many_sandboxes_at_once): the harness's bounds get room for that, not the cases' own timeouts.
+export CASE_TIMEOUT=${CASE_TIMEOUT:-180} CALL_TIMEOUT=${CALL_TIMEOUT:-90}
 bash "$tests/$suite/run.sh" "${@:2}"

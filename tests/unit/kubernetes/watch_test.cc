@@ -114,5 +114,24 @@ TEST(KubernetesWatch, AnErrorEventOtherThanGoneIsThatError) {
   EXPECT_EQ(Watch(client, kPods, "", handlers, Fast()).code(), StatusCode::kPermissionDenied);
 }
 
+// A deadline bounds the whole watch: each request asks the server for at most the time left,
+// and once it has passed, Watch ends with that said (a pod start that never comes).
+TEST(KubernetesWatch, DeadlineEndsAWatchThatSeesNothing) {
+  ScriptedApiServer server([](const SeenRequest&, size_t index) -> std::string {
+    return index == 0 ? ListOf("10") : Stream("");
+  });
+  ApiClient client(server.target(), BearerToken(), "ns1");
+  WatchHandlers handlers{[](const json&) { return true; }, [](const WatchEvent&) { return true; }};
+  WatchOptions options = Fast();
+  options.timeout_seconds = 300;
+  options.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(1500);
+  Status st = Watch(client, kPods, "", handlers, options);
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(st.message(), "the watch reached its deadline");
+  auto seen = server.requests();
+  ASSERT_GE(seen.size(), 2u);
+  EXPECT_NE(seen[1].target.find("timeoutSeconds=2"), std::string::npos) << seen[1].target;
+}
+
 }  // namespace
 }  // namespace agentbox::kubernetes
