@@ -2,6 +2,9 @@
 //
 //   agentbox-agent                 a native sandbox: serves the listening socket inherited as fd 3
 //   agentbox-agent --listen PATH   a box agentbox did not build (docker): binds PATH itself
+//   agentbox-agent --listen-tcp HOST:PORT --token-file PATH
+//                                  a pod (kubernetes): listens on TCP, every connection's hello
+//                                  carries the token read once from PATH (proto/agent_hello.h)
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,6 +17,11 @@ int main(int argc, char** argv) {
   if (!options.ok()) {
     std::fprintf(stderr, "agentbox-agent: %s\n%s\n", options.status().message().c_str(),
                  agentbox::kAgentUsage);
+    return 2;
+  }
+  // Before anything listens: an agent that could not check its clients must never serve any.
+  if (auto read = agentbox::ReadAgentToken(&*options); !read.ok()) {
+    std::fprintf(stderr, "agentbox-agent: %s\n", read.message().c_str());
     return 2;
   }
   return agentbox::RunAgent(*options);

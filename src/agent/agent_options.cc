@@ -1,11 +1,41 @@
 #include "agent/agent_options.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 
 #include "policy/image_user.h"
+#include "proto/agent_hello.h"
 #include "spec/units.h"
+#include "sys/unique_fd.h"
 
 namespace agentbox {
+namespace {
+
+// `--listen-tcp HOST:PORT --token-file PATH` from args[i] on, the last arguments.
+StatusOr<AgentOptions> ParseTcpMode(const std::vector<std::string>& args, size_t i,
+                                    AgentOptions options) {
+  if (i + 1 == args.size()) return InvalidArgument("--listen-tcp needs HOST:PORT");
+  AB_RETURN_IF_ERROR(ParseTcpAddress(args[i + 1]).status().WithContext("--listen-tcp"));
+  options.mode = AgentMode::kContainer;
+  options.listen_tcp = args[i + 1];
+  i += 2;
+  if (i == args.size() || args[i] != kAgentTokenFileFlag) {
+    return InvalidArgument("--listen-tcp needs --token-file PATH after it");
+  }
+  if (i + 1 == args.size() || args[i + 1].empty()) {
+    return InvalidArgument("--token-file needs a path");
+  }
+  options.token_file = args[i + 1];
+  i += 2;
+  if (i < args.size()) return InvalidArgument("unexpected argument \"" + args[i] + "\"");
+  return options;
+}
+
+}  // namespace
 
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
   AgentOptions options;
@@ -43,6 +73,7 @@ StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
     if (i == args.size()) return InvalidArgument("--clock-start is for --listen (container mode)");
   }
   if (i == args.size()) return options;
+  if (args[i] == kAgentListenTcpFlag) return ParseTcpMode(args, i, std::move(options));
   if (args[i] != "--listen") return InvalidArgument("unknown argument \"" + args[i] + "\"");
   if (i + 1 == args.size() || args[i + 1].empty()) {
     return InvalidArgument("--listen needs a socket path");
@@ -59,6 +90,29 @@ StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
   }
   if (i < args.size()) return InvalidArgument("unexpected argument \"" + args[i] + "\"");
   return options;
+}
+
+Status ReadAgentToken(AgentOptions* options) {
+  if (options->token_file.empty()) return OkStatus();
+  const std::string& path = options->token_file;
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY));
+  if (!fd.valid())
+    return InvalidArgument("cannot open the token file " + path + ": " + std::strerror(errno));
+  std::string text;
+  char buffer[1024];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0)
+      return InvalidArgument("cannot read the token file " + path + ": " + std::strerror(errno));
+    if (n == 0) break;
+    text.append(buffer, static_cast<size_t>(n));
+    if (text.size() > kAgentTokenMaxBytes + 2) break;  // CheckAgentToken refuses it
+  }
+  auto token = CheckAgentToken(text);
+  if (!token.ok()) return token.status().WithContext(path);
+  options->token = std::move(*token);
+  return OkStatus();
 }
 
 }  // namespace agentbox

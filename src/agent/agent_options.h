@@ -22,9 +22,17 @@ enum class AgentMode {
   kContainer,
 };
 
+// kContainer's transport: the unix socket only the host can reach (docker), or TCP on the
+// pod's network with a per-sandbox token (kubernetes, proto/agent_hello.h).
+
 struct AgentOptions {
   AgentMode mode = AgentMode::kNative;
   std::string listen_path;  // kContainer: where to bind the listening socket
+  // kContainer over TCP, `--listen-tcp HOST:PORT --token-file PATH` (instead of --listen): where
+  // to listen, and the file whose token every connection's hello must carry.
+  std::string listen_tcp;
+  std::string token_file;
+  std::string token;  // read from token_file once at start (ReadAgentToken)
   // --disk-watch: the workspace's disk limit is held by the kernel, and each exec reports an
   // allocation it refused (proc/fallocate_watch.h).
   bool disk_watch = false;
@@ -43,14 +51,20 @@ struct AgentOptions {
   SandboxUser user;
 };
 
-// `agentbox-agent` -> kNative; `agentbox-agent [--clock-start SECONDS] --listen PATH
-// [--egress-relay PATH]` -> kContainer; `--disk-watch`, `--user UID:GID` and `--random-seed N`
-// may come first in either, in any order. Anything else is kInvalidArgument (the caller prints the
-// usage and exits 2). args excludes argv[0].
+// `agentbox-agent` -> kNative; `agentbox-agent [--clock-start SECONDS] (--listen PATH
+// [--egress-relay PATH] | --listen-tcp HOST:PORT --token-file PATH)` -> kContainer; `--disk-watch`,
+// `--user UID:GID` and `--random-seed N` may come first in either, in any order. Anything else is
+// kInvalidArgument (the caller prints the usage and exits 2). args excludes argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
+
+// With --token-file: reads the token into options->token, once, before anything listens.
+// kInvalidArgument (the agent exits 2) when the file is missing, unreadable, empty or holds a
+// token shorter than kAgentTokenMinBytes.
+Status ReadAgentToken(AgentOptions* options);
 
 inline constexpr const char* kAgentUsage =
     "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--random-seed N] "
-    "[[--clock-start SECONDS] --listen SOCKET_PATH [--egress-relay SOCKET_PATH]]";
+    "[[--clock-start SECONDS] (--listen SOCKET_PATH [--egress-relay SOCKET_PATH] | "
+    "--listen-tcp HOST:PORT --token-file PATH)]";
 
 }  // namespace agentbox

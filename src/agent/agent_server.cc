@@ -2,11 +2,13 @@
 //
 // Accepts connections on its listening socket — inherited as fd 3 in a native sandbox (created by
 // the host in a directory only the host can open), bound by itself in a container (--listen) —
-// and gives each to a handler process of its own, so a slow or hung request never blocks
-// another: the warm handler forked ahead of time (agent/warm_handler.h), else a new fork. Only the
-// host may talk to it: a peer with a pid in the agent's PID namespace is inside the box, and is
-// hung up on at once. As PID 1 it reaps every orphan, and kills every child that is not one of
-// its handlers: the remains of an exec tree whose subreapers were killed (container mode).
+// (on TCP in a pod, --listen-tcp: each connection waits at the hello gate, agent/hello_gate.h,
+// until its token is checked) and gives each to a handler process of its own, so a slow or hung
+// request never blocks another: the warm handler forked ahead of time (agent/warm_handler.h), else
+// a new fork. Only the host may talk to it: a peer with a pid in the agent's PID namespace (on TCP:
+// an address of the pod's own network) is inside the box, and is hung up on at once. As PID 1 it
+// reaps every orphan, and kills every child that is not one of its handlers: the remains of an exec
+// tree whose subreapers were killed (container mode).
 #include "agent/agent_server.h"
 
 #include <fcntl.h>
@@ -31,6 +33,7 @@
 #include "agent/control_channel.h"
 #include "agent/egress_relay.h"
 #include "agent/exec_lookups.h"
+#include "agent/hello_gate.h"
 #include "agent/process_router.h"
 #include "agent/warm_handler.h"
 #include "proc/process_tree.h"
@@ -69,7 +72,11 @@ StatusOr<AgentSockets> SetUp(const AgentOptions& options) {
     // the directories above are the host's root-only state dir.
     AB_ASSIGN_OR_RETURN(sockets.relay, BindListeningSocket(options.egress_relay_path, 0666));
   }
-  AB_ASSIGN_OR_RETURN(sockets.listen, BindListeningSocket(options.listen_path));
+  if (!options.listen_tcp.empty()) {
+    AB_ASSIGN_OR_RETURN(sockets.listen, BindTcpListeningSocket(options.listen_tcp));
+  } else {
+    AB_ASSIGN_OR_RETURN(sockets.listen, BindListeningSocket(options.listen_path));
+  }
   return sockets;
 }
 
@@ -109,6 +116,7 @@ void AnswerForKilledHandler(int conn_fd, int signal) {
 }
 
 // One line per second at most: a command connecting in a loop must not flood the box's log.
+// peer -1: a TCP peer with an address of the sandbox's own network.
 void LogRefusedPeer(pid_t peer) {
   static time_t last_logged = 0;
   static unsigned suppressed = 0;
@@ -117,10 +125,12 @@ void LogRefusedPeer(pid_t peer) {
     ++suppressed;
     return;
   }
+  const std::string who = peer < 0 ? "an address of the sandbox's own network"
+                                   : "pid " + std::to_string(peer) + " inside the sandbox";
   std::fprintf(stderr,
-               "agentbox-agent: refused a connection from pid %d inside the sandbox (only the "
-               "host may connect; %u more refused since the last line)\n",
-               static_cast<int>(peer), suppressed);
+               "agentbox-agent: refused a connection from %s (only the host may connect; %u more "
+               "refused since the last line)\n",
+               who.c_str(), suppressed);
   last_logged = now;
   suppressed = 0;
 }
@@ -139,6 +149,7 @@ class Agent {
  public:
   Agent(const AgentOptions& options, int listen_fd, int relay_fd, int sig_fd, int workspace_fd)
       : listen_fd_(listen_fd), sig_fd_(sig_fd), catcher_(OpenCatcher()), relay_fd_(relay_fd) {
+    if (!options.listen_tcp.empty()) gate_ = std::make_unique<HelloGate>(options.token);
     context_.exec = {options.mode, options.disk_watch, options.random_seed};
     context_.workspace_fd = workspace_fd;
   }
@@ -162,19 +173,29 @@ class Agent {
       if (catcher_) {
         for (int fd : catcher_->fds()) pfds.push_back({fd, POLLIN, 0});
       }
+      const size_t gate_at = pfds.size();
+      if (gate_) {
+        for (int fd : gate_->fds()) pfds.push_back({fd, POLLIN, 0});
+      }
       int n = ::poll(pfds.data(), pfds.size(), timeout_ms);
       if (n < 0 && errno != EINTR) {
         std::fprintf(stderr, "agentbox-agent: poll: %s\n", std::strerror(errno));
         ::_exit(1);
       }
       if (n > 0 && pfds[2].revents) AwaitWarmReady(warm_);
-      for (size_t i = dns_at; n > 0 && i < pfds.size(); ++i) {
+      for (size_t i = dns_at; n > 0 && i < gate_at; ++i) {
         if (pfds[i].revents) catcher_->OnReadable(pfds[i].fd);
       }
       for (size_t i = 0; n > 0 && i < talking.size(); ++i) {
         if (pfds[3 + i].revents) OnControl(talking[i]);
       }
       if (n == 0 || pfds[1].revents) ReapAndKillStrays();
+      for (size_t i = gate_at; n > 0 && i < pfds.size(); ++i) {
+        if (!pfds[i].revents) continue;
+        UniqueFd conn = gate_->OnReadable(pfds[i].fd);
+        if (conn.valid()) Dispatch(conn.release());
+      }
+      if (gate_) gate_->Expire(HelloGate::MonotonicSeconds());
       if (n > 0 && pfds[0].revents) Accept();
     }
   }
@@ -229,12 +250,28 @@ class Agent {
   void Accept() {
     int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (conn < 0) return;
+    if (gate_) {
+      // A TCP peer in the pod's own network is one of its commands: they may read the token
+      // (same uid), so they are refused by address, before any hello.
+      if (IsPeerInOurNetwork(conn)) {
+        LogRefusedPeer(-1);
+        ::close(conn);
+        return;
+      }
+      gate_->Add(UniqueFd(conn), HelloGate::MonotonicSeconds());
+      return;
+    }
     pid_t peer = PeerPidInOurNamespace(conn);
     if (!IsHostPeer(peer)) {
       LogRefusedPeer(peer);
       ::close(conn);
       return;
     }
+    Dispatch(conn);
+  }
+
+  // A connection the host made, to a handler: the warm one when it is ready, else a new fork.
+  void Dispatch(int conn) {
     std::vector<pid_t> others;
     for (const auto& [handler, unused] : handlers_) others.push_back(handler);
     pid_t pid = -1;
@@ -289,6 +326,9 @@ class Agent {
       if (slot.control.valid()) fds.push_back(slot.control.get());
     }
     if (warm_.control.valid()) fds.push_back(warm_.control.get());
+    if (gate_) {
+      for (int fd : gate_->fds()) fds.push_back(fd);
+    }
     if (catcher_) {
       for (int fd : catcher_->fds()) fds.push_back(fd);
     }
@@ -331,7 +371,8 @@ class Agent {
   WarmHandler warm_;  // the next connection's handler, already forked
   ProcessRouter processes_;
   std::unique_ptr<DnsCatcher> catcher_;
-  int relay_fd_;  // the egress relay's listening socket, -1: none
+  std::unique_ptr<HelloGate> gate_;  // TCP only: the connections waiting for their hello
+  int relay_fd_;                     // the egress relay's listening socket, -1: none
   pid_t relay_pid_ = -1;
   time_t last_relay_fork_ = 0;
 };

@@ -15,6 +15,15 @@ namespace agentbox {
 // reaches as root) and listens. CLOEXEC.
 StatusOr<UniqueFd> BindListeningSocket(const std::string& path, mode_t mode = 0600);
 
+// kContainer over TCP: a TCP socket listening on "HOST:PORT" (proto/agent_hello.h
+// ParseTcpAddress), SO_REUSEADDR, CLOEXEC.
+StatusOr<UniqueFd> BindTcpListeningSocket(const std::string& host_port);
+
+// A TCP peer on this machine's network namespace: loopback, or any address of one of its
+// interfaces. In a pod that is the sandbox's own commands (they share its network), which may
+// read the token file (same uid as the agent): such a connection is refused before its hello.
+bool IsPeerInOurNetwork(int conn_fd);
+
 // The pid of the process that connected conn_fd, as seen from the agent's PID namespace
 // (SO_PEERCRED): 0 when the peer lives outside it, which only the host does; every process of
 // the sandbox has a pid here. -1 when the kernel cannot tell.

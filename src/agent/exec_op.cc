@@ -17,6 +17,7 @@
 #include "agent/exec_launcher.h"
 #include "agent/exec_lookups.h"
 #include "agent/process_keeper.h"
+#include "agent/stdin_frames.h"
 #include "agent/terminal.h"
 #include "policy/sandbox_env.h"
 #include "proc/exec_go.h"
@@ -178,8 +179,23 @@ Status HandleExec(int conn_fd, const ExecRequest& req, int stdin_fd, const ExecS
   auto start = Clock::now();
   auto manifest = TakeManifest(kWorkspaceDir);  // the workspace as it was, for its changes
   const std::optional<uint64_t> lookups = LookupsMark(control_fd);
+  std::unique_ptr<StdinFrames> frames;
+  if (req.stdin_frames) {
+    AB_ASSIGN_OR_RETURN(frames, StdinFrames::Open());
+    stdin_fd = frames->command_stdin();
+  }
   AB_ASSIGN_OR_RETURN(StartedExec exec, Launch(req, stdin_fd, setup, std::move(prepared)));
-  ExecResult result = Supervised(conn_fd, conn_fd, req, *exec.launcher, exec.box, start);
+  int client = conn_fd;  // what tells that the client hung up
+  if (frames) {
+    auto served = frames->Serve(conn_fd);
+    if (!served.ok()) {
+      exec.launcher->KillAll(exec.box);
+      exec.launcher->Reap(exec.box);
+      return served.status();
+    }
+    client = *served;
+  }
+  ExecResult result = Supervised(conn_fd, client, req, *exec.launcher, exec.box, start);
   AddLookupsSince(control_fd, lookups, result);
   result.effects.workspace = ChangesSince(manifest, kWorkspaceDir);
   Reply(conn_fd, std::move(result), start);

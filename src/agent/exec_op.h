@@ -35,7 +35,8 @@ struct ExecSetup {
 // Null when it cannot be started; the exec then starts its init itself.
 std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup);
 
-// Runs request (stdin_fd: the client's stdin, or -1 for /dev/null), streaming kStdout/kStderr
+// Runs request (stdin_fd: the client's stdin, or -1 for /dev/null; request.stdin_frames: a
+// pipe the client's kData frames are written into, agent/stdin_frames.h), streaming kStdout/kStderr
 // frames on conn_fd and ending with the kResponse frame. The command's whole process tree is
 // killed at its timeout, when it exits, and when the client hangs up; how depends on the mode
 // (agent/exec_launcher.h). A prepared init is used when given and still alive. `control_fd`

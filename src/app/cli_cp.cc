@@ -67,7 +67,7 @@ Status CopyIn(SandboxManager& manager, const SandboxRecord& record, const std::s
   return manager.WriteWorkspaceFile(record, dst, data, st.st_mode & 0777, true);
 }
 
-Status CopyOut(const std::string& socket, const std::string& src, const std::string& dst) {
+Status CopyOut(const AgentEndpoint& socket, const std::string& src, const std::string& dst) {
   AB_ASSIGN_OR_RETURN(AgentFileInfo info, AgentStat(socket, src));
   if (info.type == "dir") {
     if (::mkdir(dst.c_str(), 0755) != 0 && errno != EEXIST) return ErrnoStatus(dst);
@@ -123,12 +123,12 @@ Status ReadSomeFrom(int fd, std::string* chunk) {
 Status CopyTarStream(const SandboxRecord& record, const std::string& path, bool into_sandbox) {
   const ArchiveLimits limits = CpArchiveLimits(record, into_sandbox);
   if (into_sandbox) {
-    auto counts = ExtractSandboxArchive(record.agent_socket, path, limits,
+    auto counts = ExtractSandboxArchive(record.agent(), path, limits,
                                         [](std::string* chunk) { return ReadSomeFrom(0, chunk); });
     return counts.status();
   }
   ::signal(SIGPIPE, SIG_IGN);  // a reader that stops early is an error, not a kill
-  auto counts = WriteSandboxArchive(record.agent_socket, path, limits,
+  auto counts = WriteSandboxArchive(record.agent(), path, limits,
                                     [](std::string_view bytes) { return WriteAllTo(1, bytes); });
   return counts.status();
 }
@@ -192,13 +192,13 @@ int CpSubcommand(const Args& args) {
     st = CopyTarStream(record, from.path, /*into_sandbox=*/false);
   } else if (in) {
     std::string dst = to.path;
-    auto info = AgentStat(record.agent_socket, dst);
+    auto info = AgentStat(record.agent(), dst);
     if (info.ok() && info->type == "dir") dst = Join(dst, BaseName(operands[0]));
     st = CopyIn(*manager, record, operands[0], dst,
                 std::min(kMaxCopyBytes, record.spec.limits.disk_bytes));
   } else {
     std::string dst = IsHostDir(operands[1]) ? Join(operands[1], BaseName(from.path)) : operands[1];
-    st = CopyOut(record.agent_socket, from.path, dst);
+    st = CopyOut(record.agent(), from.path, dst);
   }
   return st.ok() ? 0 : FailWith(st);
 }

@@ -1,17 +1,28 @@
 #include "core/agent_client.h"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/un.h>
 
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
+#include "proto/agent_hello.h"
 #include "proto/agent_protocol.h"
 
 namespace agentbox {
 
-StatusOr<UniqueFd> ConnectAgent(const std::string& socket_path) {
+namespace {
+
+Status NoAnswer() {
+  return Status(StatusCode::kUnavailable,
+                std::string("the sandbox's agent does not answer (") + std::strerror(errno) + ")");
+}
+
+StatusOr<UniqueFd> ConnectUnix(const std::string& socket_path) {
   struct sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
   if (socket_path.size() >= sizeof(addr.sun_path)) {
@@ -21,11 +32,55 @@ StatusOr<UniqueFd> ConnectAgent(const std::string& socket_path) {
   UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   if (!fd.valid()) return ErrnoStatus("socket");
   if (::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return Status(StatusCode::kUnavailable, std::string("the sandbox's agent does not answer (") +
-                                                std::strerror(errno) + ")");
+    return NoAnswer();
   }
   return fd;
 }
+
+// Bounds the connect and the hello's answer: an agent that accepts but never answers (a pod
+// that is gone, a stopped agent) must not hang the caller. Cleared once the hello is through:
+// a request may then take as long as its command.
+void SetTimeouts(int fd, int seconds) {
+  struct timeval tv = {seconds, 0};
+  (void)::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  (void)::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+StatusOr<UniqueFd> ConnectTcp(const AgentEndpoint& agent) {
+  auto parsed = ParseTcpAddress(std::string_view(agent.address).substr(kTcpAgentPrefix.size()));
+  if (!parsed.ok()) return parsed.status().WithContext("agent address " + agent.address);
+  const TcpAddress& address = *parsed;
+  UniqueFd fd(::socket(address.addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd.valid()) return ErrnoStatus("socket");
+  SetTimeouts(fd.get(), kHelloTimeoutSeconds);
+  if (::connect(fd.get(), reinterpret_cast<const struct sockaddr*>(&address.addr), address.len) !=
+      0) {
+    return NoAnswer();
+  }
+  const int one = 1;
+  (void)::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  if (!WriteFrame(fd.get(), FrameType::kRequest, HelloRequestToWire(agent.token)).ok()) {
+    return NoAnswer();
+  }
+  auto answer = ReadFrame(fd.get());
+  if (!answer.ok() || answer->type != FrameType::kResponse) {
+    return Unavailable("the sandbox's agent did not answer the hello (" +
+                       (answer.ok() ? std::string("unexpected frame") : answer.status().message()) +
+                       ")");
+  }
+  AB_RETURN_IF_ERROR(ResponseStatus(answer->payload).WithContext("the sandbox's agent"));
+  SetTimeouts(fd.get(), 0);
+  return fd;
+}
+
+}  // namespace
+
+StatusOr<UniqueFd> ConnectAgent(const AgentEndpoint& agent) {
+  if (IsTcpEndpoint(agent)) return ConnectTcp(agent);
+  return ConnectUnix(agent.address);
+}
+
+bool IsTcpEndpoint(const AgentEndpoint& agent) { return IsTcpAgentAddress(agent.address); }
 
 namespace {
 

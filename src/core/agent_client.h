@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "core/agent_endpoint.h"
 #include "proto/agent_protocol.h"
 #include "proto/exec_result.h"
 #include "proto/output_capture.h"
@@ -14,8 +15,15 @@
 
 namespace agentbox {
 
-// Connects to the agent's unix socket. kUnavailable when nothing listens (a dead sandbox).
-StatusOr<UniqueFd> ConnectAgent(const std::string& socket_path);
+// Connects to the agent: its unix socket, or "tcp:HOST:PORT" followed by the hello with the
+// endpoint's token (proto/agent_hello.h), so the fd returned is ready for one request either
+// way. kUnavailable when nothing listens (a dead sandbox) or the agent does not answer the hello
+// in time; kPermissionDenied when it refuses the token.
+StatusOr<UniqueFd> ConnectAgent(const AgentEndpoint& agent);
+
+// True for an endpoint on TCP: no fd can ride along with a request (an exec's stdin goes as
+// frames, ExecRequest::stdin_frames).
+bool IsTcpEndpoint(const AgentEndpoint& agent);
 
 // Parses a {"ok":false,"code":..,"error":..} response into a Status; OkStatus for ok:true.
 Status ResponseStatus(const std::string& response_json);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "core/agent_endpoint.h"
 #include "core/terminal_input.h"
 #include "proto/exec_result.h"
 #include "proto/exec_wire.h"
@@ -40,12 +41,12 @@ class ExecCancellation {
   bool cancelled_ = false;
 };
 
-// Runs request in the sandbox whose agent listens on socket_path; output frames go to `output`
+// Runs request in the sandbox whose agent is `agent`; output frames go to `output`
 // as they arrive. stdin_fd (when request.pass_stdin) is handed to the command itself. Returns the
 // agent's result; a transport failure is an error Status (the sandbox may be dead).
 // With request.tty, `terminal` is polled beside the connection and what it reads is sent to
 // the agent as the command's keystrokes and window sizes.
-StatusOr<ExecResult> AgentExec(const std::string& socket_path, const ExecRequest& request,
+StatusOr<ExecResult> AgentExec(const AgentEndpoint& agent, const ExecRequest& request,
                                OutputCapture& output, int stdin_fd = -1,
                                ExecCancellation* cancellation = nullptr,
                                TerminalInput* terminal = nullptr);

@@ -67,10 +67,10 @@ StatusOr<std::vector<AgentDirEntry>> EntriesFromJson(const Json& response) {
   return entries;
 }
 
-// Runs `op` on a fresh connection to the agent at socket_path.
+// Runs `op` on a fresh connection to the agent.
 template <typename Op>
-auto WithConnection(const std::string& socket_path, Op op) -> decltype(op(0)) {
-  AB_ASSIGN_OR_RETURN(UniqueFd fd, ConnectAgent(socket_path));
+auto WithConnection(const AgentEndpoint& agent, Op op) -> decltype(op(0)) {
+  AB_ASSIGN_OR_RETURN(UniqueFd fd, ConnectAgent(agent));
   return op(fd.get());
 }
 
@@ -87,9 +87,9 @@ StatusOr<std::string> AgentReadFile(int conn_fd, const std::string& path, uint64
   return data;
 }
 
-StatusOr<std::string> AgentReadFile(const std::string& socket_path, const std::string& path,
+StatusOr<std::string> AgentReadFile(const AgentEndpoint& agent, const std::string& path,
                                     uint64_t max_bytes) {
-  return WithConnection(socket_path, [&](int fd) { return AgentReadFile(fd, path, max_bytes); });
+  return WithConnection(agent, [&](int fd) { return AgentReadFile(fd, path, max_bytes); });
 }
 
 Status AgentWriteFile(int conn_fd, const std::string& path, std::string_view data, uint32_t mode,
@@ -102,9 +102,9 @@ Status AgentWriteFile(int conn_fd, const std::string& path, std::string_view dat
   return Call(conn_fd, request, data).status();
 }
 
-Status AgentWriteFile(const std::string& socket_path, const std::string& path,
-                      std::string_view data, uint32_t mode, bool parents) {
-  return WithConnection(socket_path,
+Status AgentWriteFile(const AgentEndpoint& agent, const std::string& path, std::string_view data,
+                      uint32_t mode, bool parents) {
+  return WithConnection(agent,
                         [&](int fd) { return AgentWriteFile(fd, path, data, mode, parents); });
 }
 
@@ -113,9 +113,9 @@ StatusOr<std::vector<AgentDirEntry>> AgentListDir(int conn_fd, const std::string
   return EntriesFromJson(response);
 }
 
-StatusOr<std::vector<AgentDirEntry>> AgentListDir(const std::string& socket_path,
+StatusOr<std::vector<AgentDirEntry>> AgentListDir(const AgentEndpoint& agent,
                                                   const std::string& path) {
-  return WithConnection(socket_path, [&](int fd) { return AgentListDir(fd, path); });
+  return WithConnection(agent, [&](int fd) { return AgentListDir(fd, path); });
 }
 
 StatusOr<AgentFileInfo> AgentStat(int conn_fd, const std::string& path) {
@@ -123,24 +123,24 @@ StatusOr<AgentFileInfo> AgentStat(int conn_fd, const std::string& path) {
   return InfoFromJson(response);
 }
 
-StatusOr<AgentFileInfo> AgentStat(const std::string& socket_path, const std::string& path) {
-  return WithConnection(socket_path, [&](int fd) { return AgentStat(fd, path); });
+StatusOr<AgentFileInfo> AgentStat(const AgentEndpoint& agent, const std::string& path) {
+  return WithConnection(agent, [&](int fd) { return AgentStat(fd, path); });
 }
 
 Status AgentMkdir(int conn_fd, const std::string& path, bool parents) {
   return Call(conn_fd, {{"op", "mkdir"}, {"path", path}, {"parents", parents}}).status();
 }
 
-Status AgentMkdir(const std::string& socket_path, const std::string& path, bool parents) {
-  return WithConnection(socket_path, [&](int fd) { return AgentMkdir(fd, path, parents); });
+Status AgentMkdir(const AgentEndpoint& agent, const std::string& path, bool parents) {
+  return WithConnection(agent, [&](int fd) { return AgentMkdir(fd, path, parents); });
 }
 
 Status AgentRemove(int conn_fd, const std::string& path, bool recursive) {
   return Call(conn_fd, {{"op", "remove"}, {"path", path}, {"recursive", recursive}}).status();
 }
 
-Status AgentRemove(const std::string& socket_path, const std::string& path, bool recursive) {
-  return WithConnection(socket_path, [&](int fd) { return AgentRemove(fd, path, recursive); });
+Status AgentRemove(const AgentEndpoint& agent, const std::string& path, bool recursive) {
+  return WithConnection(agent, [&](int fd) { return AgentRemove(fd, path, recursive); });
 }
 
 Status AgentStrReplace(int conn_fd, const std::string& path, const std::string& old_str,
@@ -149,10 +149,9 @@ Status AgentStrReplace(int conn_fd, const std::string& path, const std::string& 
   return Call(conn_fd, request).status();
 }
 
-Status AgentStrReplace(const std::string& socket_path, const std::string& path,
+Status AgentStrReplace(const AgentEndpoint& agent, const std::string& path,
                        const std::string& old_str, const std::string& new_str) {
-  return WithConnection(socket_path,
-                        [&](int fd) { return AgentStrReplace(fd, path, old_str, new_str); });
+  return WithConnection(agent, [&](int fd) { return AgentStrReplace(fd, path, old_str, new_str); });
 }
 
 }  // namespace agentbox

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "core/agent_endpoint.h"
 
 namespace agentbox {
 
@@ -35,37 +36,37 @@ struct AgentDirEntry {
 
 // The file's bytes; kResourceExhausted if it is larger than max_bytes, kInvalidArgument if it
 // is not a regular file.
-StatusOr<std::string> AgentReadFile(const std::string& socket_path, const std::string& path,
+StatusOr<std::string> AgentReadFile(const AgentEndpoint& agent, const std::string& path,
                                     uint64_t max_bytes = kAgentReadDefaultMaxBytes);
 StatusOr<std::string> AgentReadFile(int conn_fd, const std::string& path,
                                     uint64_t max_bytes = kAgentReadDefaultMaxBytes);
 
 // Replaces the file atomically (a symlink at path is replaced, not followed). mode must stay
 // within 0777 (setuid/setgid: kPermissionDenied). With parents, missing directories are made.
-Status AgentWriteFile(const std::string& socket_path, const std::string& path,
-                      std::string_view data, uint32_t mode = 0644, bool parents = false);
+Status AgentWriteFile(const AgentEndpoint& agent, const std::string& path, std::string_view data,
+                      uint32_t mode = 0644, bool parents = false);
 Status AgentWriteFile(int conn_fd, const std::string& path, std::string_view data,
                       uint32_t mode = 0644, bool parents = false);
 
 // Sorted by name.
-StatusOr<std::vector<AgentDirEntry>> AgentListDir(const std::string& socket_path,
+StatusOr<std::vector<AgentDirEntry>> AgentListDir(const AgentEndpoint& agent,
                                                   const std::string& path);
 StatusOr<std::vector<AgentDirEntry>> AgentListDir(int conn_fd, const std::string& path);
 
-StatusOr<AgentFileInfo> AgentStat(const std::string& socket_path, const std::string& path);
+StatusOr<AgentFileInfo> AgentStat(const AgentEndpoint& agent, const std::string& path);
 StatusOr<AgentFileInfo> AgentStat(int conn_fd, const std::string& path);
 
 // kAlreadyExists if path exists (unless parents, which is `mkdir -p`).
-Status AgentMkdir(const std::string& socket_path, const std::string& path, bool parents = false);
+Status AgentMkdir(const AgentEndpoint& agent, const std::string& path, bool parents = false);
 Status AgentMkdir(int conn_fd, const std::string& path, bool parents = false);
 
 // A non-empty directory needs recursive. /workspace itself cannot be removed.
-Status AgentRemove(const std::string& socket_path, const std::string& path, bool recursive = false);
+Status AgentRemove(const AgentEndpoint& agent, const std::string& path, bool recursive = false);
 Status AgentRemove(int conn_fd, const std::string& path, bool recursive = false);
 
 // Replaces the one occurrence of old_str; none or several: kInvalidArgument with the message of
 // Anthropic's text editor tool, and the file is left as it was.
-Status AgentStrReplace(const std::string& socket_path, const std::string& path,
+Status AgentStrReplace(const AgentEndpoint& agent, const std::string& path,
                        const std::string& old_str, const std::string& new_str);
 Status AgentStrReplace(int conn_fd, const std::string& path, const std::string& old_str,
                        const std::string& new_str);

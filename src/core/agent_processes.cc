@@ -12,10 +12,9 @@ using nlohmann::json;
 
 // Sends one request (then `data`) on a connection of its own and reads its answer; output
 // frames go to `output` when given.
-StatusOr<json> Ask(const std::string& socket_path, const json& request,
-                   OutputCapture* output = nullptr, ExecCancellation* cancellation = nullptr,
-                   std::string_view data = {}) {
-  AB_ASSIGN_OR_RETURN(UniqueFd conn, ConnectAgent(socket_path));
+StatusOr<json> Ask(const AgentEndpoint& agent, const json& request, OutputCapture* output = nullptr,
+                   ExecCancellation* cancellation = nullptr, std::string_view data = {}) {
+  AB_ASSIGN_OR_RETURN(UniqueFd conn, ConnectAgent(agent));
   ExecCancellation::Scope scope(cancellation, conn.get());
   AgentFrameSink sink;
   if (output) {
@@ -43,16 +42,15 @@ json ProcRequest(const char* op, const std::string& id) { return {{"op", op}, {"
 
 }  // namespace
 
-StatusOr<ProcessInfo> AgentStartProcess(const std::string& socket_path,
-                                        const ExecRequest& request) {
+StatusOr<ProcessInfo> AgentStartProcess(const AgentEndpoint& agent, const ExecRequest& request) {
   if (!request.detach) return InvalidArgument("AgentStartProcess: not a detached exec");
   json wire = json::parse(ExecRequestToWire(request));
-  AB_ASSIGN_OR_RETURN(json answer, Ask(socket_path, wire));
+  AB_ASSIGN_OR_RETURN(json answer, Ask(agent, wire));
   return InfoOf(answer);
 }
 
-StatusOr<std::vector<ProcessInfo>> AgentListProcesses(const std::string& socket_path) {
-  AB_ASSIGN_OR_RETURN(json answer, Ask(socket_path, {{"op", "ps"}}));
+StatusOr<std::vector<ProcessInfo>> AgentListProcesses(const AgentEndpoint& agent) {
+  AB_ASSIGN_OR_RETURN(json answer, Ask(agent, {{"op", "ps"}}));
   if (!answer.contains("processes") || !answer["processes"].is_array()) {
     return Internal("the agent's ps answer has no processes");
   }
@@ -64,13 +62,13 @@ StatusOr<std::vector<ProcessInfo>> AgentListProcesses(const std::string& socket_
   return out;
 }
 
-StatusOr<ProcessLogs> AgentProcessLogs(const std::string& socket_path, const std::string& id,
+StatusOr<ProcessLogs> AgentProcessLogs(const AgentEndpoint& agent, const std::string& id,
                                        bool follow, uint64_t since, OutputCapture& output,
                                        ExecCancellation* cancellation) {
   json request = ProcRequest("proc_logs", id);
   request["follow"] = follow;
   request["since"] = since;
-  AB_ASSIGN_OR_RETURN(json answer, Ask(socket_path, request, &output, cancellation));
+  AB_ASSIGN_OR_RETURN(json answer, Ask(agent, request, &output, cancellation));
   ProcessLogs logs;
   AB_ASSIGN_OR_RETURN(logs.process, InfoOf(answer));
   if (!answer.value("from", json()).is_number_unsigned() ||
@@ -82,25 +80,25 @@ StatusOr<ProcessLogs> AgentProcessLogs(const std::string& socket_path, const std
   return logs;
 }
 
-StatusOr<ProcessInfo> AgentWaitProcess(const std::string& socket_path, const std::string& id,
+StatusOr<ProcessInfo> AgentWaitProcess(const AgentEndpoint& agent, const std::string& id,
                                        double timeout_seconds, ExecCancellation* cancellation) {
   json request = ProcRequest("proc_wait", id);
   if (timeout_seconds > 0) {
     request["timeout_ms"] = static_cast<uint64_t>(std::max(1.0, timeout_seconds * 1000));
   }
-  AB_ASSIGN_OR_RETURN(json answer, Ask(socket_path, request, nullptr, cancellation));
+  AB_ASSIGN_OR_RETURN(json answer, Ask(agent, request, nullptr, cancellation));
   return InfoOf(answer);
 }
 
-StatusOr<ProcessInfo> AgentSignalProcess(const std::string& socket_path, const std::string& id,
+StatusOr<ProcessInfo> AgentSignalProcess(const AgentEndpoint& agent, const std::string& id,
                                          int signal) {
   json request = ProcRequest("proc_kill", id);
   request["signal"] = signal;
-  AB_ASSIGN_OR_RETURN(json answer, Ask(socket_path, request));
+  AB_ASSIGN_OR_RETURN(json answer, Ask(agent, request));
   return InfoOf(answer);
 }
 
-StatusOr<ProcessInfo> AgentWriteProcessStdin(const std::string& socket_path, const std::string& id,
+StatusOr<ProcessInfo> AgentWriteProcessStdin(const AgentEndpoint& agent, const std::string& id,
                                              const std::string& data, bool close) {
   if (data.size() > kMaxPendingStdinBytes) {
     return ResourceExhausted("stdin for a background process: at most 1 MiB at once");
@@ -108,7 +106,7 @@ StatusOr<ProcessInfo> AgentWriteProcessStdin(const std::string& socket_path, con
   json request = ProcRequest("proc_stdin", id);
   request["size"] = data.size();
   request["close"] = close;
-  AB_ASSIGN_OR_RETURN(json answer, Ask(socket_path, request, nullptr, nullptr, data));
+  AB_ASSIGN_OR_RETURN(json answer, Ask(agent, request, nullptr, nullptr, data));
   return InfoOf(answer);
 }
 

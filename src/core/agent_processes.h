@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "core/agent_endpoint.h"
 #include "core/agent_exec.h"
 #include "proto/exec_wire.h"
 #include "proto/output_capture.h"
@@ -23,22 +24,22 @@ struct ProcessLogs {
 
 // request.detach must be set. The info of the started process; one that could not be executed
 // is already exited, its result saying why.
-StatusOr<ProcessInfo> AgentStartProcess(const std::string& socket_path, const ExecRequest& request);
-StatusOr<std::vector<ProcessInfo>> AgentListProcesses(const std::string& socket_path);
+StatusOr<ProcessInfo> AgentStartProcess(const AgentEndpoint& agent, const ExecRequest& request);
+StatusOr<std::vector<ProcessInfo>> AgentListProcesses(const AgentEndpoint& agent);
 // Output frames go to `output` as they come; with follow, until the process exits (or
 // `cancellation` stops the reading: the process runs on).
-StatusOr<ProcessLogs> AgentProcessLogs(const std::string& socket_path, const std::string& id,
+StatusOr<ProcessLogs> AgentProcessLogs(const AgentEndpoint& agent, const std::string& id,
                                        bool follow, uint64_t since, OutputCapture& output,
                                        ExecCancellation* cancellation = nullptr);
 // Until it exits, or for timeout_seconds at most (0: no bound), after which it is returned
 // still running.
-StatusOr<ProcessInfo> AgentWaitProcess(const std::string& socket_path, const std::string& id,
+StatusOr<ProcessInfo> AgentWaitProcess(const AgentEndpoint& agent, const std::string& id,
                                        double timeout_seconds,
                                        ExecCancellation* cancellation = nullptr);
-StatusOr<ProcessInfo> AgentSignalProcess(const std::string& socket_path, const std::string& id,
+StatusOr<ProcessInfo> AgentSignalProcess(const AgentEndpoint& agent, const std::string& id,
                                          int signal);
 // At most kMaxPendingStdinBytes at once; close: its stdin is closed after them (EOF).
-StatusOr<ProcessInfo> AgentWriteProcessStdin(const std::string& socket_path, const std::string& id,
+StatusOr<ProcessInfo> AgentWriteProcessStdin(const AgentEndpoint& agent, const std::string& id,
                                              const std::string& data, bool close);
 
 }  // namespace agentbox

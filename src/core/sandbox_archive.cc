@@ -41,7 +41,7 @@ struct Writer {
   struct archive* archive;
   const ArchiveLimits& limits;
   const ArchiveSink& sink;
-  const std::string& socket;
+  const AgentEndpoint& socket;
   Status sink_error;
   ArchiveCounts counts;
 };
@@ -186,8 +186,8 @@ StatusOr<std::string> EntryData(struct archive* a, const Reader& r, const std::s
 }
 
 Status ExtractEntry(struct archive* a, const Reader& r, struct archive_entry* entry,
-                    const std::string& socket, const std::string& dir, const ArchiveLimits& limits,
-                    ArchiveCounts& counts) {
+                    const AgentEndpoint& socket, const std::string& dir,
+                    const ArchiveLimits& limits, ArchiveCounts& counts) {
   const char* raw = archive_entry_pathname(entry);
   AB_ASSIGN_OR_RETURN(std::string name, CleanEntryName(raw ? raw : ""));
   const mode_t type = archive_entry_filetype(entry);
@@ -217,12 +217,11 @@ Status ExtractEntry(struct archive* a, const Reader& r, struct archive_entry* en
 
 }  // namespace
 
-StatusOr<ArchiveCounts> WriteSandboxArchive(const std::string& agent_socket,
-                                            const std::string& path, const ArchiveLimits& limits,
-                                            const ArchiveSink& sink) {
-  AB_ASSIGN_OR_RETURN(AgentFileInfo top, AgentStat(agent_socket, path));
+StatusOr<ArchiveCounts> WriteSandboxArchive(const AgentEndpoint& agent, const std::string& path,
+                                            const ArchiveLimits& limits, const ArchiveSink& sink) {
+  AB_ASSIGN_OR_RETURN(AgentFileInfo top, AgentStat(agent, path));
   std::unique_ptr<struct archive, ArchiveWriteFree> a(archive_write_new());
-  Writer w{a.get(), limits, sink, agent_socket, OkStatus(), {}};
+  Writer w{a.get(), limits, sink, agent, OkStatus(), {}};
   if (archive_write_set_format_pax_restricted(a.get()) != ARCHIVE_OK ||
       archive_write_open(a.get(), &w, nullptr, &WriteToSink, nullptr) != ARCHIVE_OK) {
     return ArchiveError(w, "tar");
@@ -232,10 +231,10 @@ StatusOr<ArchiveCounts> WriteSandboxArchive(const std::string& agent_socket,
   return w.counts;
 }
 
-StatusOr<ArchiveCounts> ExtractSandboxArchive(const std::string& agent_socket,
-                                              const std::string& dir, const ArchiveLimits& limits,
+StatusOr<ArchiveCounts> ExtractSandboxArchive(const AgentEndpoint& agent, const std::string& dir,
+                                              const ArchiveLimits& limits,
                                               const ArchiveSource& source) {
-  AB_ASSIGN_OR_RETURN(AgentFileInfo info, AgentStat(agent_socket, dir));
+  AB_ASSIGN_OR_RETURN(AgentFileInfo info, AgentStat(agent, dir));
   if (info.type != "dir") return InvalidArgument(dir + " is not a directory");
   std::unique_ptr<struct archive, ArchiveReadFree> a(archive_read_new());
   Reader r{source, {}, OkStatus()};
@@ -249,7 +248,7 @@ StatusOr<ArchiveCounts> ExtractSandboxArchive(const std::string& agent_socket,
     const int rc = archive_read_next_header(a.get(), &entry);
     if (rc == ARCHIVE_EOF) return counts;
     if (rc < ARCHIVE_WARN) return ReadError(a.get(), r);
-    AB_RETURN_IF_ERROR(ExtractEntry(a.get(), r, entry, agent_socket, dir, limits, counts));
+    AB_RETURN_IF_ERROR(ExtractEntry(a.get(), r, entry, agent, dir, limits, counts));
   }
 }
 

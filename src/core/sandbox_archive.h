@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "core/agent_endpoint.h"
 
 namespace agentbox {
 
@@ -39,17 +40,16 @@ struct ArchiveCounts {
 // Writes the file or directory tree at `path` as an uncompressed tar (POSIX pax) stream whose
 // top entry is the path's base name ("workspace" for /workspace itself), as `docker cp ID:P -`.
 // Past a limit: kResourceExhausted, the stream cut where it was.
-StatusOr<ArchiveCounts> WriteSandboxArchive(const std::string& agent_socket,
-                                            const std::string& path, const ArchiveLimits& limits,
-                                            const ArchiveSink& sink);
+StatusOr<ArchiveCounts> WriteSandboxArchive(const AgentEndpoint& agent, const std::string& path,
+                                            const ArchiveLimits& limits, const ArchiveSink& sink);
 
 // Extracts an uncompressed tar (ustar, pax or GNU) stream into the existing directory `dir` in
 // the sandbox (kNotFound when missing, kInvalidArgument when not a directory), as `docker cp -
 // ID:DIR`: existing files are replaced, missing parents made. An entry name that is absolute or
 // holds `..` is kPermissionDenied; a limit passed is kResourceExhausted. Entries before the one
 // that failed stay written.
-StatusOr<ArchiveCounts> ExtractSandboxArchive(const std::string& agent_socket,
-                                              const std::string& dir, const ArchiveLimits& limits,
+StatusOr<ArchiveCounts> ExtractSandboxArchive(const AgentEndpoint& agent, const std::string& dir,
+                                              const ArchiveLimits& limits,
                                               const ArchiveSource& source);
 
 }  // namespace agentbox

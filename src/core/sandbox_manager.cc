@@ -24,7 +24,7 @@ namespace agentbox {
 namespace {
 
 // How many commands the agent is running right now (-1 if it does not answer).
-int ActiveExecs(const std::string& socket) {
+int ActiveExecs(const AgentEndpoint& socket) {
   auto conn = ConnectAgent(socket);
   if (!conn.ok()) return -1;
   if (!WriteFrame(conn->get(), FrameType::kRequest, R"({"op":"ping"})").ok()) return -1;
@@ -255,7 +255,7 @@ StatusOr<ExecResult> SandboxManager::RunExec(const SandboxRecord& record,
   }
   auto before = backend->Snapshot(record);
   const auto started = std::chrono::steady_clock::now();
-  auto executed = AgentExec(record.agent_socket, *sent, output, stdin_fd, cancellation, terminal);
+  auto executed = AgentExec(record.agent(), *sent, output, stdin_fd, cancellation, terminal);
   if (!executed.ok()) {
     bool cancelled = cancellation != nullptr && cancellation->cancelled();
     if (executed.status().code() == StatusCode::kUnavailable && !cancelled) {
@@ -328,7 +328,7 @@ Status SandboxManager::Expire(const SandboxRecord& record, SandboxEnding ending)
 Status SandboxManager::Remove(const std::string& ref, bool force) {
   AB_ASSIGN_OR_RETURN(SandboxStatus status, Find(ref));
   if (!force && status.state == SandboxState::kRunning) {
-    int busy = ActiveExecs(status.record.agent_socket);
+    int busy = ActiveExecs(status.record.agent());
     if (busy > 0) {
       // Each front end says how to force it in its own terms (rm -f, ?force=true).
       return FailedPrecondition("sandbox " + ref + " is running " + std::to_string(busy) +

@@ -35,21 +35,20 @@ Status SandboxManager::WriteWorkspaceFile(const SandboxRecord& record, const std
                                    {"bytes", data.size()},
                                    {"content_digest", Sha256Of(data)}};
   if (data.size() <= kMaxLoggedContent) fields["content_base64"] = Base64Encode(data);
-  return LoggedFileOp(record, "write_file", std::move(fields), [&] {
-    return AgentWriteFile(record.agent_socket, path, data, mode, parents);
-  });
+  return LoggedFileOp(record, "write_file", std::move(fields),
+                      [&] { return AgentWriteFile(record.agent(), path, data, mode, parents); });
 }
 
 Status SandboxManager::MakeWorkspaceDir(const SandboxRecord& record, const std::string& path,
                                         bool parents) {
   return LoggedFileOp(record, "mkdir", {{"path", path}, {"parents", parents}},
-                      [&] { return AgentMkdir(record.agent_socket, path, parents); });
+                      [&] { return AgentMkdir(record.agent(), path, parents); });
 }
 
 Status SandboxManager::RemoveWorkspacePath(const SandboxRecord& record, const std::string& path,
                                            bool recursive) {
   return LoggedFileOp(record, "remove", {{"path", path}, {"recursive", recursive}},
-                      [&] { return AgentRemove(record.agent_socket, path, recursive); });
+                      [&] { return AgentRemove(record.agent(), path, recursive); });
 }
 
 Status SandboxManager::ReplaceWorkspaceText(const SandboxRecord& record, const std::string& path,
@@ -57,7 +56,7 @@ Status SandboxManager::ReplaceWorkspaceText(const SandboxRecord& record, const s
                                             const std::string& new_str) {
   return LoggedFileOp(record, "str_replace",
                       {{"path", path}, {"old_str", old_str}, {"new_str", new_str}},
-                      [&] { return AgentStrReplace(record.agent_socket, path, old_str, new_str); });
+                      [&] { return AgentStrReplace(record.agent(), path, old_str, new_str); });
 }
 
 }  // namespace agentbox

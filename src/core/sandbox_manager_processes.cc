@@ -23,11 +23,11 @@ StatusOr<ProcessInfo> SandboxManager::StartProcess(const SandboxRecord& record,
   }
   // Its start is a use: it waits while a restore has the workspace to itself.
   ActivityHold starting(record);
-  if (!Logging(record)) return AgentStartProcess(record.agent_socket, detached);
+  if (!Logging(record)) return AgentStartProcess(record.agent(), detached);
   // Logged as it starts: what it does later shows in the digests of the records after it.
   nlohmann::ordered_json rec = SessionRecordHead("exec", record);
   SetWorkspaceDigest(rec, "workspace_before", WorkspaceDigest(record));
-  auto info = AgentStartProcess(record.agent_socket, detached);
+  auto info = AgentStartProcess(record.agent(), detached);
   if (!info.ok()) return info;
   AddExecRequest(rec, detached);
   rec["process"] = info->id;
@@ -38,7 +38,7 @@ StatusOr<ProcessInfo> SandboxManager::StartProcess(const SandboxRecord& record,
 
 StatusOr<std::vector<ProcessInfo>> SandboxManager::ListProcesses(const SandboxRecord& record) {
   AB_RETURN_IF_ERROR(CheckUsable(record));
-  return AgentListProcesses(record.agent_socket);
+  return AgentListProcesses(record.agent());
 }
 
 StatusOr<ProcessLogs> SandboxManager::ProcessOutput(const SandboxRecord& record,
@@ -50,7 +50,7 @@ StatusOr<ProcessLogs> SandboxManager::ProcessOutput(const SandboxRecord& record,
   // Following is a use for as long as it lasts, as a running exec is.
   std::optional<ActivityHold> in_use;
   if (follow) in_use.emplace(record);
-  return AgentProcessLogs(record.agent_socket, id, follow, since, output, cancellation);
+  return AgentProcessLogs(record.agent(), id, follow, since, output, cancellation);
 }
 
 StatusOr<ProcessInfo> SandboxManager::WaitProcess(const SandboxRecord& record,
@@ -59,14 +59,14 @@ StatusOr<ProcessInfo> SandboxManager::WaitProcess(const SandboxRecord& record,
   AB_RETURN_IF_ERROR(CheckProcessId(id));
   AB_RETURN_IF_ERROR(CheckUsable(record));
   ActivityHold in_use(record);
-  return AgentWaitProcess(record.agent_socket, id, timeout_seconds, cancellation);
+  return AgentWaitProcess(record.agent(), id, timeout_seconds, cancellation);
 }
 
 StatusOr<ProcessInfo> SandboxManager::SignalProcess(const SandboxRecord& record,
                                                     const std::string& id, int signal) {
   AB_RETURN_IF_ERROR(CheckProcessId(id));
   AB_RETURN_IF_ERROR(CheckUsable(record));
-  return AgentSignalProcess(record.agent_socket, id, signal);
+  return AgentSignalProcess(record.agent(), id, signal);
 }
 
 StatusOr<ProcessInfo> SandboxManager::WriteProcessStdin(const SandboxRecord& record,
@@ -74,7 +74,7 @@ StatusOr<ProcessInfo> SandboxManager::WriteProcessStdin(const SandboxRecord& rec
                                                         const std::string& data, bool close) {
   AB_RETURN_IF_ERROR(CheckProcessId(id));
   AB_RETURN_IF_ERROR(CheckUsable(record));
-  return AgentWriteProcessStdin(record.agent_socket, id, data, close);
+  return AgentWriteProcessStdin(record.agent(), id, data, close);
 }
 
 }  // namespace agentbox

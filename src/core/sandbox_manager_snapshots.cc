@@ -26,7 +26,7 @@ nlohmann::ordered_json SnapshotRef(const SnapshotRecord& snapshot) {
 }  // namespace
 
 Status SandboxManager::CheckNoProcesses(const SandboxRecord& record) {
-  AB_ASSIGN_OR_RETURN(std::vector<ProcessInfo> processes, AgentListProcesses(record.agent_socket));
+  AB_ASSIGN_OR_RETURN(std::vector<ProcessInfo> processes, AgentListProcesses(record.agent()));
   for (const ProcessInfo& p : processes) {
     if (p.result) continue;  // over
     return FailedPrecondition("sandbox " + record.id + " has a background process running (" +

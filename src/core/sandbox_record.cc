@@ -65,6 +65,7 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"digest_seed", r.digest_seed},
             {"state_dir", r.state_dir},
             {"agent_socket", r.agent_socket},
+            {"agent_token", r.agent_token},
             {"init_pid", r.init_pid},
             {"init_start_time", r.init_start_time},
             {"cgroup", r.cgroup},
@@ -108,6 +109,7 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.digest_seed = j.value("digest_seed", "");
     r.state_dir = j.at("state_dir").get<std::string>();
     r.agent_socket = j.at("agent_socket").get<std::string>();
+    r.agent_token = j.value("agent_token", "");  // unix-socket sandboxes, older records: none
     r.init_pid = j.at("init_pid").get<pid_t>();
     r.init_start_time = j.at("init_start_time").get<uint64_t>();
     r.cgroup = j.at("cgroup").get<std::string>();

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "base/status.h"
+#include "core/agent_endpoint.h"
 #include "spec/sandbox_spec.h"
 #include "spec/workspace_quota.h"
 
@@ -31,7 +32,12 @@ struct SandboxRecord {
   // its snapshot's, whose files it shares inode for inode): proc/workspace_digest.h.
   std::string digest_seed;
   std::string state_dir;  // <state root>/sandboxes/<id>
+  // Where the agent listens: a unix socket path, or "tcp:HOST:PORT" (kubernetes, the pod's IP)
+  // with agent_token, the sandbox's own secret for the agent's handshake (proto/agent_hello.h).
+  // The record file is 0600 (core/state_store.cc): the token never leaves it but to the agent.
   std::string agent_socket;
+  std::string agent_token;
+  AgentEndpoint agent() const { return {agent_socket, agent_token}; }
 
   // native: the sandbox's PID 1 (the agent) and the cgroup holding it.
   pid_t init_pid = 0;

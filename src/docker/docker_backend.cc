@@ -39,8 +39,8 @@ using docker::HttpResponse;
 constexpr auto kAgentStartTimeout = std::chrono::seconds(20);
 constexpr const char* kWorkspaceMount = "workspace-mnt";
 
-bool AgentAnswers(const std::string& socket) {
-  auto conn = ConnectAgent(socket);
+bool AgentAnswers(const AgentEndpoint& agent) {
+  auto conn = ConnectAgent(agent);
   if (!conn.ok()) return false;
   if (!WriteFrame(conn->get(), FrameType::kRequest, R"({"op":"ping"})").ok()) return false;
   auto frame = ReadFrame(conn->get());
@@ -358,7 +358,7 @@ class DockerBackend : public Backend {
         return Unavailable("docker: the sandbox's agent exited at start" +
                            (log.empty() ? std::string() : ": " + log));
       }
-      if (AgentAnswers(record.agent_socket)) return OkStatus();
+      if (AgentAnswers(record.agent())) return OkStatus();
       std::this_thread::sleep_for(delay);
       delay = std::min(delay * 2, std::chrono::microseconds(20000));
     }

@@ -131,6 +131,7 @@ std::string ExecRequestToWire(const ExecRequest& r) {
       {"timeout_ms", r.detach && r.timeout_seconds == 0 ? 0 : TimeoutMillis(r.timeout_seconds)},
       {"output_limit", r.output_limit},
       {"stdin", r.pass_stdin},
+      {"stdin_frames", r.stdin_frames},
       {"detach", r.detach},
       {"interactive", r.interactive},
       {"tty", r.tty},
@@ -167,12 +168,16 @@ StatusOr<ExecRequest> ExecRequestFromWire(const std::string& text) {
     return OkStatus();
   };
   AB_RETURN_IF_ERROR(flag("stdin", &r.pass_stdin));
+  AB_RETURN_IF_ERROR(flag("stdin_frames", &r.stdin_frames));
   AB_RETURN_IF_ERROR(flag("detach", &r.detach));
   AB_RETURN_IF_ERROR(flag("interactive", &r.interactive));
   if (r.interactive && !r.detach) {
     return InvalidArgument("exec: \"interactive\" is for a detached exec");
   }
   AB_RETURN_IF_ERROR(flag("tty", &r.tty));
+  if (r.stdin_frames && (!r.pass_stdin || r.detach)) {
+    return InvalidArgument("exec: \"stdin_frames\" is for a foreground exec with \"stdin\"");
+  }
   if (r.tty && (r.detach || r.pass_stdin)) {
     return InvalidArgument("exec: \"tty\" is for a foreground exec without \"stdin\"");
   }

@@ -19,6 +19,9 @@ struct ExecRequest {
   double timeout_seconds = 60;
   uint64_t output_limit = 1024 * 1024;
   bool pass_stdin = false;  // the stdin fd rides along with the request frame
+  // With pass_stdin, where no fd can ride along (TCP, proto/agent_hello.h): the client sends
+  // its stdin as kData frames after the request, an empty one at its end.
+  bool stdin_frames = false;
   // A background process (proto/process_wire.h): answered at once with its info. Its timeout
   // may be 0, for none: it then runs until it exits, is killed or the sandbox ends.
   bool detach = false;

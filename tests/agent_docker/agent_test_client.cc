@@ -11,12 +11,18 @@
 //   agent_test_client read SOCK PATH                file content to stdout
 //   agent_test_client request SOCK JSON             any request; prints the answer
 //
-// Exit status: 0 answered ok:true, 1 answered ok:false, 3 hung up without an answer, 2 usage.
+// SOCK is a unix socket path, or "tcp:HOST:PORT" (a pod's agent, tests/kubernetes/agent_tcp.sh)
+// with the token in $AGENT_TEST_TOKEN: connected by the host's own ConnectAgent (the hello
+// included), and an exec's --stdin then streamed as frames by the host's AgentExec.
+//
+// Exit status: 0 answered ok:true, 1 answered ok:false, 3 hung up without an answer, 2 usage,
+// 4 the agent refused the token.
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -25,7 +31,10 @@
 #include <string>
 #include <vector>
 
+#include "core/agent_client.h"
+#include "core/agent_exec.h"
 #include "policy/seccomp_docker_profile.h"
+#include "proto/agent_hello.h"
 #include "proto/agent_protocol.h"
 #include "proto/exec_wire.h"
 #include "sys/unique_fd.h"
@@ -40,16 +49,37 @@ int Usage() {
   return 2;
 }
 
-UniqueFd Connect(const std::string& path) {
-  struct sockaddr_un addr = {};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, path.c_str(), sizeof(addr.sun_path) - 1);
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0) {
-    std::perror(("connect " + path).c_str());
-    std::exit(3);
+AgentEndpoint EndpointOf(const std::string& address) {
+  const char* token = std::getenv("AGENT_TEST_TOKEN");
+  return {address, token ? token : ""};
+}
+
+UniqueFd Connect(const std::string& address) {
+  auto fd = ConnectAgent(EndpointOf(address));
+  if (!fd.ok()) {
+    std::fprintf(stderr, "agent_test_client: connect %s: %s\n", address.c_str(),
+                 fd.status().message().c_str());
+    std::exit(fd.status().code() == StatusCode::kPermissionDenied ? 4 : 3);
   }
-  return fd;
+  return std::move(*fd);
+}
+
+// An exec with --stdin over TCP: the host's AgentExec streams stdin as frames.
+int ExecOverTcp(const std::string& address, const ExecRequest& request,
+                const std::string& result_file) {
+  OutputCapture output(request.output_limit, /*forward_fds=*/true);
+  auto result = AgentExec(EndpointOf(address), request, output, 0);
+  if (!result.ok()) {
+    std::fprintf(stderr, "agent_test_client: %s\n", result.status().message().c_str());
+    return result.status().code() == StatusCode::kPermissionDenied ? 4 : 3;
+  }
+  const std::string answer = ExecResultToWire(*result);
+  if (result_file.empty()) {
+    std::printf("%s\n", answer.c_str());
+  } else {
+    std::ofstream(result_file) << answer << "\n";
+  }
+  return 0;
 }
 
 // Reads frames until the answer: O and D to stdout, E to stderr. Writes the answer to `result`
@@ -112,6 +142,7 @@ int Exec(const std::string& sock, const std::vector<std::string>& args) {
   }
   if (i + 1 >= args.size()) return Usage();
   request.argv.assign(args.begin() + static_cast<long>(i) + 1, args.end());
+  if (request.pass_stdin && IsTcpAgentAddress(sock)) return ExecOverTcp(sock, request, result_file);
   UniqueFd fd = Connect(sock);
   if (!WriteFrame(fd.get(), FrameType::kRequest, ExecRequestToWire(request),
                   request.pass_stdin ? 0 : -1)

@@ -25,13 +25,13 @@ json Error(const std::string& text) { return mcp::TextToolResult(text, true); }
 struct Target {
   SandboxManager& manager;
   const SandboxRecord& record;
-  const std::string& socket;
+  const AgentEndpoint& socket;
 };
 
 // Names beginning with "." are left out, like the reference's `find -not -path '*/\.*'`.
 bool Hidden(const std::string& name) { return !name.empty() && name[0] == '.'; }
 
-json ViewDirectory(const std::string& socket, const mcp::EditorToolArgs& args) {
+json ViewDirectory(const AgentEndpoint& socket, const mcp::EditorToolArgs& args) {
   if (!args.view_range.is_null()) {
     return Error("The `view_range` parameter is not allowed when `path` points to a directory.");
   }
@@ -52,7 +52,7 @@ json ViewDirectory(const std::string& socket, const mcp::EditorToolArgs& args) {
   return mcp::TextToolResult(mcp::EditorViewDirectory(args.path, paths));
 }
 
-json ViewPath(const std::string& socket, const mcp::EditorToolArgs& args,
+json ViewPath(const AgentEndpoint& socket, const mcp::EditorToolArgs& args,
               const AgentFileInfo& info) {
   if (info.type == "dir") return ViewDirectory(socket, args);
   auto content = AgentReadFile(socket, args.path);
@@ -105,7 +105,7 @@ std::string MissingParameter(const mcp::EditorToolArgs& args) {
   return "";
 }
 
-json RunReadFile(const std::string& socket, const mcp::FileToolArgs& args) {
+json RunReadFile(const AgentEndpoint& socket, const mcp::FileToolArgs& args) {
   auto content =
       AgentReadFile(socket, args.path, args.max_bytes.value_or(kAgentReadDefaultMaxBytes));
   if (!content.ok()) return mcp::StatusToolResult(content.status());
@@ -119,7 +119,7 @@ json RunWriteFile(const Target& t, const mcp::FileToolArgs& args) {
   return mcp::StructuredToolResult({{"path", args.path}, {"bytes_written", args.content.size()}});
 }
 
-json RunListFiles(const std::string& socket, const mcp::FileToolArgs& args) {
+json RunListFiles(const AgentEndpoint& socket, const mcp::FileToolArgs& args) {
   auto entries = AgentListDir(socket, args.path);
   if (!entries.ok()) return mcp::StatusToolResult(entries.status());
   json list = json::array();
@@ -136,7 +136,7 @@ json RunListFiles(const std::string& socket, const mcp::FileToolArgs& args) {
 }  // namespace
 
 json RunEditorTool(SandboxManager& manager, const SandboxRecord& record, const json& arguments) {
-  const std::string& socket = record.agent_socket;
+  const AgentEndpoint& socket = record.agent();
   const Target target{manager, record, socket};
   auto args = mcp::ParseEditorToolArgs(arguments);
   if (!args.ok()) return mcp::StatusToolResult(args.status());
@@ -162,10 +162,9 @@ json RunFileTool(SandboxManager& manager, const SandboxRecord& record, const std
                  const json& arguments) {
   auto args = mcp::ParseFileToolArgs(name, arguments);
   if (!args.ok()) return mcp::StatusToolResult(args.status());
-  if (name == mcp::kReadFileTool) return RunReadFile(record.agent_socket, *args);
-  if (name == mcp::kWriteFileTool)
-    return RunWriteFile({manager, record, record.agent_socket}, *args);
-  return RunListFiles(record.agent_socket, *args);
+  if (name == mcp::kReadFileTool) return RunReadFile(record.agent(), *args);
+  if (name == mcp::kWriteFileTool) return RunWriteFile({manager, record, record.agent()}, *args);
+  return RunListFiles(record.agent(), *args);
 }
 
 }  // namespace agentbox

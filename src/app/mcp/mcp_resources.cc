@@ -21,7 +21,7 @@ constexpr int kMaxDepth = 32;
 
 // The workspace's files in sorted depth-first order, as paths relative to /workspace, until
 // `want` are found (or kMaxListedResources). Unreadable directories are skipped.
-void Walk(const std::string& socket, const std::string& relative, int depth, size_t want,
+void Walk(const AgentEndpoint& socket, const std::string& relative, int depth, size_t want,
           std::vector<std::pair<std::string, uint64_t>>* files) {
   auto entries = AgentListDir(socket, relative.empty() ? "/workspace" : "/workspace/" + relative);
   if (!entries.ok()) return;
@@ -58,7 +58,7 @@ McpAnswer ListResources(McpSession& session, const json& params, bool modern) {
   if (!record.ok()) return SandboxError(record.status());
   std::vector<std::pair<std::string, uint64_t>> files;
   const size_t want = std::min(offset + mcp::kResourcePageSize + 1, mcp::kMaxListedResources);
-  Walk(record->agent_socket, "", 0, want, &files);
+  Walk(record->agent(), "", 0, want, &files);
   McpAnswer answer = McpAnswer::Ok({{"resources", json::array()}});
   for (size_t i = offset; i < files.size() && i < offset + mcp::kResourcePageSize; ++i) {
     answer.result["resources"].push_back(mcp::ResourceEntry(files[i].first, files[i].second));
@@ -94,7 +94,7 @@ McpAnswer ReadResource(McpSession& session, const json& params, bool modern) {
   if (!path.ok()) return not_found(path.status().message());
   auto record = session.Sandbox();
   if (!record.ok()) return SandboxError(record.status());
-  auto info = AgentStat(record->agent_socket, *path);
+  auto info = AgentStat(record->agent(), *path);
   if (!info.ok()) return not_found(info.status().message());
   if (info->type != "file") return not_found(*path + " is not a regular file");
   if (info->size > mcp::kMaxResourceBytes) {
@@ -103,7 +103,7 @@ McpAnswer ReadResource(McpSession& session, const json& params, bool modern) {
                                 " bytes, over the 4 MiB a resource may be: read it in parts "
                                 "with the read_file tool or bash");
   }
-  auto bytes = AgentReadFile(record->agent_socket, *path, mcp::kMaxResourceBytes);
+  auto bytes = AgentReadFile(record->agent(), *path, mcp::kMaxResourceBytes);
   if (!bytes.ok()) return not_found(bytes.status().message());
   McpAnswer answer =
       McpAnswer::Ok({{"contents", json::array({mcp::ResourceContents(text, *path, *bytes)})}});

@@ -37,8 +37,8 @@ void HandleReadArchive(ServerContext& ctx, Exchange& ex) {
   auto record = RunningTarget(ctx, ex);
   if (!record.ok()) return ex.ReplyError(record.status());
   std::string tar;
-  auto counts = WriteSandboxArchive(record->agent_socket, ex.request.Query("path"),
-                                    ApiArchiveLimits(), [&tar](std::string_view bytes) {
+  auto counts = WriteSandboxArchive(record->agent(), ex.request.Query("path"), ApiArchiveLimits(),
+                                    [&tar](std::string_view bytes) {
                                       if (tar.size() + bytes.size() > 2 * kMaxFileBody) {
                                         return ResourceExhausted("the archive is too large");
                                       }
@@ -55,7 +55,7 @@ void HandleWriteArchive(ServerContext& ctx, Exchange& ex) {
   bool given = false;  // the body, once: it is all there is
   const std::string dir = ex.request.Query("path");
   auto counts =
-      ExtractSandboxArchive(record->agent_socket, dir, ApiArchiveLimits(), [&](std::string* chunk) {
+      ExtractSandboxArchive(record->agent(), dir, ApiArchiveLimits(), [&](std::string* chunk) {
         if (!given) *chunk = ex.request.body;
         given = true;
         return OkStatus();

@@ -50,11 +50,11 @@ void HandleReadFile(ServerContext& ctx, Exchange& ex) {
   auto target = Target(ctx, ex, ex.request.Query("path"));
   if (!target.ok()) return ex.ReplyError(target.status());
   if (ex.request.QueryFlag("list")) {
-    auto entries = AgentListDir(target->record.agent_socket, target->path);
+    auto entries = AgentListDir(target->record.agent(), target->path);
     if (!entries.ok()) return ex.ReplyError(entries.status());
     return ex.ReplyJson(200, Listing(target->path, *entries));
   }
-  auto data = AgentReadFile(target->record.agent_socket, target->path, kMaxFileBody);
+  auto data = AgentReadFile(target->record.agent(), target->path, kMaxFileBody);
   if (!data.ok()) return ex.ReplyError(data.status());
   ex.Reply(200, "application/octet-stream", *data);
 }

@@ -2,6 +2,9 @@
 #include "agent/agent_options.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
 
 namespace agentbox {
 namespace {
@@ -89,6 +92,53 @@ TEST(AgentOptions, AnythingElseIsAUsageError) {
       EXPECT_EQ(options.status().code(), StatusCode::kInvalidArgument);
     }
   }
+}
+
+TEST(AgentOptions, ListenTcpWithATokenFileIsTheContainerAgent) {
+  auto options = ParseAgentArgs(
+      {"--user", "1000:1000", "--listen-tcp", "0.0.0.0:7070", "--token-file", "/t/token"});
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_EQ(options->mode, AgentMode::kContainer);
+  EXPECT_EQ(options->listen_tcp, "0.0.0.0:7070");
+  EXPECT_EQ(options->token_file, "/t/token");
+  EXPECT_TRUE(options->listen_path.empty());
+  EXPECT_TRUE(ParseAgentArgs({"--listen-tcp", "[::]:7070", "--token-file", "/t"}).ok());
+}
+
+TEST(AgentOptions, ListenTcpNeedsAnAddressAndATokenFile) {
+  EXPECT_FALSE(ParseAgentArgs({"--listen-tcp"}).ok());
+  EXPECT_FALSE(ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070"}).ok());
+  EXPECT_FALSE(ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070", "--token-file"}).ok());
+  EXPECT_FALSE(ParseAgentArgs({"--listen-tcp", "localhost:7070", "--token-file", "/t"}).ok());
+  EXPECT_FALSE(
+      ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070", "--token-file", "/t", "--egress-relay", "/r"})
+          .ok());
+}
+
+TEST(AgentOptions, TheTokenIsReadOnceAndMustBeLongEnough) {
+  char dir[] = "/tmp/agentbox-token-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string path = std::string(dir) + "/token";
+  auto write = [&](const std::string& text) {
+    FILE* f = std::fopen(path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs(text.c_str(), f);
+    std::fclose(f);
+  };
+  AgentOptions options;
+  options.token_file = path;
+  EXPECT_EQ(ReadAgentToken(&options).code(), StatusCode::kInvalidArgument);  // missing
+  write("");
+  EXPECT_EQ(ReadAgentToken(&options).code(), StatusCode::kInvalidArgument);  // empty
+  write("too-short\n");
+  auto st = ReadAgentToken(&options);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("too short"), std::string::npos) << st.message();
+  write("a-long-enough-agent-token\n");
+  ASSERT_TRUE(ReadAgentToken(&options).ok());
+  EXPECT_EQ(options.token, "a-long-enough-agent-token");
+  std::remove(path.c_str());
+  ::rmdir(dir);
 }
 
 }  // namespace

@@ -78,5 +78,19 @@ TEST(SandboxRecordTest, AMalformedCgroupLocationIsACorruptRecord) {
   EXPECT_FALSE(SandboxRecordFromJson(json).ok());
 }
 
+TEST(SandboxRecordTest, RoundTripsATcpAgentAndItsToken) {
+  SandboxRecord r = SampleRecord();
+  r.agent_socket = "tcp:10.88.0.5:7070";
+  r.agent_token = "per-sandbox-token-0123456789";
+  auto back = SandboxRecordFromJson(SandboxRecordToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->agent().address, "tcp:10.88.0.5:7070");
+  EXPECT_EQ(back->agent().token, "per-sandbox-token-0123456789");
+  auto unix_socket = SandboxRecordFromJson(SandboxRecordToJson(SampleRecord()));
+  ASSERT_TRUE(unix_socket.ok());
+  EXPECT_EQ(unix_socket->agent().address, SampleRecord().agent_socket);
+  EXPECT_EQ(unix_socket->agent().token, "");
+}
+
 }  // namespace
 }  // namespace agentbox

@@ -1,0 +1,56 @@
+// The TCP agent's gate (proto/agent_hello.h): PID 1 holds each accepted TCP connection here
+// until its hello arrives, reading it without ever blocking, and hands on only the connections
+// whose token matched. A wrong token is answered permission_denied and closed; a connection
+// that stays silent past kHelloTimeoutSeconds, sends something else first or goes away is
+// closed unanswered. At most kMaxPendingHellos wait at once (the oldest goes when another
+// comes): connections that never speak cannot pin the agent or use up its fds.
+#pragma once
+
+#include <poll.h>
+
+#include <ctime>
+#include <string>
+#include <vector>
+
+#include "sys/unique_fd.h"
+
+namespace agentbox {
+
+inline constexpr size_t kMaxPendingHellos = 64;
+
+class HelloGate {
+ public:
+  explicit HelloGate(std::string token) : token_(std::move(token)) {}
+
+  // An accepted connection (blocking or not: every read here is MSG_DONTWAIT), accepted at
+  // `now` (seconds of a monotonic clock, MonotonicSeconds()).
+  void Add(UniqueFd conn, time_t now);
+
+  // The waiting connections, for poll(POLLIN), and PID 1's fds a forked handler closes.
+  std::vector<int> fds() const;
+
+  // fd (one of fds()) is readable: reads what arrived of its hello. Returns the connection once
+  // its hello was accepted and answered ok (it then carries one ordinary request); else an
+  // invalid fd (still waiting, or refused and closed).
+  UniqueFd OnReadable(int fd);
+
+  // Closes the connections whose hello is overdue at `now`.
+  void Expire(time_t now);
+
+  static time_t MonotonicSeconds();
+
+ private:
+  struct Pending {
+    UniqueFd conn;
+    time_t deadline;
+    std::string frame;  // the bytes read so far: header, then payload
+  };
+  // True while the hello may still complete; false: drop it. *done once all of it is read.
+  static bool ReadSome(Pending& p, bool* done);
+  bool Verify(const Pending& p);
+
+  std::string token_;
+  std::vector<Pending> pending_;
+};
+
+}  // namespace agentbox
