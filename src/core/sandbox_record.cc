@@ -79,7 +79,6 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"egress_relay", r.egress_relay},
             {"egress_background_port", r.egress_background_port},
             {"pool_key", r.pool_key}};
-  if (!r.agent_token.empty()) j["agent_token"] = r.agent_token;
   if (r.backend == BackendKind::kKubernetes) {
     j["kubernetes"] = {{"kubeconfig", r.spec.kube.kubeconfig},
                        {"context", r.spec.kube.context},
@@ -124,7 +123,6 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.egress_relay = j.value("egress_relay", "");
     r.egress_background_port = j.value("egress_background_port", uint16_t{0});
     r.pool_key = j.value("pool_key", "");
-    r.agent_token = j.value("agent_token", "");
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());
   }

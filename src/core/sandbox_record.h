@@ -65,10 +65,8 @@ struct SandboxRecord {
   // docker: the container.
   std::string container_id;
 
-  // kubernetes: the secret the agent asks of every connection (it listens on TCP, at
-  // agent_socket "tcp:POD_IP:7070"), and the sandbox's pod, in spec.kube's namespace (resolved
-  // at create) on the cluster spec.kube names.
-  std::string agent_token;
+  // kubernetes: the sandbox's pod (its agent at agent_socket "tcp:POD_IP:7070", with
+  // agent_token), in spec.kube's namespace (resolved at create) on the cluster spec.kube names.
   std::string kube_pod;
 
   // Non-empty while the sandbox waits, started, in a warm pool (core/warm_pool.h): hidden from

@@ -67,7 +67,7 @@ std::string AgentAddress(const std::string& ip) {
 }
 
 bool AgentAnswers(const SandboxRecord& record) {
-  auto conn = ConnectAgent(record.agent_socket);
+  auto conn = ConnectAgent(record.agent());
   if (!conn.ok()) return false;
   if (!WriteFrame(conn->get(), FrameType::kRequest, R"({"op":"ping"})").ok()) return false;
   auto frame = ReadFrame(conn->get());
