@@ -3,11 +3,11 @@ bridge network, and its phase, IP and container states are reported through the 
 
 The manifest is played as given but for five things: the podman pod is named k8sf-<uid> (two
 namespaces may hold the same name; spec.hostname keeps the pod's own); its volumes are named
-k8sf-<uid>-<name> (podman would share same-named emptyDirs between pods); every container's
+k8sf-<uid>-<name>; every container's
 imagePullPolicy is Never (nothing is ever pulled: images are loaded into the private store at
 start); a pod with init containers and restartPolicy Always plays with OnFailure (see
-_play_manifest); secret volumes become read-only binds of files written from the stored Secret
-(secret_volumes.py). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit and medium, the
+_play_manifest); emptyDir and secret volumes become binds of directories made as the kubelet
+makes them (volumes.py). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit and medium, the
 seccompProfile field, runtimeClassName) stay in the stored object. A pod IP is handed out only
 when the host's route to it goes through the fake's own bridge; otherwise the pod is Failed and
 gets no IP.
@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 
-from . import secret_volumes
+from . import volumes
 from . import store as S
 from .podman import PodmanError
 
@@ -119,7 +119,7 @@ class Pods(PodValidation):
         try:
             path = os.path.join(self.podman.dir, name + ".json")
             manifest = _play_manifest(pod)
-            secret_volumes.materialize(self.store, pod, manifest, self._secrets_dir(name))
+            volumes.materialize(self.store, pod, manifest, self._volumes_dir(name))
             with open(path, "w") as f:
                 json.dump(manifest, f)
             with self.lock:
@@ -129,15 +129,15 @@ class Pods(PodValidation):
                 args += ["--seccomp-profile-root", self.seccomp_root]
             self.podman.run(*args, path)
             self.refresh(pod)
-        except (PodmanError, OSError, ValueError, secret_volumes.SecretMissing) as e:
+        except (PodmanError, OSError, ValueError, volumes.SecretMissing) as e:
             # What a failed play made (an infra container, volumes) goes now, not at delete.
             self.podman.run("pod", "rm", "-f", "-t", "0", name, check=False)
             self._set_status(pod, {"phase": "Failed", "reason": "PodmanFailed", "message": str(e)})
         finally:
             pod_lock.release()
 
-    def _secrets_dir(self, name):
-        return os.path.join(self.podman.dir, "secrets", name)
+    def _volumes_dir(self, name):
+        return os.path.join(self.podman.dir, "volumes", name)
 
     def refresh(self, pod):
         """Reads the podman pod's containers and IP into the stored pod's status."""
@@ -210,7 +210,7 @@ class Pods(PodValidation):
         if pod_lock:
             pod_lock.acquire()  # a play in progress finishes first
         self.podman.run("pod", "rm", "-f", "-t", str(grace), name, check=False)
-        secret_volumes.remove(self._secrets_dir(name))
+        volumes.remove(self._volumes_dir(name))
         with self.lock:
             self.played.pop(name, None)
         self.store.delete("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
@@ -226,4 +226,4 @@ class Pods(PodValidation):
             self.played.clear()
         for name in names:
             self.podman.run("pod", "rm", "-f", "-t", "0", name, check=False)
-            secret_volumes.remove(self._secrets_dir(name))
+            volumes.remove(self._volumes_dir(name))

@@ -1,7 +1,12 @@
-"""Secret volumes for podman kube play: podman 4.3 mounts only its own secrets (and fails on a
-Kubernetes Secret's items), so each secret volume of a pod becomes a read-only bind of a
-directory this server writes from the stored Secret, as the kubelet does: one file per key (or
-per item), mode defaultMode (0644 when unset), owned by root and the pod's fsGroup.
+"""A pod's secret and emptyDir volumes for podman kube play, made as the kubelet makes them.
+
+podman 4.3 mounts only its own secrets (and fails on a Kubernetes Secret's items), and plays an
+emptyDir as a named volume that copies up the image's directory with its owner (root: a
+non-root pod could not write its /workspace). So both become binds of directories this server
+makes under the pod's own dir: a secret volume holds one file per key (or per item), mode
+defaultMode (0644 when unset), owned by root and the pod's fsGroup; an emptyDir is empty, mode
+0777 (the kubelet's), with the fsGroup's group and setgid when the pod has one. sizeLimit and
+medium stay ignored, as podman ignores them.
 """
 import base64
 import os
@@ -12,11 +17,21 @@ class SecretMissing(Exception):
     pass
 
 
+def _empty_dir(path, group):
+    os.makedirs(path, exist_ok=True)
+    os.chown(path, 0, group)
+    os.chmod(path, 0o2777 if group else 0o777)
+
+
 def materialize(store, pod, manifest, root):
-    """Rewrites manifest's secret volumes as hostPath binds of directories under root."""
+    """Rewrites manifest's secret and emptyDir volumes as hostPath binds of dirs under root."""
     ns = pod["metadata"]["namespace"]
     group = (pod["spec"].get("securityContext") or {}).get("fsGroup", 0)
     for v in manifest["spec"].get("volumes", []):
+        if v.pop("emptyDir", None) is not None:
+            _empty_dir(os.path.join(root, v["name"]), group)
+            v["hostPath"] = {"path": os.path.join(root, v["name"]), "type": "Directory"}
+            continue
         src = v.pop("secret", None)
         if src is None:
             continue
