@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "base/build_info.h"
 #include "base/sha256.h"
@@ -15,6 +16,7 @@
 #include "kubernetes/cluster_target.h"
 #include "kubernetes/object_names.h"
 #include "kubernetes/sandbox_pod.h"
+#include "policy/image_user.h"
 #include "proto/agent_protocol.h"
 #include "sys/file_util.h"
 #include "sys/random_id.h"
@@ -55,6 +57,7 @@ Status CheckSupported(const SandboxSpec& spec) {
         "all");
   }
   if (spec.clock_start_seconds) {
+    // A time namespace needs a user namespace the pod's seccomp profile does not allow.
     return Unavailable("clock_start is not available on the kubernetes backend yet");
   }
   return OkStatus();
@@ -72,6 +75,21 @@ bool AgentAnswers(const SandboxRecord& record) {
   if (!WriteFrame(conn->get(), FrameType::kRequest, R"({"op":"ping"})").ok()) return false;
   auto frame = ReadFrame(conn->get());
   return frame.ok() && ResponseStatus(frame->payload).ok();
+}
+
+// The agent's arguments, as docker's container gives them (docker/container_config.cc), but
+// listening on the pod's TCP port with the Secret's token instead of a host socket.
+std::vector<std::string> AgentArgs(const SandboxSpec& spec) {
+  std::vector<std::string> args;
+  if (spec.user != SandboxUser{})
+    args.insert(args.end(), {kAgentUserFlag, SandboxUserText(spec.user)});
+  if (spec.random_seed) {
+    args.insert(args.end(), {kAgentRandomSeedFlag, std::to_string(*spec.random_seed)});
+  }
+  args.insert(args.end(),
+              {"--listen-tcp", "0.0.0.0:" + std::to_string(kubernetes::kAgentPort), "--token-file",
+               std::string(kubernetes::kAgentTokenDir) + "/" + kubernetes::kAgentTokenKey});
+  return args;
 }
 
 // The namespace serve runs in when it runs in a pod: the sandboxes' NetworkPolicy admits serve's
@@ -144,9 +162,7 @@ class KubernetesBackend : public Backend {
     in.id = record.id;
     in.agent_image =
         EnvOr("AGENTBOX_KUBE_AGENT_IMAGE", std::string("agentbox-agent:") + kAgentboxVersion);
-    in.agent_args = {"--listen-tcp", "0.0.0.0:" + std::to_string(kubernetes::kAgentPort),
-                     "--token-file",
-                     std::string(kubernetes::kAgentTokenDir) + "/" + kubernetes::kAgentTokenKey};
+    in.agent_args = AgentArgs(record.spec);
     in.runtime_class_name = record.spec.runtime;
     in.owner = owner_;
     const std::string own = OwnNamespace();

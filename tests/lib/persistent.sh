@@ -22,8 +22,8 @@ native_only() {
 # a quota at the write, snapshots of it); on kubernetes it is the pod's emptyDir, so the case is
 # N/A there, with that reason.
 host_workspace_only() {
-  [[ $AB_BACKEND != kubernetes ]] ||
-    not_applicable "${1:-the workspace is the pod's emptyDir: no host directory behind it}"
+  local why="the workspace is the pod's emptyDir: no host directory behind it"
+  [[ $AB_BACKEND != kubernetes ]] || not_applicable "${1:-$why}"
 }
 
 # ab_bg TAG SUBCOMMAND [ARG...]: `ab` in the background; results in $CASE_DIR/TAG.{out,err,rc}.

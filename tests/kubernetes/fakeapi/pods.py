@@ -98,6 +98,9 @@ class Pods(PodValidation):
         self.locks = {}
         self.created_at = {}  # podman name -> monotonic time of the create, until it leaves Pending
         self.lock = threading.Lock()
+        # podman 4.3 fails a kube play that overlaps a pod rm ("starting some containers:
+        # internal libpod error"): pods start and go one at a time.
+        self.lifecycle = threading.Lock()
 
     def created(self, pod):
         pod_lock = threading.Lock()
@@ -127,11 +130,13 @@ class Pods(PodValidation):
             args = ["kube", "play", "--network", self.podman.network]
             if self.seccomp_root:
                 args += ["--seccomp-profile-root", self.seccomp_root]
-            self.podman.run(*args, path)
+            with self.lifecycle:
+                self.podman.run(*args, path)
             self.refresh(pod)
         except (PodmanError, OSError, ValueError, volumes.SecretMissing) as e:
             # What a failed play made (an infra container, volumes) goes now, not at delete.
-            self.podman.run("pod", "rm", "-f", "-t", "0", name, check=False)
+            with self.lifecycle:
+                self.podman.run("pod", "rm", "-f", "-t", "0", name, check=False)
             self._set_status(pod, {"phase": "Failed", "reason": "PodmanFailed", "message": str(e)})
         finally:
             pod_lock.release()
@@ -209,7 +214,8 @@ class Pods(PodValidation):
             pod_lock = self.locks.pop(name, None)
         if pod_lock:
             pod_lock.acquire()  # a play in progress finishes first
-        self.podman.run("pod", "rm", "-f", "-t", str(grace), name, check=False)
+        with self.lifecycle:
+            self.podman.run("pod", "rm", "-f", "-t", str(grace), name, check=False)
         volumes.remove(self._volumes_dir(name))
         with self.lock:
             self.played.pop(name, None)
