@@ -47,7 +47,9 @@ class Podman:
             raise PodmanError("podman %s: no answer in %d s" % (args[0], timeout))
         if check and p.returncode != 0:
             last = (p.stderr.strip().splitlines() or ["exit %d" % p.returncode])[-1]
-            raise PodmanError("podman %s: %s" % (args[0], last))
+            error = PodmanError("podman %s: %s" % (args[0], last))
+            error.stderr = p.stderr
+            raise error
         return p.stdout
 
     def popen(self, *args):

@@ -1,11 +1,11 @@
 """Pods that run for real: each created pod is started with `podman kube play` on the fake's
 bridge network, and its phase, IP and container states are reported through the store.
 
-The manifest is played as given but for five things: the podman pod is named k8sf-<uid> (two
+The manifest is played as given but for six things: the podman pod is named k8sf-<uid> (two
 namespaces may hold the same name; spec.hostname keeps the pod's own); its volumes are named
-k8sf-<uid>-<name>; every container's
-imagePullPolicy is Never (nothing is ever pulled: images are loaded into the private store at
-start); a pod with init containers and restartPolicy Always plays with OnFailure (see
+k8sf-<uid>-<name>; every container's imagePullPolicy is Never (nothing is ever pulled: images
+are loaded into the private store at start) and its ports are dropped (podman would publish them
+on the host); a pod with init containers and restartPolicy Always plays with OnFailure (see
 _play_manifest); emptyDir and secret volumes become binds of directories made as the kubelet
 makes them (volumes.py). Fields podman ignores (runAsNonRoot, emptyDir sizeLimit and medium, the
 seccompProfile field, runtimeClassName) stay in the stored object. A pod IP is handed out only
@@ -45,6 +45,9 @@ def _play_manifest(pod):
         v["name"] = prefix + v["name"]
     for c in m["spec"].get("containers", []) + m["spec"].get("initContainers", []):
         c["imagePullPolicy"] = "Never"
+        # On a cluster a containerPort only names a port; podman 4.3 publishes it on the host
+        # (every interface, the same port: a second pod with it cannot start).
+        c.pop("ports", None)
         for vm in c.get("volumeMounts", []):
             vm["name"] = prefix + vm["name"]
     return m
@@ -134,6 +137,8 @@ class Pods(PodValidation):
                 self.podman.run(*args, path)
             self.refresh(pod)
         except (PodmanError, OSError, ValueError, volumes.SecretMissing) as e:
+            self.log.write("fake-apiserver: pod %s failed to play: %s\n" % (name, getattr(e, "stderr", e)))
+            self.log.flush()
             # What a failed play made (an infra container, volumes) goes now, not at delete.
             with self.lifecycle:
                 self.podman.run("pod", "rm", "-f", "-t", "0", name, check=False)
