@@ -679,7 +679,7 @@ export interface components {
         /** @description what `agentbox inspect` prints */
         Sandbox: {
             /** @enum {string} */
-            backend: "native" | "docker";
+            backend: "native" | "docker" | "kubernetes";
             /** @description docker backend only */
             container_id?: string;
             /** @description RFC 3339, UTC */
@@ -712,7 +712,7 @@ export interface components {
         /** @description one sandbox in a list */
         SandboxSummary: {
             /** @enum {string} */
-            backend: "native" | "docker";
+            backend: "native" | "docker" | "kubernetes";
             /** @description RFC 3339, UTC */
             created_at: string;
             id: string;
