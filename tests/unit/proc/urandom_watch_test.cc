@@ -36,6 +36,7 @@ struct Seen {
 };
 
 void ReadAll(int fd, unsigned char* out, size_t n) {
+  if (fd < 0) _exit(6);  // the open failed: no hang on poll(-1)
   size_t done = 0;
   while (done < n) {
     struct pollfd p = {fd, POLLIN, 0};
@@ -57,7 +58,8 @@ bool IsCharDevice(int fd, unsigned minor_number) {
   if (!AttachFilterAndSendListener(watched, {}, channel)) _exit(3);
   Seen seen;
   struct stat st;
-  const int a = static_cast<int>(syscall(SYS_open, "/dev/urandom", O_RDONLY | O_CLOEXEC));  // 1
+  // The raw open, with a mode of 0 as glibc passes (the filter denies set-id bits in any mode).
+  const int a = static_cast<int>(syscall(SYS_open, "/dev/urandom", O_RDONLY | O_CLOEXEC, 0));  // 1
   ReadAll(a, seen.absolute, 16);
   seen.absolute_fifo = fstat(a, &st) == 0 && S_ISFIFO(st.st_mode);
   seen.absolute_cloexec = fcntl(a, F_GETFD) & FD_CLOEXEC;
