@@ -78,6 +78,7 @@ bool NamesRandomDevice(unsigned pid, const OpenCall& call, const std::string& pa
          (minor(st.st_rdev) == 8 || minor(st.st_rdev) == 9);
 }
 
+// Answers with `error`, or with 0: SECCOMP_USER_NOTIF_FLAG_CONTINUE, the kernel's own open.
 void Reply(int listener, const struct seccomp_notif& req, int error) {
   struct seccomp_notif_resp resp;
   std::memset(&resp, 0, sizeof(resp));
@@ -89,6 +90,8 @@ void Reply(int listener, const struct seccomp_notif& req, int error) {
   }
   (void)::ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);  // ENOENT: it was killed
 }
+
+constexpr int kKernelsOpen = 0;
 
 // Installs the next stream's pipe in the caller as the call's result: 0 once answered, else the
 // errno to answer with (EMFILE: the caller's fd limit, or ours).
@@ -117,7 +120,7 @@ bool IsWatchedOpen(const struct seccomp_notif& req) {
 
 void AnswerOpen(int listener, const struct seccomp_notif& req, UrandomFeeder& feeder) {
   const OpenCall call = CallOf(req);
-  if (!IsPlainRead(call.flags)) return Reply(listener, req, 0);
+  if (!IsPlainRead(call.flags)) return Reply(listener, req, kKernelsOpen);
   char mem_path[64];
   std::snprintf(mem_path, sizeof(mem_path), "/proc/%u/mem", req.pid);
   UniqueFd mem(::open(mem_path, O_RDONLY | O_CLOEXEC));
@@ -125,7 +128,7 @@ void AnswerOpen(int listener, const struct seccomp_notif& req, UrandomFeeder& fe
   // supervisor cannot reach (one that made itself non-dumpable) gets the kernel's open.
   if (!mem.valid() || ::ioctl(listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &req.id) != 0 ||
       !NamesRandomDevice(req.pid, call, ReadPath(mem.get(), call.path))) {
-    return Reply(listener, req, 0);
+    return Reply(listener, req, kKernelsOpen);
   }
   const int error = InstallStream(listener, req, call.flags, feeder);
   if (error != 0) Reply(listener, req, error);
