@@ -73,7 +73,7 @@ AGENT=tcp:$IP:7070
 C() { AGENT_TEST_TOKEN=$TOKEN timeout 60 "$AGENT_TEST_CLIENT" "$@"; }
 # The agent may still be binding its port right after the container started.
 for _ in $(seq 100); do C ping "$AGENT" >/dev/null 2>&1 && break; sleep 0.1; done
-check "ping with the token" 'C ping "$AGENT" | grep -q "\"ok\":true"'
+check "ping with the token" 'C ping "$AGENT" | grep >/dev/null "\"ok\":true"'
 check "exec: output and identity (uid 1000, PID 1 the agent)" \
   '[[ $(C exec "$AGENT" --result "$WORK/r" -- sh -c "echo hi; id -u; cat /proc/1/comm") == $(printf "hi\n1000\nagentbox-agent") ]] && grep -q "\"exit_code\":0" "$WORK/r"'
 check "exec with stdin over TCP (streamed as frames)" \
@@ -82,6 +82,11 @@ check "write_file then read_file" \
   'echo "over tcp" | C write "$AGENT" f.txt 2>/dev/null; [[ $(C read "$AGENT" f.txt 2>/dev/null) == "over tcp" ]]'
 check "the file is the sandbox user's in /workspace" \
   '[[ $(C exec "$AGENT" --result "$WORK/r" -- stat -c "%u %n" /workspace/f.txt 2>/dev/null) == "1000 /workspace/f.txt" ]]'
+check "a background process over TCP (exec -d, proc_wait, proc_logs, ps)" \
+  'C request "$AGENT" "{\"op\":\"exec\",\"argv\":[\"sh\",\"-c\",\"echo bg-out\"],\"detach\":true,\"timeout_ms\":0}" | grep >/dev/null "\"id\":\"p1\"" &&
+   C request "$AGENT" "{\"op\":\"proc_wait\",\"proc\":\"p1\",\"timeout_ms\":20000}" | grep >/dev/null "\"state\":\"exited\"" &&
+   C request "$AGENT" "{\"op\":\"proc_logs\",\"proc\":\"p1\",\"follow\":false}" | grep >/dev/null "^bg-out" &&
+   C request "$AGENT" "{\"op\":\"ps\"}" | grep >/dev/null "\"id\":\"p1\""'
 # The same token but for its last digit.
 LAST=0
 [[ ${TOKEN: -1} == 0 ]] && LAST=1
