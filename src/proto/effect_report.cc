@@ -155,7 +155,12 @@ std::string WorkspaceSummary(const WorkspaceChanges& w) {
   add(w.created, "created");
   add(w.modified, "modified");
   add(w.deleted, "deleted");
-  return "/workspace: " + text + " (" + SignedApproxSize(w.size_delta) + ")";
+  std::string line =
+      "/workspace: " + (text.empty() ? std::string("no change counted")
+                                     : text + " (" + SignedApproxSize(w.size_delta) + ")");
+  // A bounded walk must not read as the whole story: the counts cover only what it reached.
+  if (w.partial) line += " (partial: " + w.reason + ")";
+  return line;
 }
 
 }  // namespace
@@ -228,7 +233,7 @@ StatusOr<EffectReport> EffectsFromJson(const json& j) {
 }
 
 std::string EffectsSummaryLine(const EffectReport& r) {
-  const bool changed = r.workspace.observed && !r.workspace.empty();
+  const bool changed = r.workspace.observed && (!r.workspace.empty() || r.workspace.partial);
   if (!changed && r.walls.empty()) return "";
   std::string line = "effects: ";
   if (changed) line += WorkspaceSummary(r.workspace);

@@ -90,6 +90,17 @@ TEST(EffectReportTest, TheSummaryLine) {
   removed.workspace.deleted = 3;
   removed.workspace.size_delta = -3 * 1024 * 1024;
   EXPECT_EQ(EffectsSummaryLine(removed), "effects: /workspace: 3 deleted (-3.0M)");
+  EffectReport bounded;
+  bounded.workspace.observed = true;
+  bounded.workspace.partial = true;
+  bounded.workspace.reason = "more than 20000 entries";
+  EXPECT_EQ(EffectsSummaryLine(bounded),
+            "effects: /workspace: no change counted (partial: more than 20000 entries)")
+      << "a walk that stopped at its bound must say so, even when it counted nothing";
+  bounded.workspace.created = 2;
+  bounded.workspace.size_delta = 2048;
+  EXPECT_EQ(EffectsSummaryLine(bounded),
+            "effects: /workspace: 2 created (+2.0K) (partial: more than 20000 entries)");
 }
 
 }  // namespace
