@@ -37,6 +37,7 @@
 #include "agent/process_router.h"
 #include "agent/warm_handler.h"
 #include "proc/process_tree.h"
+#include "proto/agent_hello.h"
 #include "proto/agent_protocol.h"
 #include "proto/exec_result.h"
 #include "proto/exec_wire.h"
@@ -263,6 +264,7 @@ class Agent {
         ::close(conn);
         return;
       }
+      TuneAgentTcpConnection(conn);
       gate_->Add(UniqueFd(conn), HelloGate::MonotonicSeconds());
       return;
     }
