@@ -23,6 +23,7 @@
 #include "docker/runtimes.h"
 #include "policy/seccomp_docker_profile.h"
 #include "proc/cgroup.h"
+#include "proc/urandom_watch.h"
 #include "proc/workspace.h"
 #include "proto/agent_protocol.h"
 #include "sys/file_util.h"
@@ -116,6 +117,7 @@ class DockerBackend : public Backend {
             "random_seed is not available under gVisor (--runtime runsc): "
             "it has no seccomp user notification to answer getrandom with");
       }
+      AB_RETURN_IF_ERROR(SeededUrandomSupported());  // the host's kernel answers (runc)
     }
     AB_ASSIGN_OR_RETURN(docker::ContainerIds default_ids, Ids(*client));
     const docker::ContainerIds ids = docker::WithSandboxUser(default_ids, record.spec.user);

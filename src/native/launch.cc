@@ -16,6 +16,7 @@
 #include "proc/child_order.h"
 #include "proc/seccomp_listener.h"
 #include "proc/time_namespace.h"
+#include "proc/urandom_watch.h"
 #include "proc/userns_hint.h"
 #include "proto/agent_protocol.h"
 #include "sys/file_util.h"
@@ -128,6 +129,8 @@ void KillSandboxInit(int pidfd) {
 }
 
 StatusOr<LaunchedSandbox> LaunchSandbox(const LaunchRequest& req) {
+  // Seeded: /dev/urandom too, or not at all (proc/urandom_watch.h).
+  if (req.spec.random_seed) AB_RETURN_IF_ERROR(SeededUrandomSupported());
   AB_ASSIGN_OR_RETURN(MountTrees trees,
                       PrepareMountTrees(req.mounts, req.workspace, req.image_root_fd));
   CommandStrings storage;

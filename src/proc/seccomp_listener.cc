@@ -17,6 +17,7 @@
 #include "policy/seccomp_program.h"
 #include "proc/fallocate_watch.h"
 #include "proc/getrandom_watch.h"
+#include "proc/urandom_watch.h"
 #include "sys/fd_passing.h"
 
 namespace agentbox {
@@ -48,9 +49,10 @@ std::string CommandNameOf(pid_t pid) {
 void UseListenedFilter(CommandLaunch& command, bool watch_fallocate, bool watch_getrandom) {
   static const std::vector<BpfInstruction> fallocate =
       WithFallocateWatch(NotifyingSeccompProgram());
+  // Seeded: getrandom first (the more frequent), then open and openat for /dev/urandom.
   static const std::vector<BpfInstruction> getrandom =
-      WithGetrandomWatch(NotifyingSeccompProgram());
-  static const std::vector<BpfInstruction> both = WithGetrandomWatch(fallocate);
+      WithGetrandomWatch(WithOpenWatch(NotifyingSeccompProgram()));
+  static const std::vector<BpfInstruction> both = WithGetrandomWatch(WithOpenWatch(fallocate));
   const std::vector<BpfInstruction>* programs[2][2] = {{&NotifyingSeccompProgram(), &getrandom},
                                                        {&fallocate, &both}};
   command.seccomp = programs[watch_fallocate][watch_getrandom];
@@ -104,8 +106,13 @@ SeccompListener::SeccompListener(UniqueFd channel, bool watch_fallocate, dev_t w
     : channel_(std::move(channel)),
       watch_fallocate_(watch_fallocate),
       workspace_dev_(workspace_dev) {
-  if (random_seed) random_.emplace(*random_seed);
+  if (random_seed) {
+    random_.emplace(*random_seed);
+    urandom_ = std::make_unique<UrandomFeeder>(*random_seed);
+  }
 }
+
+SeccompListener::~SeccompListener() = default;
 
 int SeccompListener::fd() const {
   if (listener_.valid()) return listener_.get();
@@ -149,6 +156,11 @@ void SeccompListener::HandleNotification() {
   uint64_t args[6];
   for (int i = 0; i < 6; ++i) args[i] = req.data.args[i];
   const SeccompRule* rule = DenyingRule(req.data.nr, args);
+  // An open the filter denies (a set-id mode) is answered below as the filter would have.
+  if (urandom_ && rule == nullptr && IsWatchedOpen(req)) {
+    AnswerOpen(listener_.get(), req, *urandom_);
+    return;
+  }
   // Named while it waits (before the answer lets it go on, or exit).
   CountDenial(rule, static_cast<pid_t>(req.pid));
   struct seccomp_notif_resp resp;

@@ -8,7 +8,7 @@
 // errno (the same the kernel would have given) and counts it, with the program that made it.
 // Nothing else is slowed: calls no rule denies never leave the kernel. When the disk limit is
 // held, fallocate comes the same way (proc/fallocate_watch.h); with policy key random_seed,
-// getrandom (proc/getrandom_watch.h).
+// getrandom (proc/getrandom_watch.h) and open/openat, for /dev/urandom (proc/urandom_watch.h).
 //
 // Where the kernel gives no listener (gVisor; kernels before 5.0) the init attaches the plain
 // filter instead (the kernel answers the denials itself) and the channel just closes: the report
@@ -19,6 +19,7 @@
 #include <linux/seccomp.h>
 #include <sys/types.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "policy/seccomp_rules.h"
 #include "proc/child_plan.h"
 #include "proc/seeded_random.h"
+#include "proc/urandom_feeder.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
@@ -46,9 +48,9 @@ StatusOr<ListenerChannel> MakeListenerChannel(const std::string& workspace, bool
 
 // Parent side: the command's filters for a launch with a listener (command.listener_channel):
 // NotifyingSeccompProgram(), behind the fallocate watch's instructions when `watch_fallocate`
-// and the getrandom watch's when `watch_getrandom`; DefaultSeccompProgram() where the kernel
-// gives no listener (a seeded sandbox is refused there before it starts). Static programs, made
-// once.
+// and the getrandom and /dev/urandom watches' when `watch_getrandom` (random_seed);
+// DefaultSeccompProgram() where the kernel gives no listener (a seeded sandbox is refused there
+// before it starts). Static programs, made once.
 void UseListenedFilter(CommandLaunch& command, bool watch_fallocate, bool watch_getrandom);
 
 // Child side, after no_new_privs: attaches `with_listener` with a listener and sends the
@@ -73,9 +75,11 @@ struct DeniedSyscall {
 class SeccompListener {
  public:
   // watch_fallocate: answer fallocate as proc/fallocate_watch.h says; random_seed: getrandom
-  // as proc/getrandom_watch.h says, from a stream of that seed starting here.
+  // as proc/getrandom_watch.h says, from a stream of that seed starting here, and opens of
+  // /dev/urandom and /dev/random as proc/urandom_watch.h says (their first stream starts here).
   SeccompListener(UniqueFd channel, bool watch_fallocate, dev_t workspace_dev,
                   std::optional<uint64_t> random_seed = std::nullopt);
+  ~SeccompListener();  // ends the streams' feeding: their readers see EOF
 
   // What to poll: the channel until the listener arrives, then the listener (-1: neither).
   int fd() const;
@@ -100,6 +104,7 @@ class SeccompListener {
   bool observed_ = false;
   bool disk_refused_ = false;
   std::optional<SeededRandom> random_;
+  std::unique_ptr<UrandomFeeder> urandom_;  // with random_seed: the opens' streams
   std::vector<DeniedSyscall> denied_;
 };
 

@@ -15,6 +15,11 @@
 
 namespace agentbox {
 
+// The seed of the stream the `open_number`-th seeded open of /dev/urandom or /dev/random reads
+// (from 1; proc/urandom_watch.h): SplitMix64's output mixing applied to the seed and the number,
+// so each open reads its own stream, none of them the getrandom stream of the same seed.
+uint64_t UrandomOpenSeed(uint64_t seed, uint64_t open_number);
+
 class SeededRandom {
  public:
   explicit SeededRandom(uint64_t seed) : state_(seed) {}

@@ -303,6 +303,75 @@ case_replay_of_a_seeded_session() {
   [[ $AB_OUT != "$run_once" ]] || fail "run without a seed gave seed 7's bytes"
 }
 
+# ---- random_seed: a seeded /dev/urandom and /dev/random (docs/policy.md "The seeded getrandom") ---
+
+# device_bytes_of BOX DEVICE: the first 16 bytes of DEVICE read in one exec, in hex, into
+# DEVICE_HEX (head and od: GNU's on the host root, busybox's on the docker lane).
+device_bytes_of() {
+  ab exec "$1" -- sh -c "head -c 16 $2 | od -An -tx1 | tr -d ' \n'"
+  expect_rc 0 "reading $2 in $1"
+  [[ $AB_OUT =~ ^[0-9a-f]{32}$ ]] || fail "$2 gave '$AB_OUT'"
+  DEVICE_HEX=$AB_OUT
+}
+
+case_random_seed_seeds_dev_urandom() {
+  printf '{"random_seed": 42}\n' >"$CASE_DIR/seed42.json"
+  new_box --policy "$CASE_DIR/seed42.json"
+  local first=$BOX
+  new_box --policy "$CASE_DIR/seed42.json"
+  local second=$BOX
+  # Each exec's first open reads UrandomOpenSeed(42, 1)'s stream (proc/seeded_random.h), whichever
+  # random device it names; a second open in the same exec reads the next stream.
+  local stream1=1d85100ff4b68a6060e7dca8335c46f6 stream2=69b31649201f97c2e5b78effe755e3ef
+  device_bytes_of "$first" /dev/urandom
+  [[ $DEVICE_HEX == "$stream1" ]] || fail "seed 42's /dev/urandom gave $DEVICE_HEX, not $stream1"
+  device_bytes_of "$second" /dev/urandom
+  [[ $DEVICE_HEX == "$stream1" ]] || fail "a second sandbox of seed 42 gave $DEVICE_HEX"
+  device_bytes_of "$second" /dev/random
+  [[ $DEVICE_HEX == "$stream1" ]] || fail "seed 42's /dev/random gave $DEVICE_HEX"
+  ab exec "$first" -- sh -c 'cd /dev && head -c 16 ./urandom >/dev/null && head -c 16 random |
+    od -An -tx1 | tr -d " \n"'
+  [[ $AB_OUT == "$stream2" ]] || fail "a second open (by a relative path) gave '$AB_OUT'"
+  # Endless, and a reader that stops early leaves nothing behind that blocks the exec's end.
+  ab exec "$first" -- sh -c 'head -c 10000000 /dev/urandom | wc -c'
+  expect_rc 0 "a large read"
+  [[ ${AB_OUT//[[:space:]]/} == 10000000 ]] || fail "head -c 10000000 /dev/urandom gave '$AB_OUT'"
+  printf '{"random_seed": 43}\n' >"$CASE_DIR/seed43.json"
+  new_box --policy "$CASE_DIR/seed43.json"
+  device_bytes_of "$BOX" /dev/urandom
+  [[ $DEVICE_HEX != "$stream1" ]] || fail "seeds 42 and 43 gave the same /dev/urandom"
+  new_box
+  device_bytes_of "$BOX" /dev/urandom
+  local unseeded=$DEVICE_HEX
+  device_bytes_of "$BOX" /dev/urandom
+  [[ $DEVICE_HEX != "$unseeded" ]] || fail "without a seed two reads of /dev/urandom were equal"
+  [[ $unseeded != "$stream1" ]] || fail "no seed gave seed 42's bytes"
+}
+
+case_replay_of_a_seeded_dev_urandom_session() {
+  native_only  # as the seeded getrandom's replay: one lane is enough
+  printf '{"random_seed": 9}\n' >"$CASE_DIR/policy.json"
+  new_box --policy "$CASE_DIR/policy.json"
+  local i
+  for i in 1 2 3; do
+    ab exec "$BOX" -- sh -c 'head -c 8 /dev/urandom | od -An -tx1; head -c 8 /dev/random | od -An -tx1'
+    expect_rc 0 "reading /dev/urandom, seeded"
+  done
+  ab log --json "$BOX"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
+  ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 0 "a seeded /dev/urandom session replays without divergence"
+  json_assert "r['diverged'] == 0 and r['replayed'] >= 3" "replay report"
+  # `run` too: the same seed, the same bytes; without one, others.
+  ab run --policy "$CASE_DIR/policy.json" -- sh -c 'head -c 16 /dev/urandom | od -An -tx1'
+  expect_rc 0 "run, seeded"
+  local run_once=$AB_OUT
+  ab run --policy "$CASE_DIR/policy.json" -- sh -c 'head -c 16 /dev/urandom | od -An -tx1'
+  [[ $AB_OUT == "$run_once" ]] || fail "run with seed 9 gave $run_once, then $AB_OUT"
+  ab run -- sh -c 'head -c 16 /dev/urandom | od -An -tx1'
+  [[ $AB_OUT != "$run_once" ]] || fail "run without a seed gave seed 9's bytes"
+}
+
 # replay --from SNAP: the session after a snapshot replays from that snapshot (a fork of it), so
 # what was done before it is neither run again nor compared; a planted change after it is found.
 case_replay_from_a_snapshot() {

@@ -40,5 +40,16 @@ TEST(SeededRandomTest, AnotherSeedAnotherStream) {
   EXPECT_NE(Bytes(0, {32}), Bytes(UINT64_MAX, {32}));
 }
 
+// Each seeded open of /dev/urandom reads its own stream: fixed values (a change of them changes
+// every recorded session's bytes), one per open number, one per seed, none equal to the seed.
+TEST(SeededRandomTest, UrandomOpenSeedsAreFixedAndDistinct) {
+  EXPECT_EQ(UrandomOpenSeed(0, 1), 0x485d4df36714bf6cULL);
+  EXPECT_EQ(UrandomOpenSeed(42, 1), 0x8abf9d67a3bce181ULL);
+  EXPECT_EQ(UrandomOpenSeed(42, 2), 0xb462739c57ec69c1ULL);
+  EXPECT_NE(UrandomOpenSeed(42, 1), UrandomOpenSeed(43, 1));
+  EXPECT_NE(UrandomOpenSeed(42, 1), 42u) << "not the getrandom stream's seed";
+  EXPECT_NE(Bytes(UrandomOpenSeed(42, 1), {32}), Bytes(42, {32}));
+}
+
 }  // namespace
 }  // namespace agentbox
