@@ -37,6 +37,7 @@
 #include "agent/process_router.h"
 #include "agent/warm_handler.h"
 #include "proc/process_tree.h"
+#include "proto/agent_hello.h"
 #include "proto/agent_protocol.h"
 #include "proto/exec_result.h"
 #include "proto/exec_wire.h"
@@ -190,12 +191,7 @@ class Agent {
         if (pfds[3 + i].revents) OnControl(talking[i]);
       }
       if (n == 0 || pfds[1].revents) ReapAndKillStrays();
-      for (size_t i = gate_at; n > 0 && i < pfds.size(); ++i) {
-        if (!pfds[i].revents) continue;
-        UniqueFd conn = gate_->OnReadable(pfds[i].fd);
-        if (conn.valid()) Dispatch(conn.release());
-      }
-      if (gate_) gate_->Expire(HelloGate::MonotonicSeconds());
+      if (gate_) OnGate(pfds, n > 0 ? gate_at : pfds.size());
       if (n > 0 && pfds[0].revents) Accept();
     }
   }
@@ -247,6 +243,16 @@ class Agent {
     if (pid > 0) relay_pid_ = pid;
   }
 
+  // TCP: the hellos that arrived (pfds from `from` on are the gate's), then the overdue ones.
+  void OnGate(const std::vector<struct pollfd>& pfds, size_t from) {
+    for (size_t i = from; i < pfds.size(); ++i) {
+      if (!pfds[i].revents) continue;
+      UniqueFd conn = gate_->OnReadable(pfds[i].fd);
+      if (conn.valid()) Dispatch(conn.release());
+    }
+    gate_->Expire(HelloGate::MonotonicSeconds());
+  }
+
   void Accept() {
     int conn = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (conn < 0) return;
@@ -258,6 +264,7 @@ class Agent {
         ::close(conn);
         return;
       }
+      TuneAgentTcpConnection(conn);
       gate_->Add(UniqueFd(conn), HelloGate::MonotonicSeconds());
       return;
     }

@@ -6,8 +6,8 @@
 #pragma once
 
 #include <memory>
-#include <thread>
 
+#include "agent/client_input.h"
 #include "base/status.h"
 #include "sys/unique_fd.h"
 
@@ -16,8 +16,6 @@ namespace agentbox {
 class StdinFrames {
  public:
   static StatusOr<std::unique_ptr<StdinFrames>> Open();
-  // Stops the thread (shutting down conn's reading side wakes it) and joins it.
-  ~StdinFrames();
   StdinFrames(const StdinFrames&) = delete;
   StdinFrames& operator=(const StdinFrames&) = delete;
 
@@ -30,14 +28,10 @@ class StdinFrames {
 
  private:
   StdinFrames(UniqueFd read, UniqueFd write) : read_(std::move(read)), write_(std::move(write)) {}
-  void Loop(int conn_fd, UniqueFd hangup);
-  // False once the command will take no more (it closed its stdin, or is gone).
-  bool Write(int conn_fd, std::string_view bytes);
+  void Loop(int conn_fd);
 
   UniqueFd read_, write_;
-  UniqueFd client_gone_;
-  int conn_fd_ = -1;
-  std::thread thread_;
+  ClientInputThread input_;  // last: stopped before the pipe closes
 };
 
 }  // namespace agentbox

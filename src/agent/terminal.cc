@@ -1,16 +1,13 @@
 #include "agent/terminal.h"
 
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <termios.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <climits>
 
 #include "agent/agent_user.h"
@@ -48,14 +45,6 @@ StatusOr<std::unique_ptr<Terminal>> Terminal::Open(WindowSize size) {
   return terminal;
 }
 
-Terminal::~Terminal() {
-  if (input_.joinable()) {
-    // Wakes a blocked ReadFrame or poll with EOF: the thread then ends.
-    ::shutdown(conn_fd_, SHUT_RD);
-    input_.join();
-  }
-}
-
 StatusOr<UniqueFd> Terminal::TakeOutput() {
   slave_.reset();
   UniqueFd out(::fcntl(master_.get(), F_DUPFD_CLOEXEC, 0));
@@ -65,23 +54,11 @@ StatusOr<UniqueFd> Terminal::TakeOutput() {
 
 StatusOr<int> Terminal::ServeInput(int conn_fd, pid_t init) {
   init_ = init;
-  int pair[2];
-  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
-    return ErrnoStatus("terminal: socketpair");
-  client_gone_.reset(pair[0]);
-  UniqueFd hangup(pair[1]);
-  conn_fd_ = conn_fd;
-  try {
-    input_ = std::thread(&Terminal::InputLoop, this, conn_fd, std::move(hangup));
-  } catch (const std::system_error&) {
-    return Unavailable("terminal: no thread for its input");
-  }
-  return client_gone_.get();
+  return input_.Start(conn_fd, [this](int conn) { InputLoop(conn); });
 }
 
-// Frames until the client hangs up (or the destructor's shutdown); then `hangup` closes, which
-// the supervision reads as the client gone.
-void Terminal::InputLoop(int conn_fd, [[maybe_unused]] UniqueFd hangup) {
+// Frames until the client hangs up (or the thread is stopped).
+void Terminal::InputLoop(int conn_fd) {
   for (;;) {
     auto frame = ReadFrame(conn_fd);
     if (!frame.ok()) return;
@@ -141,20 +118,9 @@ void Terminal::SignalForeground(int signal) {
 }
 
 // Waits for room while the command does not read, but gives up when the client goes (or the
-// destructor shuts the connection down); once the tree is gone (EIO) input is dropped.
+// thread is stopped); once the tree is gone (EIO) input is dropped.
 void Terminal::WriteInput(int conn_fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(master_.get(), bytes.data(), bytes.size());
-    if (n > 0) {
-      bytes.remove_prefix(static_cast<size_t>(n));
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EAGAIN) return;
-    struct pollfd fds[2] = {{master_.get(), POLLOUT, 0}, {conn_fd, POLLRDHUP, 0}};
-    if (::poll(fds, 2, -1) < 0 && errno != EINTR) return;
-    if (fds[1].revents) return;
-  }
+  (void)WriteWhileClientStays(master_.get(), conn_fd, bytes);
 }
 
 }  // namespace agentbox

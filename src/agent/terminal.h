@@ -7,8 +7,8 @@
 #pragma once
 
 #include <memory>
-#include <thread>
 
+#include "agent/client_input.h"
 #include "agent/terminal_signals.h"
 #include "base/status.h"
 #include "proto/terminal_wire.h"
@@ -21,8 +21,6 @@ class Terminal {
   // A new PTY of the sandbox's own devpts, of `size`; the slave belongs to the sandbox user.
   // Probes what the kernel's line discipline signals (it forks: call it while single-threaded).
   static StatusOr<std::unique_ptr<Terminal>> Open(WindowSize size);
-  // Stops the input thread (shutting down conn's reading side wakes it) and joins it.
-  ~Terminal();
   Terminal(const Terminal&) = delete;
   Terminal& operator=(const Terminal&) = delete;
 
@@ -41,7 +39,7 @@ class Terminal {
  private:
   Terminal(UniqueFd master, UniqueFd slave)
       : master_(std::move(master)), slave_(std::move(slave)) {}
-  void InputLoop(int conn_fd, UniqueFd hangup);
+  void InputLoop(int conn_fd);
   // Keys as typed: where the kernel does not signal on INTR/QUIT/SUSP, those keys are not
   // input but the signal, sent here.
   void TypeKeys(int conn_fd, std::string_view keys);
@@ -52,9 +50,7 @@ class Terminal {
   UniqueFd master_, slave_;
   KernelTerminalSignals kernel_;
   pid_t init_ = -1;
-  UniqueFd client_gone_;  // the supervision's end of the input thread's socketpair
-  int conn_fd_ = -1;
-  std::thread input_;
+  ClientInputThread input_;  // last: stopped before the terminal closes
 };
 
 }  // namespace agentbox

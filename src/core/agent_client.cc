@@ -1,7 +1,5 @@
 #include "core/agent_client.h"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <sys/un.h>
@@ -57,8 +55,7 @@ StatusOr<UniqueFd> ConnectTcp(const AgentEndpoint& agent) {
       0) {
     return NoAnswer();
   }
-  const int one = 1;
-  (void)::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  TuneAgentTcpConnection(fd.get());
   if (!WriteFrame(fd.get(), FrameType::kRequest, HelloRequestToWire(agent.token)).ok()) {
     return NoAnswer();
   }

@@ -1,6 +1,7 @@
 #include "proto/agent_hello.h"
 
 #include <arpa/inet.h>
+#include <netinet/tcp.h>
 #include <nettle/memops.h>
 
 #include <charconv>
@@ -47,6 +48,15 @@ StatusOr<TcpAddress> ParseTcpAddress(std::string_view host_port) {
     return out;
   }
   return bad();
+}
+
+void TuneAgentTcpConnection(int fd) {
+  const int one = 1, idle = 30, interval = 10, count = 3;
+  (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  (void)::setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+  (void)::setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+  (void)::setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+  (void)::setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
 }
 
 bool IsTcpAgentAddress(std::string_view address) {

@@ -46,6 +46,12 @@ struct TcpAddress {
 // name, a port of 0 or past 65535).
 StatusOr<TcpAddress> ParseTcpAddress(std::string_view host_port);
 
+// Both ends of an agent's TCP connection: TCP_NODELAY (frames are small and answered at once),
+// and keepalives that notice a peer gone without a word (a pod or node lost, a host crashed)
+// within about a minute, where a unix socket would have hung up at once: a command whose client
+// is gone is killed, and a host waiting for a dead pod's answer gets an error.
+void TuneAgentTcpConnection(int fd);
+
 // True for "tcp:..." (the rest is for ParseTcpAddress).
 bool IsTcpAgentAddress(std::string_view address);
 

@@ -2,7 +2,8 @@
 # fake.sh: start and stop the fake Kubernetes API server from a test script (sourced). Any suite
 # that runs agentbox's kubernetes backend against it uses these three.
 #
-#   fake_k8s_image DIR          the busybox test root (scripts/build-test-rootfs.sh) as DIR/root.tar,
+#   fake_k8s_image DIR          the busybox test root (scripts/build-test-rootfs.sh, /workspace 0777
+#                               as a cluster's emptyDir) as DIR/root.tar,
 #                               for --image-import localhost/agentbox-k8s-test:latest=DIR/root.tar
 #   fake_k8s_start DIR ARGS...  the server in the background with its state in DIR, a fresh token
 #                               (FAKE_K8S_TOKEN), namespace agentbox-test, --exit-with-parent (a
@@ -14,7 +15,10 @@ FAKE_K8S_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FAKE_K8S_SERVER_PID=
 
 fake_k8s_image() {
+  # /workspace 0777: a cluster's emptyDir is, whatever the image has there; podman's copy-up
+  # gives the volume the image directory's owner and mode instead (root, 0755 here).
   bash "$FAKE_K8S_HERE/../../scripts/build-test-rootfs.sh" "$1/root" >/dev/null &&
+    chmod 0777 "$1/root/workspace" &&
     tar -C "$1/root" -cf "$1/root.tar" .
 }
 

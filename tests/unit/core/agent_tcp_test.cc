@@ -55,15 +55,7 @@ class AgentTcpTest : public ::testing::Test {
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     ws_ = tmpl;
     ws_fd_ = UniqueFd(::open(ws_.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-    listen_ = UniqueFd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-    struct sockaddr_in addr = {};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    ASSERT_EQ(::bind(listen_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof(addr)), 0);
-    ASSERT_EQ(::listen(listen_.get(), 16), 0);
-    socklen_t len = sizeof(addr);
-    ASSERT_EQ(::getsockname(listen_.get(), reinterpret_cast<sockaddr*>(&addr), &len), 0);
-    endpoint_ = {"tcp:127.0.0.1:" + std::to_string(ntohs(addr.sin_port)), kToken};
+    ASSERT_TRUE(Listen(ipv6_)) << "no loopback to listen on";
     server_ = std::thread([this] { Serve(); });
   }
   void TearDown() override {
@@ -71,6 +63,31 @@ class AgentTcpTest : public ::testing::Test {
     ::shutdown(listen_.get(), SHUT_RDWR);
     server_.join();
     fs::remove_all(ws_);
+  }
+
+  // 127.0.0.1 or ::1, on a port the kernel picks; endpoint_ names it.
+  bool Listen(bool ipv6) {
+    listen_ = UniqueFd(::socket(ipv6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    struct sockaddr_storage ss = {};
+    auto* v4 = reinterpret_cast<sockaddr_in*>(&ss);
+    auto* v6 = reinterpret_cast<sockaddr_in6*>(&ss);
+    if (ipv6) {
+      v6->sin6_family = AF_INET6;
+      v6->sin6_addr = in6addr_loopback;
+    } else {
+      v4->sin_family = AF_INET;
+      v4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    }
+    socklen_t len = ipv6 ? sizeof(*v6) : sizeof(*v4);
+    if (::bind(listen_.get(), reinterpret_cast<sockaddr*>(&ss), len) != 0 ||
+        ::listen(listen_.get(), 16) != 0 ||
+        ::getsockname(listen_.get(), reinterpret_cast<sockaddr*>(&ss), &len) != 0) {
+      return false;
+    }
+    const int port = ntohs(ipv6 ? v6->sin6_port : v4->sin_port);
+    endpoint_ = {std::string("tcp:") + (ipv6 ? "[::1]:" : "127.0.0.1:") + std::to_string(port),
+                 kToken};
+    return true;
   }
 
   // One connection at a time: the gate, then one request.
@@ -103,6 +120,7 @@ class AgentTcpTest : public ::testing::Test {
     }
   }
 
+  bool ipv6_ = false;
   fs::path ws_;
   UniqueFd ws_fd_, listen_;
   AgentEndpoint endpoint_;
@@ -158,6 +176,30 @@ TEST_F(AgentTcpTest, AWrongTokenGetsNoAnswer) {
   auto data = AgentReadFile(wrong, "anything");
   EXPECT_EQ(data.status().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(served_.load(), 0);
+}
+
+class AgentTcp6Test : public AgentTcpTest {
+ protected:
+  void SetUp() override {
+    UniqueFd probe(::socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    struct sockaddr_in6 a = {};
+    a.sin6_family = AF_INET6;
+    a.sin6_addr = in6addr_loopback;
+    if (!probe.valid() || ::bind(probe.get(), reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+      GTEST_SKIP() << "no IPv6 loopback here";
+    }
+    ipv6_ = true;
+    AgentTcpTest::SetUp();
+  }
+  void TearDown() override {
+    if (ipv6_) AgentTcpTest::TearDown();
+  }
+};
+
+TEST_F(AgentTcp6Test, AnIpv6LiteralIsReached) {
+  EXPECT_EQ(endpoint_.address.rfind("tcp:[::1]:", 0), 0u);
+  ASSERT_TRUE(AgentWriteFile(endpoint_, "v6.txt", "over ipv6", 0644, false).ok());
+  EXPECT_EQ(*AgentReadFile(endpoint_, "v6.txt"), "over ipv6");
 }
 
 TEST_F(AgentTcpTest, NothingListeningIsUnavailable) {

@@ -95,5 +95,21 @@ TEST(ExecWireTest, AnErrorQuotingBadBytesStillSerializes) {
   EXPECT_EQ(back->error_code, StatusCode::kNotFound);  // the agent's code reaches HTTP and MCP
 }
 
+TEST(ExecWireTest, StdinAsFramesIsForAForegroundExecWithStdin) {
+  ExecRequest r;
+  r.argv = {"cat"};
+  r.pass_stdin = true;
+  r.stdin_frames = true;
+  auto back = ExecRequestFromWire(ExecRequestToWire(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->pass_stdin);
+  EXPECT_TRUE(back->stdin_frames);
+  EXPECT_FALSE(ExecRequestFromWire(R"({"op":"exec","argv":["cat"],"stdin_frames":true})").ok());
+  EXPECT_FALSE(ExecRequestFromWire(
+                   R"({"op":"exec","argv":["cat"],"stdin":true,"stdin_frames":true,"detach":true})")
+                   .ok());
+  EXPECT_FALSE(ExecRequestFromWire(R"({"op":"exec","argv":["cat"],"stdin_frames":1})").ok());
+}
+
 }  // namespace
 }  // namespace agentbox
