@@ -6,13 +6,14 @@
 #
 # The fake's private podman store gets two images, made here from this host's files (nothing is
 # pulled): the busybox test root as agentbox-test:latest (the sandboxes' image) and the agent
-# image agentbox-agent:VERSION (the static agent at /agentbox-agent, a static busybox as /bin/cp).
+# image agentbox-agent:VERSION (scripts/build-agent-image.sh).
 # Only the server, its pods and its network are stopped at the end (by its pid). Skipped with the
 # reason (77) without root or podman; under CI=true that is a failure.
 set -uo pipefail
 suite=${1:?usage: run_suite.sh SUITE [REGEX]}
 here=$(cd "$(dirname "$0")" && pwd)
 tests=$(cd "$here/.." && pwd)
+src=$(cd "$tests/.." && pwd)
 skip() {
   echo "SKIP $suite on kubernetes: $1"
   if [[ ${CI:-} == true ]]; then echo "0 passed, 1 failed (skipped in CI, where nothing may be skipped)"; exit 1; fi
@@ -25,7 +26,6 @@ for tool in python3 openssl podman ip busybox; do
 done
 agent=${AGENTBOX_AGENT:-$(dirname "$AGENTBOX")/agentbox-agent}
 [[ -x $agent ]] || { echo "0 passed, 1 failed (no agent binary at $agent)"; exit 1; }
-version=$("$AGENTBOX" version 2>/dev/null | awk 'NR==1 {print $2}')
 
 work=$(mktemp -d /tmp/agentbox-k8s-lane.XXXXXX)
 # shellcheck source=tests/kubernetes/fake.sh
@@ -33,17 +33,15 @@ source "$here/fake.sh"
 trap 'fake_k8s_stop; rm -rf "$work"' EXIT
 
 fake_k8s_image "$work" || { echo "0 passed, 1 failed (cannot build the busybox root)"; exit 1; }
-mkdir -p "$work/agent/bin"
-install -m 0755 "$agent" "$work/agent/agentbox-agent"
-install -m 0755 "$(command -v busybox)" "$work/agent/bin/cp"
-tar -C "$work/agent" -cf "$work/agent.tar" .
-agent_image=localhost/agentbox-agent:${version:-test}
+# The agent image under the tag the backend names by default (agentbox-agent:VERSION).
+"$src/scripts/build-agent-image.sh" --agent "$agent" --output "$work/agent.tar" >/dev/null ||
+  { echo "0 passed, 1 failed (build-agent-image.sh)"; exit 1; }
 fake_k8s_start "$work/s" --image-import "localhost/agentbox-test:latest=$work/root.tar" \
-  --image-import "$agent_image=$work/agent.tar" ||
+  --image-load "$work/agent.tar" ||
   { [[ ${CI:-} == true ]] && exit 1; skip "the fake API server could not start podman (log above)"; }
 echo "run_suite: the fake API server listens at $FAKE_K8S_URL, pods on $FAKE_K8S_BRIDGE ($FAKE_K8S_SUBNET)"
 
-export AGENTBOX_BACKEND=kubernetes AGENTBOX_KUBE_AGENT_IMAGE=$agent_image
+export AGENTBOX_BACKEND=kubernetes
 # A pod starts through podman kube play, seconds on a busy host (ten at once in
 # many_sandboxes_at_once): the harness's bounds get room for that, not the cases' own timeouts.
 export CASE_TIMEOUT=${CASE_TIMEOUT:-180} CALL_TIMEOUT=${CALL_TIMEOUT:-90}
