@@ -67,10 +67,22 @@ class Podman:
                 continue
             if self.run("network", "create", "--disable-dns", "--subnet", str(net), name, check=False):
                 self.network, self.subnet = name, net
-                info = json.loads(self.run("network", "inspect", name))[0]
-                self.bridge = info["network_interface"]
+                self.bridge = self._own_bridge_name(name)
                 return
         raise PodmanError("no free private subnet for the pod network")
+
+    def _own_bridge_name(self, name):
+        """podman names the bridge podmanN after the networks of its own config dir: two fake
+        servers (two suites at once) would share podman1, and the first to stop would take the
+        other's bridge away. The bridge is made at the first pod's start, so renaming it in the
+        network's file before then gives each server a bridge of its own (at most 15 bytes)."""
+        path = os.path.join(self.dir, "networks", name + ".json")
+        with open(path) as f:
+            config = json.load(f)
+        config["network_interface"] = "k8sf%06x%02x" % (os.getpid() & 0xffffff, random.randint(0, 255))
+        with open(path, "w") as f:
+            json.dump(config, f)
+        return config["network_interface"]
 
     def route_device(self, ip):
         out = subprocess.run(["ip", "-o", "route", "get", ip], capture_output=True, text=True).stdout.split()
