@@ -56,13 +56,13 @@ nlohmann::json SummaryJson(const SandboxStatus& s) {
 }
 
 std::string Table(const std::vector<SandboxStatus>& list) {
-  std::string table = Pad("ID", 12) + Pad("NAME", 20) + Pad("BACKEND", 7) + Pad("STATE", 7) +
+  std::string table = Pad("ID", 12) + Pad("NAME", 20) + Pad("BACKEND", 10) + Pad("STATE", 7) +
                       Pad("CREATED", 20) + "WORKSPACE\n";
   for (const SandboxStatus& s : list) {
     const SandboxRecord& r = s.record;
     table += Pad(r.id, 12) + Pad(r.name.empty() ? "-" : r.name, 20) +
-             Pad(BackendName(r.backend), 7) + Pad(SandboxStateName(s.state), 7) +
-             Pad(r.created_at, 20) + r.workspace + "\n";
+             Pad(BackendName(r.backend), 10) + Pad(SandboxStateName(s.state), 7) +
+             Pad(r.created_at, 20) + (r.workspace.empty() ? "-" : r.workspace) + "\n";
   }
   return table;
 }
