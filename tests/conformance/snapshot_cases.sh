@@ -287,6 +287,30 @@ case_random_seed_repeats_getrandom() {
   expect_one_line_error "a negative random_seed"
 }
 
+# seeded_session_replays SEED WHAT CMD...: in $BOX (made with random_seed SEED in
+# $CASE_DIR/policy.json), CMD three times; the session's log replays without divergence; `run`
+# with the same seed prints the same, without one something else.
+seeded_session_replays() {
+  local seed=$1 what=$2 i
+  shift 2
+  for i in 1 2 3; do
+    ab exec "$BOX" -- "$@"
+    expect_rc 0 "$what, seeded"
+  done
+  ab log --json "$BOX"
+  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
+  ab replay --json "$CASE_DIR/session.jsonl"
+  expect_rc 0 "a seeded session ($what) replays without divergence"
+  json_assert "r['diverged'] == 0 and r['replayed'] >= 3" "replay report"
+  ab run --policy "$CASE_DIR/policy.json" -- "$@"
+  expect_rc 0 "run, seeded"
+  local run_once=$AB_OUT
+  ab run --policy "$CASE_DIR/policy.json" -- "$@"
+  [[ $AB_OUT == "$run_once" ]] || fail "run with seed $seed gave $run_once, then $AB_OUT"
+  ab run -- "$@"
+  [[ $AB_OUT != "$run_once" ]] || fail "run without a seed gave seed $seed's bytes"
+}
+
 case_replay_of_a_seeded_session() {
   native_only  # replay makes its fresh sandbox on the recorded backend; one lane is enough
   printf '{"random_seed": 7}\n' >"$CASE_DIR/policy.json"
@@ -294,24 +318,7 @@ case_replay_of_a_seeded_session() {
   # The sandbox's root (the host's, or an image lane's busybox or Debian) must have python3.
   ab exec "$BOX" -- sh -c 'command -v python3'
   [[ $AB_RC == 0 ]] || not_applicable "python3 is not in the sandbox's root"
-  local i
-  for i in 1 2 3; do
-    ab exec "$BOX" -- python3 -c 'import os; print(os.urandom(8).hex())'
-    expect_rc 0 "python's os.urandom, seeded"
-  done
-  ab log --json "$BOX"
-  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
-  ab replay --json "$CASE_DIR/session.jsonl"
-  expect_rc 0 "a seeded session replays without divergence"
-  json_assert "r['diverged'] == 0 and r['replayed'] >= 3" "replay report"
-  # `run` too: the same seed, the same bytes; without one, others.
-  ab run --policy "$CASE_DIR/policy.json" -- python3 -c 'import os; print(os.urandom(8).hex())'
-  expect_rc 0 "run, seeded"
-  local run_once=$AB_OUT
-  ab run --policy "$CASE_DIR/policy.json" -- python3 -c 'import os; print(os.urandom(8).hex())'
-  [[ $AB_OUT == "$run_once" ]] || fail "run with seed 7 gave $run_once, then $AB_OUT"
-  ab run -- python3 -c 'import os; print(os.urandom(8).hex())'
-  [[ $AB_OUT != "$run_once" ]] || fail "run without a seed gave seed 7's bytes"
+  seeded_session_replays 7 "python's os.urandom" python3 -c 'import os; print(os.urandom(8).hex())'
 }
 
 # ---- random_seed: a seeded /dev/urandom and /dev/random (docs/policy.md "The seeded getrandom") ---
@@ -363,24 +370,7 @@ case_replay_of_a_seeded_dev_urandom_session() {
   native_only  # as the seeded getrandom's replay: one lane is enough
   printf '{"random_seed": 9}\n' >"$CASE_DIR/policy.json"
   new_box --policy "$CASE_DIR/policy.json"
-  local i
-  for i in 1 2 3; do
-    ab exec "$BOX" -- sh -c 'head -c 8 /dev/urandom | od -An -tx1; head -c 8 /dev/random | od -An -tx1'
-    expect_rc 0 "reading /dev/urandom, seeded"
-  done
-  ab log --json "$BOX"
-  printf '%s\n' "$AB_OUT" >"$CASE_DIR/session.jsonl"
-  ab replay --json "$CASE_DIR/session.jsonl"
-  expect_rc 0 "a seeded /dev/urandom session replays without divergence"
-  json_assert "r['diverged'] == 0 and r['replayed'] >= 3" "replay report"
-  # `run` too: the same seed, the same bytes; without one, others.
-  ab run --policy "$CASE_DIR/policy.json" -- sh -c 'head -c 16 /dev/urandom | od -An -tx1'
-  expect_rc 0 "run, seeded"
-  local run_once=$AB_OUT
-  ab run --policy "$CASE_DIR/policy.json" -- sh -c 'head -c 16 /dev/urandom | od -An -tx1'
-  [[ $AB_OUT == "$run_once" ]] || fail "run with seed 9 gave $run_once, then $AB_OUT"
-  ab run -- sh -c 'head -c 16 /dev/urandom | od -An -tx1'
-  [[ $AB_OUT != "$run_once" ]] || fail "run without a seed gave seed 9's bytes"
+  seeded_session_replays 9 "reading /dev/urandom" sh -c 'head -c 16 /dev/urandom | od -An -tx1; head -c 8 /dev/random | od -An -tx1'
 }
 
 # replay --from SNAP: the session after a snapshot replays from that snapshot (a fork of it), so
