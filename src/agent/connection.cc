@@ -14,7 +14,9 @@
 #include "agent/exec_op.h"
 #include "agent/file_ops.h"
 #include "agent/process_requests.h"
+#include "proc/own_cgroup.h"
 #include "proto/agent_protocol.h"
+#include "proto/box_stats_wire.h"
 #include "proto/exec_wire.h"
 #include "spec/sandbox_spec.h"
 #include "sys/unique_fd.h"
@@ -47,6 +49,23 @@ int CountExecHandlers(const std::vector<pid_t>& handlers) {
   return count;
 }
 
+// The counters of the cgroup this agent (PID 1, so the whole box) lives in: what the host
+// cannot read itself when the box is a pod on another machine (kubernetes backend).
+void ReplyBoxStats(int conn_fd) {
+  auto stats = ReadOwnCgroupStats();
+  if (!stats.ok()) return ReplyError(conn_fd, stats.status());
+  BoxStats s;
+  s.peak_memory_bytes = stats->peak_memory_bytes;
+  s.cpu_ms = stats->cpu_ms;
+  s.oom_kills = stats->oom_kills;
+  s.memory_events = stats->memory_events;
+  s.pids_events = stats->pids_events;
+  s.throttled_periods = stats->throttled_periods;
+  s.memory_limit_bytes = stats->memory_limit_bytes;
+  s.pids_limit = stats->pids_limit;
+  (void)WriteFrame(conn_fd, FrameType::kResponse, BoxStatsToWire(s));
+}
+
 }  // namespace
 
 void EnterHandlerProcess(const std::vector<int>& agent_fds) {
@@ -76,6 +95,8 @@ void ServeConnection(int conn_fd, const AgentContext& context,
   std::string op = request["op"].get<std::string>();
   if (op == "ping") {
     Reply(conn_fd, {{"ok", true}, {"active_execs", CountExecHandlers(context.handlers)}});
+  } else if (op == kBoxStatsOp) {
+    ReplyBoxStats(conn_fd);
   } else if (op == "exec") {
     auto exec = ExecRequestFromWire(frame->payload);
     if (!exec.ok()) return ReplyError(conn_fd, exec.status());

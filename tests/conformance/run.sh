@@ -64,9 +64,7 @@ case_create_options_are_exec_defaults() {
 # (native: create failed below 66, where the agent's fds are moved; both: execs failed below ~20
 # with EMFILE), and each command gets exactly the limit.
 case_smallest_open_files_limit_works() {
-  # A known gap, not a pass: docs/kubernetes.md says so.
-  [[ $AB_BACKEND != kubernetes ]] ||
-    not_applicable "open_files is NOT enforced on kubernetes yet (a pod has no ulimit; the agent does not set it over TCP)"
+  # kubernetes: a pod has no ulimit; the agent sets it on each exec (--open-files in the pod).
   local policy=$CASE_DIR/policy.json
   printf '{"open_files": 32}\n' >"$policy"
   new_box --policy "$policy"
