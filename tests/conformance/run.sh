@@ -384,6 +384,16 @@ case_inspect_fields() {
   json_assert "isinstance(r['policy'], dict) and r['policy'].get('memory') == 256*1024*1024 and r['policy'].get('pids') == 64" \
     "policy does not show --memory 256M --pids 64"
   json_assert "r['usage'] is None or isinstance(r['usage'], dict)"
+  if [[ $AB_BACKEND == kubernetes ]]; then
+    # The pod's own cgroup, read by its agent: counters, and a pids limit no pod field holds
+    # (the fake's podman kube play sets no pids.max: "max").
+    json_assert "r['usage']['peak_memory_bytes'] > 0 and r['usage']['cpu_ms'] > 0" \
+      "inspect shows no counters of the pod's cgroup: ${AB_OUT:0:300}"
+    json_assert "r['pids_limit']['count'] == 64 and r['pids_limit']['enforced'] is False and 'podPidsLimit' in r['pids_limit']['reason']" \
+      "a pids limit no pod holds must say so: ${AB_OUT:0:400}"
+  else
+    json_assert "r['pids_limit'] == {'count': 64, 'enforced': True}" "pids_limit: ${AB_OUT:0:400}"
+  fi
   if [[ $AB_BACKEND == native ]]; then
     json_assert "isinstance(r.get('pid'), int) and r['pid'] > 1" "native inspect lacks the agent's pid"
     local pid
