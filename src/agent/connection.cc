@@ -14,9 +14,9 @@
 #include "agent/exec_op.h"
 #include "agent/file_ops.h"
 #include "agent/process_requests.h"
+#include "proc/cgroup_stats_wire.h"
 #include "proc/own_cgroup.h"
 #include "proto/agent_protocol.h"
-#include "proto/box_stats_wire.h"
 #include "proto/exec_wire.h"
 #include "spec/sandbox_spec.h"
 #include "sys/unique_fd.h"
@@ -54,16 +54,7 @@ int CountExecHandlers(const std::vector<pid_t>& handlers) {
 void ReplyBoxStats(int conn_fd) {
   auto stats = ReadOwnCgroupStats();
   if (!stats.ok()) return ReplyError(conn_fd, stats.status());
-  BoxStats s;
-  s.peak_memory_bytes = stats->peak_memory_bytes;
-  s.cpu_ms = stats->cpu_ms;
-  s.oom_kills = stats->oom_kills;
-  s.memory_events = stats->memory_events;
-  s.pids_events = stats->pids_events;
-  s.throttled_periods = stats->throttled_periods;
-  s.memory_limit_bytes = stats->memory_limit_bytes;
-  s.pids_limit = stats->pids_limit;
-  (void)WriteFrame(conn_fd, FrameType::kResponse, BoxStatsToWire(s));
+  (void)WriteFrame(conn_fd, FrameType::kResponse, CgroupStatsToWire(*stats));
 }
 
 }  // namespace

@@ -10,14 +10,15 @@
 #include <thread>
 #include <vector>
 
+#include "backend_common/sandbox_resources.h"
 #include "base/build_info.h"
 #include "base/sha256.h"
 #include "core/agent_client.h"
 #include "kubernetes/cluster_target.h"
 #include "kubernetes/object_names.h"
 #include "kubernetes/sandbox_pod.h"
+#include "proc/cgroup_stats_wire.h"
 #include "proto/agent_protocol.h"
-#include "proto/box_stats_wire.h"
 #include "sys/file_util.h"
 #include "sys/random_id.h"
 
@@ -77,10 +78,10 @@ bool AgentAnswers(const SandboxRecord& record) {
   return frame.ok() && ResponseStatus(frame->payload).ok();
 }
 
-StatusOr<BoxStats> AgentBoxStats(const SandboxRecord& record) {
+StatusOr<CgroupStats> AgentBoxStats(const SandboxRecord& record) {
   AB_ASSIGN_OR_RETURN(UniqueFd conn, ConnectAgent(record.agent()));
   AB_ASSIGN_OR_RETURN(nlohmann::json answer, CallAgent(conn.get(), {{"op", kBoxStatsOp}}));
-  return BoxStatsFromJson(answer);
+  return CgroupStatsFromJson(answer);
 }
 
 // The namespace serve runs in when it runs in a pod: the sandboxes' NetworkPolicy admits serve's
@@ -126,17 +127,8 @@ class KubernetesBackend : public Backend {
   // The pod's container cgroup, as its agent reads it (the node's cgroupfs is not ours to
   // read): what it cannot read is 0, and verify then says unknown rather than made up.
   StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
-    AB_ASSIGN_OR_RETURN(BoxStats stats, AgentBoxStats(record));
-    ResourceSnapshot snapshot;
-    snapshot.memory_bytes = stats.peak_memory_bytes;
-    snapshot.cpu_ms = stats.cpu_ms;
-    snapshot.oom_kills = stats.oom_kills;
-    snapshot.memory_events = stats.memory_events;
-    snapshot.pids_events = stats.pids_events;
-    snapshot.throttled_periods = stats.throttled_periods;
-    snapshot.memory_limit_bytes = stats.memory_limit_bytes;
-    snapshot.pids_limit = stats.pids_limit;
-    return snapshot;
+    AB_ASSIGN_OR_RETURN(CgroupStats stats, AgentBoxStats(record));
+    return ToResourceSnapshot(stats);
   }
 
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {

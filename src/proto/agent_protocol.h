@@ -13,7 +13,7 @@
 //   {"ok":true,"stats":{peak_memory_bytes,cpu_ms,oom_kills,
 //                                             memory_events,pids_events,throttled_periods,
 //                                             memory_limit_bytes,pids_limit}}: the agent's own
-//                                             cgroup's counters (proto/box_stats_wire.h); read
+//                                             cgroup's counters (proc/cgroup_stats_wire.h); read
 //                                             only, on every backend (the kubernetes one asks)
 //   exec  {argv,env:[[k,v]..],cwd,timeout_ms,output_limit,stdin:bool}
 //         -> kStdout/kStderr frames (already capped at output_limit per stream), then
@@ -62,6 +62,9 @@ inline constexpr const char* kAgentRandomSeedFlag = "--random-seed";
 // Before --listen-tcp, beside --random-seed. docker's container gets its --ulimit instead, and a
 // native box the agent's own limit.
 inline constexpr const char* kAgentOpenFilesFlag = "--open-files";
+
+// The request for the counters of the agent's own cgroup (proc/cgroup_stats_wire.h).
+inline constexpr const char* kBoxStatsOp = "box_stats";
 
 // The container agent's time namespace (policy clock_start): `--clock-start SECONDS`, before
 // --listen (proc/time_namespace.h).

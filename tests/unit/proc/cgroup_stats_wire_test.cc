@@ -1,5 +1,5 @@
-// The agent's box_stats answer (proto/box_stats_wire.h).
-#include "proto/box_stats_wire.h"
+// The agent's box_stats answer (proc/cgroup_stats_wire.h).
+#include "proc/cgroup_stats_wire.h"
 
 #include <gtest/gtest.h>
 
@@ -8,8 +8,8 @@
 namespace agentbox {
 namespace {
 
-TEST(BoxStatsWireTest, RoundTrip) {
-  BoxStats s;
+TEST(CgroupStatsWireTest, RoundTrip) {
+  CgroupStats s;
   s.peak_memory_bytes = 73400320;
   s.cpu_ms = 12.5;
   s.oom_kills = 1;
@@ -18,7 +18,7 @@ TEST(BoxStatsWireTest, RoundTrip) {
   s.throttled_periods = 3;
   s.memory_limit_bytes = 134217728;
   s.pids_limit = UINT64_MAX;  // none
-  auto back = BoxStatsFromJson(nlohmann::json::parse(BoxStatsToWire(s)));
+  auto back = CgroupStatsFromJson(nlohmann::json::parse(CgroupStatsToWire(s)));
   ASSERT_TRUE(back.ok());
   EXPECT_EQ(back->peak_memory_bytes, s.peak_memory_bytes);
   EXPECT_DOUBLE_EQ(back->cpu_ms, 12.5);
@@ -28,17 +28,19 @@ TEST(BoxStatsWireTest, RoundTrip) {
   EXPECT_EQ(back->throttled_periods, 3u);
   EXPECT_EQ(back->memory_limit_bytes, 134217728u);
   EXPECT_EQ(back->pids_limit, UINT64_MAX);
+  EXPECT_TRUE(back->oom_killed && back->memory_limit_hit && back->pids_limit_hit &&
+              back->cpu_throttled);
 }
 
-TEST(BoxStatsWireTest, WhatTheAgentCannotSayIsUnknown) {
+TEST(CgroupStatsWireTest, WhatTheAgentCannotSayIsUnknown) {
   // The agent runs inside the sandbox: its answer is untrusted input.
-  auto s = BoxStatsFromJson(nlohmann::json::parse(
+  auto s = CgroupStatsFromJson(nlohmann::json::parse(
       R"({"ok":true,"stats":{"pids_limit":-1,"memory_limit_bytes":"big","cpu_ms":-5}})"));
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(s->pids_limit, 0u);
   EXPECT_EQ(s->memory_limit_bytes, 0u);
   EXPECT_EQ(s->cpu_ms, 0);
-  EXPECT_EQ(BoxStatsFromJson(nlohmann::json::parse(R"({"ok":true})")).status().code(),
+  EXPECT_EQ(CgroupStatsFromJson(nlohmann::json::parse(R"({"ok":true})")).status().code(),
             StatusCode::kInvalidArgument);
 }
 

@@ -1,6 +1,4 @@
-#include "proto/box_stats_wire.h"
-
-#include <nlohmann/json.hpp>
+#include "proc/cgroup_stats_wire.h"
 
 namespace agentbox {
 namespace {
@@ -12,7 +10,7 @@ uint64_t Count(const nlohmann::json& stats, const char* key) {
 
 }  // namespace
 
-std::string BoxStatsToWire(const BoxStats& s) {
+std::string CgroupStatsToWire(const CgroupStats& s) {
   nlohmann::json stats = {{"peak_memory_bytes", s.peak_memory_bytes},
                           {"cpu_ms", s.cpu_ms},
                           {"oom_kills", s.oom_kills},
@@ -24,23 +22,22 @@ std::string BoxStatsToWire(const BoxStats& s) {
   return nlohmann::json{{"ok", true}, {"stats", stats}}.dump();
 }
 
-StatusOr<BoxStats> BoxStatsFromJson(const nlohmann::json& response) {
+StatusOr<CgroupStats> CgroupStatsFromJson(const nlohmann::json& response) {
   if (!response.is_object() || !response.contains("stats") || !response["stats"].is_object()) {
     return InvalidArgument("malformed box_stats answer: no \"stats\" object");
   }
   const nlohmann::json& stats = response["stats"];
-  BoxStats s;
+  CgroupStats s;
   s.peak_memory_bytes = Count(stats, "peak_memory_bytes");
   auto cpu = stats.find("cpu_ms");
-  s.cpu_ms =
-      cpu != stats.end() && cpu->is_number() && cpu->get<double>() >= 0 ? cpu->get<double>() : 0;
+  if (cpu != stats.end() && cpu->is_number() && cpu->get<double>() >= 0) s.cpu_ms = *cpu;
   s.oom_kills = Count(stats, "oom_kills");
   s.memory_events = Count(stats, "memory_events");
   s.pids_events = Count(stats, "pids_events");
   s.throttled_periods = Count(stats, "throttled_periods");
   s.memory_limit_bytes = Count(stats, "memory_limit_bytes");
   s.pids_limit = Count(stats, "pids_limit");
-  return s;
+  return StatsSince(s, CgroupStats{});
 }
 
 }  // namespace agentbox
