@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 
 #include "policy/image_user.h"
 #include "proto/agent_hello.h"
@@ -40,24 +41,26 @@ StatusOr<AgentOptions> ParseTcpMode(const std::vector<std::string>& args, size_t
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args) {
   AgentOptions options;
   size_t i = 0;
-  bool user_given = false;
-  while (i < args.size() && (args[i] == kAgentDiskWatchFlag || args[i] == kAgentUserFlag ||
-                             args[i] == kAgentRandomSeedFlag)) {
-    const bool repeated = args[i] == kAgentDiskWatchFlag ? options.disk_watch
-                          : args[i] == kAgentUserFlag    ? user_given
-                                                         : options.random_seed.has_value();
-    if (repeated) return InvalidArgument("\"" + args[i] + "\" given twice");
-    if (args[i] == kAgentDiskWatchFlag) {
+  std::set<std::string> seen;
+  const std::set<std::string> leading = {kAgentDiskWatchFlag, kAgentUserFlag, kAgentRandomSeedFlag,
+                                         kAgentOpenFilesFlag};
+  while (i < args.size() && leading.count(args[i]) != 0) {
+    const std::string& flag = args[i];
+    if (!seen.insert(flag).second) return InvalidArgument("\"" + flag + "\" given twice");
+    if (flag == kAgentDiskWatchFlag) {
       options.disk_watch = true;
       ++i;
       continue;
     }
-    if (i + 1 == args.size()) return InvalidArgument(args[i] + " needs a value");
-    if (args[i] == kAgentUserFlag) {
-      AB_ASSIGN_OR_RETURN(options.user, ParseSandboxUser(args[i + 1]));
-      user_given = true;
+    if (i + 1 == args.size()) return InvalidArgument(flag + " needs a value");
+    const std::string& value = args[i + 1];
+    if (flag == kAgentUserFlag) {
+      AB_ASSIGN_OR_RETURN(options.user, ParseSandboxUser(value));
+    } else if (flag == kAgentRandomSeedFlag) {
+      AB_ASSIGN_OR_RETURN(options.random_seed, ParseCount(value));
     } else {
-      AB_ASSIGN_OR_RETURN(options.random_seed, ParseCount(args[i + 1]));
+      AB_ASSIGN_OR_RETURN(options.open_files, ParseCount(value));
+      if (options.open_files == 0) return InvalidArgument(flag + " needs a positive count");
     }
     i += 2;
   }

@@ -49,12 +49,17 @@ struct AgentOptions {
   std::string egress_relay_path;
   // --user UID:GID: who commands run as inside (agent/agent_user.h); absent: uid/gid 1000.
   SandboxUser user;
+  // --open-files N (policy open_files, where the runtime cannot set a ulimit: a pod): each
+  // exec's RLIMIT_NOFILE, soft and hard. 0: the limit the agent was started with stays (docker's
+  // --ulimit, native's own setrlimit).
+  uint64_t open_files = 0;
 };
 
 // `agentbox-agent` -> kNative; `agentbox-agent [--clock-start SECONDS] (--listen PATH
 // [--egress-relay PATH] | --listen-tcp HOST:PORT --token-file PATH)` -> kContainer; `--disk-watch`,
-// `--user UID:GID` and `--random-seed N` may come first in either, in any order. Anything else is
-// kInvalidArgument (the caller prints the usage and exits 2). args excludes argv[0].
+// `--user UID:GID`, `--random-seed N` and `--open-files N` may come first in either, in any
+// order. Anything else is kInvalidArgument (the caller prints the usage and exits 2). args
+// excludes argv[0].
 StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 
 // With --token-file: reads the token into options->token, once, before anything listens.
@@ -63,7 +68,7 @@ StatusOr<AgentOptions> ParseAgentArgs(const std::vector<std::string>& args);
 Status ReadAgentToken(AgentOptions* options);
 
 inline constexpr const char* kAgentUsage =
-    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--random-seed N] "
+    "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--random-seed N] [--open-files N] "
     "[[--clock-start SECONDS] (--listen SOCKET_PATH [--egress-relay SOCKET_PATH] | "
     "--listen-tcp HOST:PORT --token-file PATH)]";
 

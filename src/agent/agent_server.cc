@@ -151,7 +151,7 @@ class Agent {
   Agent(const AgentOptions& options, int listen_fd, int relay_fd, int sig_fd, int workspace_fd)
       : listen_fd_(listen_fd), sig_fd_(sig_fd), catcher_(OpenCatcher()), relay_fd_(relay_fd) {
     if (!options.listen_tcp.empty()) gate_ = std::make_unique<HelloGate>(options.token);
-    context_.exec = {options.mode, options.disk_watch, options.random_seed};
+    context_.exec = {options.mode, options.disk_watch, options.random_seed, options.open_files};
     context_.workspace_fd = workspace_fd;
   }
 

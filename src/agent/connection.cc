@@ -14,6 +14,8 @@
 #include "agent/exec_op.h"
 #include "agent/file_ops.h"
 #include "agent/process_requests.h"
+#include "proc/cgroup_stats_wire.h"
+#include "proc/own_cgroup.h"
 #include "proto/agent_protocol.h"
 #include "proto/exec_wire.h"
 #include "spec/sandbox_spec.h"
@@ -47,6 +49,14 @@ int CountExecHandlers(const std::vector<pid_t>& handlers) {
   return count;
 }
 
+// The counters of the cgroup this agent (PID 1, so the whole box) lives in: what the host
+// cannot read itself when the box is a pod on another machine (kubernetes backend).
+void ReplyBoxStats(int conn_fd) {
+  auto stats = ReadOwnCgroupStats();
+  if (!stats.ok()) return ReplyError(conn_fd, stats.status());
+  (void)WriteFrame(conn_fd, FrameType::kResponse, CgroupStatsToWire(*stats));
+}
+
 }  // namespace
 
 void EnterHandlerProcess(const std::vector<int>& agent_fds) {
@@ -76,6 +86,8 @@ void ServeConnection(int conn_fd, const AgentContext& context,
   std::string op = request["op"].get<std::string>();
   if (op == "ping") {
     Reply(conn_fd, {{"ok", true}, {"active_execs", CountExecHandlers(context.handlers)}});
+  } else if (op == kBoxStatsOp) {
+    ReplyBoxStats(conn_fd);
   } else if (op == "exec") {
     auto exec = ExecRequestFromWire(frame->payload);
     if (!exec.ok()) return ReplyError(conn_fd, exec.status());

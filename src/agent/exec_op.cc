@@ -76,6 +76,13 @@ void FillCommonFields(const ExecPipes& pipes, ChildPlan& plan) {
   plan.command.listener_channel = pipes.listener.child.get();
 }
 
+// The launcher's adjustments, then the agent's --open-files (a pod's runtime sets no ulimit):
+// the exec's init applies it before the command exists (proc/child_order.h D1).
+void AdjustPlan(const ExecLauncher& launcher, const ExecSetup& setup, ChildPlan& plan) {
+  launcher.AdjustPlan(plan);
+  if (setup.open_files != 0) plan.command.rlimit_nofile = setup.open_files;
+}
+
 // tty_fd >= 0: a terminal exec (agent/terminal.h), that PTY slave its stdin, stdout and stderr.
 StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, const ExecSetup& setup,
                                 int tty_fd = -1) {
@@ -89,7 +96,7 @@ StatusOr<StartedExec> StartExec(const ExecRequest& req, int stdin_fd, const Exec
     plan.command.stdout_write = plan.command.stderr_write = tty_fd;
     plan.command.controlling_tty = true;
   }
-  exec.launcher->AdjustPlan(plan);
+  AdjustPlan(*exec.launcher, setup, plan);
   AB_ASSIGN_OR_RETURN(exec.box, exec.launcher->Start(plan, pipes));
   return exec;
 }
@@ -153,7 +160,7 @@ std::unique_ptr<PreparedExec> PrepareExec(const ExecSetup& setup) {
   started.launcher = MakeExecLauncher(setup.mode);
   ChildPlan plan;
   FillCommonFields(*pipes, plan);
-  started.launcher->AdjustPlan(plan);
+  AdjustPlan(*started.launcher, setup, plan);
   plan.command.go_fd = init_end.get();
   auto box = started.launcher->Start(plan, *pipes);
   if (!box.ok()) return nullptr;

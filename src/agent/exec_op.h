@@ -24,12 +24,13 @@ struct PreparedExec {
   UniqueFd go;
 };
 
-// How this agent's execs are made: its mode, and whether they carry the fallocate watch and
-// the getrandom watch (proc/getrandom_watch.h).
+// How this agent's execs are made: its mode, whether they carry the fallocate watch and the
+// getrandom watch (proc/getrandom_watch.h), and the open_files limit it gives them.
 struct ExecSetup {
   AgentMode mode = AgentMode::kNative;
   bool disk_watch = false;
   std::optional<uint64_t> random_seed;
+  uint64_t open_files = 0;  // each exec's RLIMIT_NOFILE (agent --open-files); 0: inherited
 };
 
 // Null when it cannot be started; the exec then starts its init itself.

@@ -35,6 +35,9 @@ int CreateSubcommand(const Args& args) {
   ExecResult about;  // the note `run` prints, once for the sandbox's life
   about.disk_limit = DiskLimitReportOf(record->disk_quota);
   if (std::string note = UnheldDiskLimitNote(about); !note.empty()) PrintError(note);
+  if (std::string note = UnheldPidsLimitNote(manager->PidsLimitOf(*record)); !note.empty()) {
+    PrintError(note);
+  }
   return 0;
 }
 

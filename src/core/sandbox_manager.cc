@@ -376,6 +376,15 @@ GcReport SandboxManager::Gc() {
   return report;
 }
 
+PidsLimitReport SandboxManager::PidsLimitOf(const SandboxRecord& record) {
+  std::optional<uint64_t> pids_max;
+  if (auto backend = BackendFor(record.backend); backend.ok()) {
+    if (auto snap = (*backend)->Snapshot(record); snap.ok()) pids_max = snap->pids_limit;
+  }
+  return PidsLimitReportOf(record.spec.limits.pids, pids_max,
+                           record.backend == BackendKind::kKubernetes);
+}
+
 StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
   AB_ASSIGN_OR_RETURN(SandboxStatus status, Find(ref));
   const SandboxRecord& r = status.record;
@@ -396,6 +405,7 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
     j["kubernetes"] = {{"namespace", r.spec.kube.namespace_name}, {"pod", r.kube_pod}};
   }
   nlohmann::json usage = nullptr;
+  std::optional<uint64_t> pids_max;  // the box's, as its kernel says now
   if (status.state == SandboxState::kRunning) {
     AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(r.backend));
     if (auto snap = backend->Snapshot(r); snap.ok()) {
@@ -403,9 +413,12 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
                {"cpu_ms", snap->cpu_ms},
                {"oom_kills", snap->oom_kills},
                {"disk_added_bytes", snap->disk_added_bytes}};
+      pids_max = snap->pids_limit;
     }
     j["pid"] = r.init_pid;
   }
+  j["pids_limit"] = PidsLimitJson(
+      PidsLimitReportOf(r.spec.limits.pids, pids_max, r.backend == BackendKind::kKubernetes));
   if (!r.container_id.empty()) j["container_id"] = r.container_id;
   if (!r.image_id.empty()) j["image_id"] = r.image_id;
   j["usage"] = usage;

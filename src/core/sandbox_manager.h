@@ -17,6 +17,7 @@
 #include "core/agent_exec.h"
 #include "core/agent_processes.h"
 #include "core/backend.h"
+#include "core/pids_limit.h"
 #include "core/snapshot_store.h"
 #include "core/state_store.h"
 #include "core/verify.h"
@@ -129,8 +130,11 @@ class SandboxManager {
   Status Remove(const std::string& ref, bool force);
   // Removes dead sandboxes and whatever a crash left (cgroups, state dirs, private workspaces).
   GcReport Gc();
-  // inspect: id, name, backend, state, policy, workspace, created_at, usage.
+  // inspect: id, name, backend, state, policy, workspace, created_at, usage, pids_limit.
   StatusOr<std::string> InspectJson(const std::string& ref);
+  // Whether the box's kernel holds the policy's pids limit (core/pids_limit.h), from its
+  // backend's reading now; create notes one that is not held.
+  PidsLimitReport PidsLimitOf(const SandboxRecord& record);
   // inspect --verify (core/verify.h): runs the probe inside the sandbox through Exec and
   // compares what it saw with the policy. A report that is not ok() is still a value; the
   // Status is for a sandbox that cannot be found, is dead, or whose probe could not run.

@@ -291,6 +291,13 @@ json SandboxSchemas(json* summary) {
   props["last_active_at"] = Nullable(str);
   props["workspace_temporary"] = {{"type", "boolean"}};
   props["disk_limit"] = Ref("DiskLimit");
+  props["pids_limit"] =
+      Object({{"count", {{"type", "integer"}}},
+              {"enforced", Nullable({{"type", "boolean"}})},
+              {"reason", {{"type", "string"}, {"description", "when not enforced: why"}}}},
+             {"count", "enforced"},
+             "whether the box's kernel holds the policy's pids limit now (null: a dead sandbox; "
+             "docs/policy.md)");
   props["policy"] = {{"type", "object"}, {"description", "every policy key, sizes in bytes"}};
   props["usage"] = Nullable(Object({{"peak_memory_bytes", {{"type", "integer"}}},
                                     {"cpu_ms", {{"type", "number"}}},
@@ -301,7 +308,7 @@ json SandboxSchemas(json* summary) {
   props["container_id"] = {{"type", "string"}, {"description", "docker backend only"}};
   return Object(props,
                 {"id", "name", "backend", "state", "created_at", "expires_at", "workspace",
-                 "workspace_temporary", "disk_limit", "policy", "usage"},
+                 "workspace_temporary", "disk_limit", "pids_limit", "policy", "usage"},
                 "what `agentbox inspect` prints");
 }
 

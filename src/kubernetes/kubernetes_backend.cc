@@ -10,13 +10,14 @@
 #include <thread>
 #include <vector>
 
+#include "backend_common/sandbox_resources.h"
 #include "base/build_info.h"
 #include "base/sha256.h"
 #include "core/agent_client.h"
 #include "kubernetes/cluster_target.h"
 #include "kubernetes/object_names.h"
 #include "kubernetes/sandbox_pod.h"
-#include "policy/image_user.h"
+#include "proc/cgroup_stats_wire.h"
 #include "proto/agent_protocol.h"
 #include "sys/file_util.h"
 #include "sys/random_id.h"
@@ -77,19 +78,10 @@ bool AgentAnswers(const SandboxRecord& record) {
   return frame.ok() && ResponseStatus(frame->payload).ok();
 }
 
-// The agent's arguments, as docker's container gives them (docker/container_config.cc), but
-// listening on the pod's TCP port with the Secret's token instead of a host socket.
-std::vector<std::string> AgentArgs(const SandboxSpec& spec) {
-  std::vector<std::string> args;
-  if (spec.user != SandboxUser{})
-    args.insert(args.end(), {kAgentUserFlag, SandboxUserText(spec.user)});
-  if (spec.random_seed) {
-    args.insert(args.end(), {kAgentRandomSeedFlag, std::to_string(*spec.random_seed)});
-  }
-  args.insert(args.end(),
-              {"--listen-tcp", "0.0.0.0:" + std::to_string(kubernetes::kAgentPort), "--token-file",
-               std::string(kubernetes::kAgentTokenDir) + "/" + kubernetes::kAgentTokenKey});
-  return args;
+StatusOr<CgroupStats> AgentBoxStats(const SandboxRecord& record) {
+  AB_ASSIGN_OR_RETURN(UniqueFd conn, ConnectAgent(record.agent()));
+  AB_ASSIGN_OR_RETURN(nlohmann::json answer, CallAgent(conn.get(), {{"op", kBoxStatsOp}}));
+  return CgroupStatsFromJson(answer);
 }
 
 // The namespace serve runs in when it runs in a pod: the sandboxes' NetworkPolicy admits serve's
@@ -132,11 +124,11 @@ class KubernetesBackend : public Backend {
     return Prefixed(kubernetes::DeleteSandboxObjects(client, record.id));
   }
 
-  // The agent does not report its pod's cgroup yet: nothing is known, and nothing is made up
-  // (verify reports the limits as unknown).
+  // The pod's container cgroup, as its agent reads it (the node's cgroupfs is not ours to
+  // read): what it cannot read is 0, and verify then says unknown rather than made up.
   StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
-    (void)record;
-    return ResourceSnapshot{};
+    AB_ASSIGN_OR_RETURN(CgroupStats stats, AgentBoxStats(record));
+    return ToResourceSnapshot(stats);
   }
 
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
@@ -162,7 +154,7 @@ class KubernetesBackend : public Backend {
     in.id = record.id;
     in.agent_image =
         EnvOr("AGENTBOX_KUBE_AGENT_IMAGE", std::string("agentbox-agent:") + kAgentboxVersion);
-    in.agent_args = AgentArgs(record.spec);
+    in.agent_args = kubernetes::AgentArgs(record.spec);
     in.runtime_class_name = record.spec.runtime;
     in.owner = owner_;
     const std::string own = OwnNamespace();

@@ -1,8 +1,25 @@
 #include "kubernetes/manifest_inputs.h"
 
 #include "kubernetes/object_names.h"
+#include "policy/image_user.h"
+#include "proto/agent_hello.h"
+#include "proto/agent_protocol.h"
 
 namespace agentbox::kubernetes {
+
+std::vector<std::string> AgentArgs(const SandboxSpec& spec) {
+  std::vector<std::string> args;
+  if (spec.user != SandboxUser{})
+    args.insert(args.end(), {kAgentUserFlag, SandboxUserText(spec.user)});
+  if (spec.random_seed) {
+    args.insert(args.end(), {kAgentRandomSeedFlag, std::to_string(*spec.random_seed)});
+  }
+  args.insert(args.end(), {kAgentOpenFilesFlag, std::to_string(spec.open_files)});
+  args.insert(args.end(),
+              {kAgentListenTcpFlag, "0.0.0.0:" + std::to_string(kAgentPort), kAgentTokenFileFlag,
+               std::string(kAgentTokenDir) + "/" + kAgentTokenKey});
+  return args;
+}
 
 nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in) {
   nlohmann::json meta = {

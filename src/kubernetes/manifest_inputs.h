@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "spec/sandbox_spec.h"
+
 namespace agentbox::kubernetes {
 
 // An owner of the sandbox's objects (serve's Deployment, a SandboxClaim): when it is deleted,
@@ -36,6 +38,12 @@ struct ManifestInputs {
   // The agentbox.dev/owner label's value (object_names.h kLabelOwner); "": no such label.
   std::string owner;
 };
+
+// The agent's arguments for a sandbox of `spec`, as docker's container gives them
+// (docker/container_config.cc), but listening on the pod's TCP port with the Secret's token
+// instead of a host socket, and with what a pod spec cannot say: the open_files limit, which
+// the agent sets on each exec (a pod has no ulimit).
+std::vector<std::string> AgentArgs(const SandboxSpec& spec);
 
 // metadata {name, labels (managed-by, sandbox id), ownerReferences when there are owners}.
 nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in);

@@ -4,7 +4,8 @@
 // Pure: SandboxSpec + ManifestInputs -> the Pod object as JSON, for POST .../pods. Every
 // property is asserted field by field in tests/unit/kubernetes/pod_manifest_test.cc and the
 // whole object byte for byte against tests/golden/kubernetes/. What a pod spec cannot express
-// (a pids limit per pod, RLIMIT_NOFILE) is the agent's to enforce, not silently dropped here.
+// (RLIMIT_NOFILE: the agent's --open-files in its args; a pids limit per pod: reported not
+// enforced, core/pids_limit.h) is not silently dropped here.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -9,6 +9,12 @@
 //
 // Requests ("op"):
 //   ping                                   -> {"ok":true,"active_execs":N}
+//   box_stats                              ->
+//   {"ok":true,"stats":{peak_memory_bytes,cpu_ms,oom_kills,
+//                                             memory_events,pids_events,throttled_periods,
+//                                             memory_limit_bytes,pids_limit}}: the agent's own
+//                                             cgroup's counters (proc/cgroup_stats_wire.h); read
+//                                             only, on every backend (the kubernetes one asks)
 //   exec  {argv,env:[[k,v]..],cwd,timeout_ms,output_limit,stdin:bool}
 //         -> kStdout/kStderr frames (already capped at output_limit per stream), then
 //            {"ok":true,"result":{exit_code,signal,reason,error?,duration_ms,cpu_ms,
@@ -51,6 +57,14 @@ inline constexpr const char* kAgentUserFlag = "--user";
 // getrandom calls are answered from N's stream (proc/getrandom_watch.h). Before --listen, beside
 // --disk-watch, in both modes.
 inline constexpr const char* kAgentRandomSeedFlag = "--random-seed";
+// The agent's flag for policy key open_files where the box's runtime sets no ulimit (a pod:
+// Kubernetes has no field for one), `--open-files N`: each exec's RLIMIT_NOFILE, soft and hard.
+// Before --listen-tcp, beside --random-seed. docker's container gets its --ulimit instead, and a
+// native box the agent's own limit.
+inline constexpr const char* kAgentOpenFilesFlag = "--open-files";
+
+// The request for the counters of the agent's own cgroup (proc/cgroup_stats_wire.h).
+inline constexpr const char* kBoxStatsOp = "box_stats";
 
 // The container agent's time namespace (policy clock_start): `--clock-start SECONDS`, before
 // --listen (proc/time_namespace.h).

@@ -64,9 +64,7 @@ case_create_options_are_exec_defaults() {
 # (native: create failed below 66, where the agent's fds are moved; both: execs failed below ~20
 # with EMFILE), and each command gets exactly the limit.
 case_smallest_open_files_limit_works() {
-  # A known gap, not a pass: docs/kubernetes.md says so.
-  [[ $AB_BACKEND != kubernetes ]] ||
-    not_applicable "open_files is NOT enforced on kubernetes yet (a pod has no ulimit; the agent does not set it over TCP)"
+  # kubernetes: a pod has no ulimit; the agent sets it on each exec (--open-files in the pod).
   local policy=$CASE_DIR/policy.json
   printf '{"open_files": 32}\n' >"$policy"
   new_box --policy "$policy"
@@ -386,6 +384,16 @@ case_inspect_fields() {
   json_assert "isinstance(r['policy'], dict) and r['policy'].get('memory') == 256*1024*1024 and r['policy'].get('pids') == 64" \
     "policy does not show --memory 256M --pids 64"
   json_assert "r['usage'] is None or isinstance(r['usage'], dict)"
+  if [[ $AB_BACKEND == kubernetes ]]; then
+    # The pod's own cgroup, read by its agent: counters, and a pids limit no pod field holds
+    # (the fake's podman kube play sets no pids.max: "max").
+    json_assert "r['usage']['peak_memory_bytes'] > 0 and r['usage']['cpu_ms'] > 0" \
+      "inspect shows no counters of the pod's cgroup: ${AB_OUT:0:300}"
+    json_assert "r['pids_limit']['count'] == 64 and r['pids_limit']['enforced'] is False and 'podPidsLimit' in r['pids_limit']['reason']" \
+      "a pids limit no pod holds must say so: ${AB_OUT:0:400}"
+  else
+    json_assert "r['pids_limit'] == {'count': 64, 'enforced': True}" "pids_limit: ${AB_OUT:0:400}"
+  fi
   if [[ $AB_BACKEND == native ]]; then
     json_assert "isinstance(r.get('pid'), int) and r['pid'] > 1" "native inspect lacks the agent's pid"
     local pid

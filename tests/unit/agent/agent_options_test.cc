@@ -77,6 +77,24 @@ TEST(AgentOptions, RandomSeedComesFirstInEitherMode) {
   }
 }
 
+TEST(AgentOptions, OpenFilesComesBeforeTheListener) {
+  EXPECT_EQ(ParseAgentArgs({})->open_files, 0u);  // 0: the inherited limit stays
+  auto pod = ParseAgentArgs({"--random-seed", "7", "--open-files", "32", "--listen-tcp",
+                             "0.0.0.0:7070", "--token-file", "/t"});
+  ASSERT_TRUE(pod.ok()) << pod.status().message();
+  EXPECT_EQ(pod->mode, AgentMode::kContainer);
+  EXPECT_EQ(pod->open_files, 32u);
+  EXPECT_EQ(pod->random_seed, 7u);
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--open-files"},
+           {"--open-files", "0"},
+           {"--open-files", "-1"},
+           {"--open-files", "1", "--open-files", "1"},
+           {"--listen-tcp", "0.0.0.0:7070", "--token-file", "/t", "--open-files", "32"}}) {
+    EXPECT_FALSE(ParseAgentArgs(args).ok()) << args.back();
+  }
+}
+
 TEST(AgentOptions, AnythingElseIsAUsageError) {
   for (const auto& args : std::vector<std::vector<std::string>>{{"--listen"},
                                                                 {"--listen", ""},

@@ -8,22 +8,25 @@
 
 namespace agentbox::kubernetes::testing {
 
-inline ManifestInputs StrictInputs() {
-  ManifestInputs in;
-  in.id = "sb-0123abcd";
-  in.agent_image = "agentbox-agent:0.1.0";
-  in.agent_args = {"--listen-tcp", "0.0.0.0:7070", "--token-file", "/.agentbox-token/token"};
-  return in;
-}
-
 inline SandboxSpec StrictSpec() {
   SandboxSpec spec;
   spec.image = "debian:bookworm-slim";
   return spec;
 }
 
+inline ManifestInputs StrictInputs() {
+  ManifestInputs in;
+  in.id = "sb-0123abcd";
+  in.agent_image = "agentbox-agent:0.1.0";
+  in.agent_args = AgentArgs(StrictSpec());
+  return in;
+}
+
+inline SandboxSpec FullSpec();
+
 inline ManifestInputs FullInputs() {
   ManifestInputs in = StrictInputs();
+  in.agent_args = AgentArgs(FullSpec());
   in.seccomp_localhost_profile = "agentbox.json";
   in.runtime_class_name = "gvisor";
   in.server_namespace = "agentbox-system";
@@ -42,6 +45,8 @@ inline SandboxSpec FullSpec() {
   spec.ttl_seconds = 3600.5;
   spec.user = {1234, 2345};
   spec.no_pull = true;
+  spec.open_files = 4096;
+  spec.random_seed = 42;
   return spec;
 }
 

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -180,6 +181,20 @@ TEST(KubernetesPod, AgentIsPid1FromTheInitContainersCopy) {
     EXPECT_EQ(box["volumeMounts"][0],
               json({{"name", "agent"}, {"mountPath", kAgentDir}, {"readOnly", true}}));
     EXPECT_EQ(pod["spec"]["containers"].size(), 1u);  // no sidecar sharing the pod
+  }
+}
+
+// A pod spec has no ulimit: the policy's open_files goes to the agent, which sets it on each
+// exec; a pod that lost the flag would run its commands with the runtime's default.
+TEST(KubernetesPod, OpenFilesLimitIsTheAgentsFlag) {
+  auto pods = BothPods();
+  const std::vector<std::string> wants = {"1024", "4096"};  // the default policy's, FullSpec's
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const json& args = pods[i]["spec"]["containers"][0]["args"];
+    auto flag = std::find(args.begin(), args.end(), "--open-files");
+    ASSERT_NE(flag, args.end()) << args.dump();
+    ASSERT_NE(flag + 1, args.end());
+    EXPECT_EQ(*(flag + 1), wants[i]);
   }
 }
 

@@ -693,6 +693,13 @@ export interface components {
             name: string;
             /** @description while running: the agent's host pid */
             pid?: number;
+            /** @description whether the box's kernel holds the policy's pids limit now (null: a dead sandbox; docs/policy.md) */
+            pids_limit: {
+                count: number;
+                enforced: boolean | null;
+                /** @description when not enforced: why */
+                reason?: string;
+            };
             /** @description every policy key, sizes in bytes */
             policy: Record<string, never>;
             /** @enum {string} */
