@@ -2,7 +2,8 @@
 # Warm pools (core/warm_pool.h) on the backends that have them, docker and kubernetes: a create
 # served from the pool reaches its first exec sooner than a cold one, and the sandbox it gets
 # behaves as a cold one does (the create's name and env, an empty workspace of its own, files in
-# and out, rm removes its container or pod). Sourced by run.sh (H_CASE_FILES); the vocabulary is
+# and out, rm removes its container or pod); gc keeps a running warm sandbox and removes a dead
+# one from the pool. Sourced by run.sh (H_CASE_FILES); the vocabulary is
 # tests/lib/persistent.sh's.
 
 # backend_objects ID: the container (docker) or the pod, Secret and NetworkPolicy (kubernetes)
@@ -19,6 +20,14 @@ backend_objects() {
 pool_warm() {
   ab pool ls --json
   json_get "sum(p['warm'] for p in r)"
+}
+
+# pool_members: the ids of the warm sandboxes, from the pools' markers.
+pool_members() {
+  local f
+  for f in "$AGENTBOX_STATE_DIR"/pool/*/*; do
+    case ${f##*/} in config.json | config.json.tmp | lock | '*') ;; *) echo "${f##*/}" ;; esac
+  done
 }
 
 pool_full() { [[ $(pool_warm) == 1 ]]; }
@@ -65,7 +74,7 @@ case_warm_pool_create_is_faster_and_the_same() {
   expect_rc 0 "pool fill"
   expect_out "started 1"
   local pooled
-  pooled=$(ls "$AGENTBOX_STATE_DIR"/pool/*/ | grep -vE '^(config.json|lock)$')
+  pooled=$(pool_members)
   create_to_first_exec warm -e GREETING=hello
   local warm_ms=$T_MS warm_id=$BOX
   [[ $warm_id == "$pooled" ]] || fail "create made $warm_id instead of claiming the warm $pooled"
@@ -85,8 +94,24 @@ case_warm_pool_create_is_faster_and_the_same() {
     wait_until 60 objects_gone "$id" ||
       fail "rm left $(backend_objects "$id" | paste -sd ' ') of $id behind"
   done
+  # gc keeps a warm sandbox that runs and removes one whose container or pod is gone, with what
+  # is left of it (a pod's Secret and NetworkPolicy) and its place in the pool.
+  local spare
+  spare=$(pool_members)
+  ab gc
+  expect_rc 0
+  [[ $(pool_warm) == 1 ]] || fail "gc removed the running warm sandbox $spare"
+  case $AB_BACKEND in
+    docker) docker rm -f "agentbox-$spare" >/dev/null ;;
+    kubernetes) timeout 60 kubectl delete pod "agentbox-$spare" >/dev/null ;;
+  esac
+  ab gc --json
+  expect_rc 0
+  json_assert "any(x['name'] == '$spare' for x in r['removed'])" "gc of the warm sandbox whose box is gone"
+  [[ $(pool_warm) == 0 ]] || fail "gc left the dead $spare in the pool"
+  objects_gone "$spare" || fail "gc left $(backend_objects "$spare" | paste -sd ' ') of the dead $spare"
   ab pool drain --json
-  json_assert "r == {'removed': 1}" "drain removes the refilled warm sandbox"
+  json_assert "r == {'removed': 0}" "nothing warm is left to drain"
   ab ls --json
   json_assert "r == []" "nothing is left after rm and drain"
 }
