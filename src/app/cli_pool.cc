@@ -116,11 +116,10 @@ const CommandHelp& PoolHelp() {
           "A warm pool keeps N started sandboxes of one shape (backend, image, runtime and the "
           "box-wide limits) so that `agentbox create` (and `run`, serve, mcp) with that shape and "
           "no --workspace claims one instead of starting a container or a pod; each claim is "
-          "topped "
-          "up in the background. Pools serve the docker and kubernetes backends (on kubernetes, a "
-          "create with --ttl is made fresh: its pod's deadline counts from its own start). `fill` "
-          "sets a pool's size and waits "
-          "until it is full; `drain` removes every warm sandbox and sets sizes to 0.",
+          "topped up in the background. Pools serve the docker and kubernetes backends (on "
+          "kubernetes, a create with --ttl is made fresh: its pod's deadline counts from its own "
+          "start). `fill` sets a pool's size and waits until it is full; `drain` waits for a fill "
+          "in progress, then removes every warm sandbox and sets sizes to 0.",
       .flags = flags,
       .operands = "word:fill|ls|drain",
   };
