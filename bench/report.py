@@ -4,6 +4,7 @@
 Usage:
   bench/report.py --json FILE --section "agentbox run vs bwrap" [--doc docs/performance.md]
                   [--ratio-vs NAME]... [--note TEXT] [--skipped "NAME: reason"]...
+                  [--markdown FILE]
 
 The section is the part of the doc from the line "## <section>" up to the next "## " heading
 (or the end). It is replaced if present and appended otherwise; every other section is kept, so
@@ -92,6 +93,9 @@ def render_section(title, rows, args):
         parts += ["", "Skipped:", ""] + [f"- {s}" for s in args.skipped]
     if args.note:
         parts += ["", " ".join(args.note.split())]
+    if args.markdown:
+        with open(args.markdown) as f:
+            parts += ["", f.read().strip()]
     parts += ["", f"Regenerate: `{args.regenerate}`." if args.regenerate else ""]
     return "\n".join(parts).rstrip() + "\n"
 
@@ -119,6 +123,8 @@ def main():
                         help="list what a row ran under the table")
     parser.add_argument("--skipped", action="append", default=[], metavar="'NAME: reason'")
     parser.add_argument("--note", default="")
+    parser.add_argument("--markdown", default="", metavar="FILE",
+                        help="markdown of the script's own (a breakdown) after the note")
     parser.add_argument("--regenerate", default="", help="the command that regenerates this section")
     args = parser.parse_args()
 

@@ -34,7 +34,8 @@ test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps cl
   mount e2fsprogs xfsprogs
   docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl python3-yaml groff-base zsh fish
   systemd podman catatonit netavark)
-bench_pkgs=(hyperfine bubblewrap)
+# strace: bench/kubernetes times a create's API requests and agent dials by their connect calls.
+bench_pkgs=(hyperfine bubblewrap strace)
 # docker-registry: the local registry the docker backend's pulls are tested against.
 docker_pkgs=(docker.io runsc socat docker-registry)
 # The guest root is made of host packages (tests/vm/images.sh VM_PACKAGES): those must be here.

@@ -1,4 +1,5 @@
-// `agentbox pool fill|ls|drain`: warm pools of started docker sandboxes (core/warm_pool.h).
+// `agentbox pool fill|ls|drain`: warm pools of started docker or kubernetes sandboxes
+// (core/warm_pool.h).
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -106,7 +107,7 @@ const CommandHelp& PoolHelp() {
   }();
   static const CommandHelp help = {
       .name = "pool",
-      .summary = "keep started docker sandboxes warm for fast create",
+      .summary = "keep started docker or kubernetes sandboxes warm for fast create",
       .usage =
           "pool fill [--size N] [--json] [OPTIONS of create]\n"
           "pool ls [--json]\n"
@@ -114,9 +115,11 @@ const CommandHelp& PoolHelp() {
       .description =
           "A warm pool keeps N started sandboxes of one shape (backend, image, runtime and the "
           "box-wide limits) so that `agentbox create` (and `run`, serve, mcp) with that shape and "
-          "no --workspace claims one instead of starting a container; each claim is topped up in "
-          "the background. Pools serve the docker backend. `fill` sets a pool's size and waits "
-          "until it is full; `drain` removes every warm sandbox and sets sizes to 0.",
+          "no --workspace claims one instead of starting a container or a pod; each claim is "
+          "topped up in the background. Pools serve the docker and kubernetes backends (on "
+          "kubernetes, a create with --ttl is made fresh: its pod's deadline counts from its own "
+          "start). `fill` sets a pool's size and waits until it is full; `drain` waits for a fill "
+          "in progress, then removes every warm sandbox and sets sizes to 0.",
       .flags = flags,
       .operands = "word:fill|ls|drain",
   };

@@ -75,6 +75,13 @@ class Backend {
     (void)record;
     return Unavailable("this backend has no egress proxy");
   }
+  // Where this backend would make a sandbox of `spec`, as this host resolves it now, for the
+  // warm pools' key (core/warm_pool.h): two specs alike but for it must not share a pool. ""
+  // where the spec says it all (docker's daemon is the host's one).
+  virtual StatusOr<std::string> PoolScope(const SandboxSpec& spec) {
+    (void)spec;
+    return std::string();
+  }
   // Removes what crashed runs and sandboxes left behind (cgroups, containers, private temp
   // workspaces) that belong to none of live_ids. Returns what it removed, one line each.
   virtual std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) = 0;

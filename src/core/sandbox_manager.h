@@ -173,9 +173,11 @@ class SandboxManager {
 
   // Warm pools (core/warm_pool.h; sandbox_manager_pool.cc). FillPool records `size` as the pool's
   // target for spec's shape and starts sandboxes until that many are warm; returns how many it
-  // started. RefillPool does the same from the recorded target. DrainPools removes every warm
-  // sandbox and sets every target to 0.
-  StatusOr<size_t> FillPool(const SandboxSpec& spec, size_t size);
+  // started. RefillPool does the same up to the target recorded once it holds the pool's lock
+  // (`expected_key`: its key, refused when spec's key here is another). DrainPools waits for a
+  // fill in progress, then removes every warm sandbox and sets every target to 0.
+  StatusOr<size_t> FillPool(const SandboxSpec& spec, size_t size,
+                            const std::string& expected_key = "");
   StatusOr<size_t> RefillPool(const std::string& key);
   size_t DrainPools();
   std::vector<PoolStatus> ListPools();
@@ -225,6 +227,8 @@ class SandboxManager {
   std::optional<SandboxRecord> ClaimWarm(const SandboxSpec& spec, const std::string& name,
                                          Status* error);
   std::string PoolDir(const std::string& key) const;
+  // PoolKey(spec, its backend's PoolScope).
+  StatusOr<std::string> PoolKeyOf(const SandboxSpec& spec);
 
   StateStore store_;
   BackendList makers_;

@@ -38,6 +38,13 @@ struct PoolConfig {
   SandboxSpec spec;
 };
 
+// The kubernetes target is no policy key (SpecToPolicyJson leaves it out): the pool keeps it.
+nlohmann::json KubeTargetJson(const KubernetesTarget& kube) {
+  return {{"kubeconfig", kube.kubeconfig},
+          {"context", kube.context},
+          {"namespace", kube.namespace_name}};
+}
+
 StatusOr<PoolConfig> ReadConfig(const std::string& dir) {
   AB_ASSIGN_OR_RETURN(std::string text, ReadFile(dir + "/" + kPoolConfig));
   auto j = nlohmann::json::parse(text, nullptr, false);
@@ -47,11 +54,17 @@ StatusOr<PoolConfig> ReadConfig(const std::string& dir) {
   PoolConfig config;
   config.size = j.value("size", size_t{0});
   AB_ASSIGN_OR_RETURN(config.spec, SpecFromPolicyJson(j["policy"]));
+  if (j.contains("kubernetes") && j["kubernetes"].is_object()) {
+    const nlohmann::json& k = j["kubernetes"];
+    config.spec.kube = {k.value("kubeconfig", ""), k.value("context", ""),
+                        k.value("namespace", "")};
+  }
   return config;
 }
 
 Status WriteConfig(const std::string& dir, size_t size, const SandboxSpec& spec) {
   nlohmann::json j = {{"size", size}, {"policy", SpecToPolicyJson(spec)}};
+  if (spec.backend == BackendKind::kKubernetes) j["kubernetes"] = KubeTargetJson(spec.kube);
   std::string tmp = dir + "/" + kPoolConfig + ".tmp";
   AB_RETURN_IF_ERROR(WriteFile(tmp, j.dump(2) + "\n", 0600));
   if (::rename(tmp.c_str(), (dir + "/" + kPoolConfig).c_str()) != 0) {
@@ -60,17 +73,32 @@ Status WriteConfig(const std::string& dir, size_t size, const SandboxSpec& spec)
   return OkStatus();
 }
 
+// The pool's lock, held: one filler or drainer of a pool at a time.
+StatusOr<UniqueFd> LockPool(const std::string& dir) {
+  AB_ASSIGN_OR_RETURN(UniqueFd lock, OpenFile(dir + "/" + kPoolLock, O_RDWR | O_CREAT, 0600));
+  if (::flock(lock.get(), LOCK_EX) != 0) return ErrnoStatus("lock the pool " + dir);
+  return lock;
+}
+
 }  // namespace
 
 std::string SandboxManager::PoolDir(const std::string& key) const {
   return store_.root() + "/pool/" + key;
 }
 
+StatusOr<std::string> SandboxManager::PoolKeyOf(const SandboxSpec& spec) {
+  AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(spec.backend));
+  AB_ASSIGN_OR_RETURN(std::string scope, backend->PoolScope(spec));
+  return PoolKey(spec, scope);
+}
+
 std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
                                                        const std::string& name, Status* error) {
   // A warm sandbox has no egress proxy: one with allow_hosts is made fresh.
   if (!spec.allow_hosts.empty()) return std::nullopt;
-  std::string key = PoolKey(spec);
+  auto pool_key = PoolKeyOf(spec);
+  if (!pool_key.ok()) return std::nullopt;  // the cold create says what is wrong
+  const std::string& key = *pool_key;
   std::string dir = PoolDir(key);
   if (!PathExists(dir)) return std::nullopt;
   std::optional<SandboxRecord> claimed;
@@ -93,7 +121,11 @@ std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
     record->name = name;
     record->created_at = NowRfc3339();
     record->expires_at = ExpiryOf(spec, std::time(nullptr));
-    record->spec = spec;
+    // What the backend filled in at its create stays: the image's user, where the pod is.
+    SandboxSpec claimed_spec = spec;
+    claimed_spec.user = record->spec.user;
+    claimed_spec.kube = record->spec.kube;
+    record->spec = std::move(claimed_spec);
     record->pool_key.clear();
     if (Status st = store_.Save(*record); !st.ok()) {
       (void)Destroy(*record);
@@ -109,16 +141,29 @@ std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
   return claimed;
 }
 
-StatusOr<size_t> SandboxManager::FillPool(const SandboxSpec& spec, size_t size) {
+StatusOr<size_t> SandboxManager::FillPool(const SandboxSpec& spec, size_t size,
+                                          const std::string& expected_key) {
   if (!Poolable(spec)) {
-    return InvalidArgument("warm pools serve the docker backend without --workspace or --rootfs");
+    return InvalidArgument(
+        "warm pools serve the docker and kubernetes backends without --workspace or --rootfs");
   }
-  std::string key = PoolKey(spec);
+  AB_ASSIGN_OR_RETURN(std::string key, PoolKeyOf(spec));
+  if (!expected_key.empty() && key != expected_key) {
+    return FailedPrecondition("pool " + expected_key +
+                              " was filled for another cluster or namespace than this "
+                              "environment's (its key here is " +
+                              key + ")");
+  }
   std::string dir = PoolDir(key);
   AB_RETURN_IF_ERROR(MakeDirs(dir, 0700));
-  AB_ASSIGN_OR_RETURN(UniqueFd lock, OpenFile(dir + "/" + kPoolLock, O_RDWR | O_CREAT, 0600));
-  ::flock(lock.get(), LOCK_EX);  // one filler per pool at a time
-  AB_RETURN_IF_ERROR(WriteConfig(dir, size, spec));
+  AB_ASSIGN_OR_RETURN(UniqueFd lock, LockPool(dir));
+  if (expected_key.empty()) {
+    AB_RETURN_IF_ERROR(WriteConfig(dir, size, spec));
+  } else {
+    // A refill tops up to the size recorded now: a drain since its start set it to 0.
+    AB_ASSIGN_OR_RETURN(PoolConfig config, ReadConfig(dir));
+    size = config.size;
+  }
   size_t started = 0;
   while (Markers(dir).size() < size) {
     AB_ASSIGN_OR_RETURN(SandboxRecord record, CreateRecord(spec, "", key));
@@ -133,7 +178,7 @@ StatusOr<size_t> SandboxManager::RefillPool(const std::string& key) {
     return InvalidArgument("invalid pool key \"" + key + "\"");
   }
   AB_ASSIGN_OR_RETURN(PoolConfig config, ReadConfig(PoolDir(key)));
-  return FillPool(config.spec, config.size);
+  return FillPool(config.spec, config.size, key);
 }
 
 size_t SandboxManager::DrainPools() {
@@ -141,6 +186,8 @@ size_t SandboxManager::DrainPools() {
   auto keys = ListDir(store_.root() + "/pool");
   for (const std::string& key : keys.ok() ? *keys : std::vector<std::string>{}) {
     std::string dir = PoolDir(key);
+    // After a fill or refill in progress, whose sandboxes would otherwise outlive the drain.
+    auto lock = LockPool(dir);
     if (auto config = ReadConfig(dir); config.ok()) (void)WriteConfig(dir, 0, config->spec);
     for (const std::string& id : Markers(dir)) {
       if (::unlink((dir + "/" + id).c_str()) != 0) continue;

@@ -5,16 +5,19 @@
 
 namespace agentbox {
 
-std::string PoolKey(const SandboxSpec& spec) {
-  char canon[512];
-  std::snprintf(canon, sizeof(canon),
-                "%s|%s|%s|%" PRIu64 "|%" PRIu64 "|%.6f|%" PRIu64 "|%" PRIu64 "|%" PRIu64,
-                BackendName(spec.backend), spec.image.c_str(), spec.runtime.c_str(),
-                spec.limits.memory_bytes, spec.limits.pids, spec.limits.cpus, spec.tmp_bytes,
-                spec.shm_bytes, spec.open_files);
+std::string PoolKey(const SandboxSpec& spec, const std::string& scope) {
+  char limits[256];
+  std::snprintf(limits, sizeof(limits),
+                "%" PRIu64 "|%" PRIu64 "|%.6f|%" PRIu64 "|%" PRIu64 "|%" PRIu64 "|%" PRIu64,
+                spec.limits.memory_bytes, spec.limits.pids, spec.limits.cpus,
+                spec.limits.disk_bytes, spec.tmp_bytes, spec.shm_bytes, spec.open_files);
+  const std::string seed = spec.random_seed ? std::to_string(*spec.random_seed) : "-";
+  const std::string canon = std::string(BackendName(spec.backend)) + "|" + spec.image + "|" +
+                            spec.runtime + "|" + limits + "|" + seed + "|" + spec.kube.kubeconfig +
+                            "|" + spec.kube.context + "|" + spec.kube.namespace_name + "|" + scope;
   uint64_t h = 14695981039346656037ull;  // FNV-1a: stable across builds and machines
-  for (const char* p = canon; *p; ++p) {
-    h ^= static_cast<unsigned char>(*p);
+  for (const char c : canon) {
+    h ^= static_cast<unsigned char>(c);
     h *= 1099511628211ull;
   }
   char key[17];
@@ -23,7 +26,9 @@ std::string PoolKey(const SandboxSpec& spec) {
 }
 
 bool Poolable(const SandboxSpec& spec) {
-  return spec.backend == BackendKind::kDocker && !spec.workspace && !spec.rootfs;
+  if (spec.workspace || spec.rootfs) return false;
+  if (spec.backend == BackendKind::kKubernetes) return spec.ttl_seconds == 0;
+  return spec.backend == BackendKind::kDocker;
 }
 
 }  // namespace agentbox

@@ -131,6 +131,15 @@ class KubernetesBackend : public Backend {
     return ToResourceSnapshot(stats);
   }
 
+  // The server, namespace and credentials' origin (context and file, or the service account)
+  // that $KUBECONFIG and the rest resolve to now: a pool filled for one cluster never serves
+  // another's create.
+  StatusOr<std::string> PoolScope(const SandboxSpec& spec) override {
+    auto access = kubernetes::ResolveCluster(spec.kube, kubernetes::ClusterEnvFromProcess());
+    if (!access.ok()) return Prefixed(access.status());
+    return access->server + "\n" + access->namespace_name + "\n" + access->origin;
+  }
+
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
     auto client = Client({});
     if (!client.ok()) return {};  // no cluster here: nothing of ours can be in one

@@ -51,7 +51,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, fmt, *args):
         if self.api.log:
-            self.api.log.write("%s %s\n" % (self.address_string(), fmt % args))
+            # The wall clock first (ms): bench/kubernetes lines requests up with its own clocks.
+            self.api.log.write("%.3f %s %s\n" % (time.time(), self.address_string(), fmt % args))
             self.api.log.flush()
 
     def send_json(self, code, body):
