@@ -112,7 +112,11 @@ Status SetSeconds(const json& value, const char* key, double* out) {
 }
 
 Status ApplyKey(const std::string& key, const json& value, ServerConfig* config) {
-  if (key == "workspace_root") {
+  if (key == "backend") {
+    return config->backends.ConfigureDefault(value);
+  } else if (key == "allowed_backends") {
+    return config->backends.ConfigureAllowed(value);
+  } else if (key == "workspace_root") {
     if (!value.is_string() || value.get<std::string>().empty() ||
         value.get<std::string>()[0] != '/') {
       return InvalidArgument("\"workspace_root\": expected an absolute directory path");
@@ -149,7 +153,8 @@ Status ApplyKey(const std::string& key, const json& value, ServerConfig* config)
     return SetSeconds(value, "mcp_session_idle_timeout", &config->mcp_session_idle_timeout_seconds);
   } else {
     return InvalidArgument("unknown key \"" + key +
-                           "\" (known: workspace_root, allow_host_paths, allow_hosts, limits, "
+                           "\" (known: backend, allowed_backends, workspace_root, "
+                           "allow_host_paths, allow_hosts, limits, "
                            "max_connections, max_connections_per_peer, workers, head_timeout, "
                            "body_timeout, idle_timeout, mcp_session_idle_timeout, "
                            "mcp_bash_output_chars, access_log)");
@@ -319,6 +324,11 @@ Status ParseServerConfig(std::string_view text, std::string_view source, ServerC
   }
   *config = next;
   return OkStatus();
+}
+
+Status ApplyServerDefaults(const ServerConfig& config, json* policy) {
+  AB_RETURN_IF_ERROR(config.backends.ApplyToPolicy(policy));
+  return config.limits.ApplyToPolicy(policy);
 }
 
 }  // namespace agentbox

@@ -1,7 +1,8 @@
 // The operator's settings for `agentbox serve`: `serve --config FILE` (JSON, strictly parsed)
 // and the built-in values used without one (docs/api.md "Server config").
 //
-//   {"workspace_root": "/srv/agentbox/workspaces",
+//   {"backend": "kubernetes", "allowed_backends": ["kubernetes"],
+//    "workspace_root": "/srv/agentbox/workspaces",
 //    "allow_host_paths": false,
 //    "allow_hosts": ["pypi.internal:443", "*.example.com"],
 //    "limits": {"memory": {"default": "512M", "max": "4G"}, "timeout": {"max": "1h"}},
@@ -23,6 +24,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "http/server_backends.h"
 #include "spec/host_pattern.h"
 #include "spec/sandbox_spec.h"
 #include "spec/spec_overlay.h"
@@ -77,6 +79,7 @@ class TenantLimits {
 };
 
 struct ServerConfig {
+  ServerBackends backends;        // the backend of a create that names none; those allowed
   std::string workspace_root;     // "" : a tenant cannot name a workspace
   bool allow_host_paths = false;  // tenants may give absolute host paths (workspace, rootfs)
   TenantLimits limits = TenantLimits::BuiltIn(1 << 20);
@@ -104,5 +107,10 @@ inline constexpr int kDefaultWorkers = 256;
 // path) starts every message. workspace_root must be absolute (its existence is checked by the
 // caller).
 Status ParseServerConfig(std::string_view text, std::string_view source, ServerConfig* config);
+
+// A create's policy (a REST body's, an MCP session's) with the operator's choices applied: the
+// default backend when it names none and the allowed ones (ServerBackends), then the limits'
+// defaults and ceilings (TenantLimits). kInvalidArgument (HTTP 400) naming the key otherwise.
+Status ApplyServerDefaults(const ServerConfig& config, nlohmann::json* policy);
 
 }  // namespace agentbox

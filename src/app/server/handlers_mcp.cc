@@ -43,13 +43,13 @@ constexpr int kRequestCancelled = -32800;
 constexpr int kKeepAliveMs = 15000;
 
 // A new McpServer for caller: its sandbox and commands count against the tenant's quotas, as
-// REST's do; its sandbox gets the operator's defaults (within the ceilings, as a REST create's),
-// and its tool calls the operator's ceilings.
+// REST's do; its sandbox gets the operator's defaults (its default backend, and limits within the
+// ceilings, as a REST create's), and its tool calls the operator's ceilings.
 StatusOr<std::shared_ptr<McpServer>> NewServer(ServerContext& ctx, const Caller& caller) {
   McpOptions options{"", "", ctx.self_exe,
                      std::make_shared<TenantQuota>(*ctx.tenants, caller, ctx.state_root)};
   json policy = json::object();
-  AB_RETURN_IF_ERROR(ctx.config.limits.ApplyToPolicy(&policy));
+  AB_RETURN_IF_ERROR(ApplyServerDefaults(ctx.config, &policy));
   options.create_sandbox = [exe = ctx.self_exe, root = ctx.state_root, policy] {
     return CreateSandboxInHelper(exe, root, policy, "");
   };

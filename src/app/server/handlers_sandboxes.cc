@@ -109,8 +109,9 @@ void HandleCreateSandbox(ServerContext& ctx, Exchange& ex) {
   const HostPathRules rules = RulesFor(ctx, ex.caller);
   auto body = ParseCreateBody(*json, rules);
   if (!body.ok()) return ex.ReplyError(body.status());
-  // The operator's defaults for what the body leaves out, and its ceilings for the rest.
-  if (Status st = ctx.config.limits.ApplyToPolicy(&body->policy); !st.ok()) {
+  // The operator's defaults (backend, limits) for what the body leaves out, and its ceilings and
+  // allowed backends for the rest.
+  if (Status st = ApplyServerDefaults(ctx.config, &body->policy); !st.ok()) {
     return ex.ReplyError(st);
   }
   if (!body->name.empty()) {
