@@ -28,8 +28,12 @@ constexpr FlagDef kServeFlags[] = {
      "bearer tokens and tenants: {\"tokens\":[{\"token\":\"...\",\"tenant\":\"a\","
      "\"max_sandboxes\":10,\"max_concurrent_execs\":4}]}"},
     {"config", 0, "FILE",
-     "the server config (JSON): defaults and ceilings of every limit a caller may ask for, "
-     "workspace_root, connection caps and timeouts"},
+     "the server config (JSON): the default and allowed backends, defaults and ceilings of "
+     "every limit a caller may ask for, workspace_root, connection caps and timeouts"},
+    {"backend", 0, "native|docker|kubernetes",
+     "the backend of every sandbox whose create names none (REST creates, MCP sessions' "
+     "sandboxes); wins over the config's \"backend\"",
+     "native"},
     {"workspace-root", 0, "DIR",
      "a request's \"workspace\" is a NAME: the directory DIR/<tenant>/NAME; without it no caller "
      "may name a workspace"},
@@ -52,6 +56,7 @@ struct ServeArgs {
   std::string config;
   std::string workspace_root;
   std::string access_log;
+  std::optional<BackendKind> backend;  // nullopt: the config's, else native
   bool allow_host_paths = false;
   bool insecure_no_auth = false;
   int max_connections = 0;  // 0: from the config, else from the fd limit
@@ -82,6 +87,11 @@ StatusOr<ServeArgs> ParseServeArgs(const ParsedArgs& parsed) {
     if (name == "config") out.config = flag.value;
     if (name == "workspace-root") out.workspace_root = flag.value;
     if (name == "access-log") out.access_log = flag.value;
+    if (name == "backend") {
+      StatusOr<BackendKind> kind = ServerBackends::Parse(flag.value);
+      if (!kind.ok()) return InvalidArgument("--backend: " + kind.status().message());
+      out.backend = *kind;
+    }
     if (name == "allow-host-paths") out.allow_host_paths = true;
     if (name == "insecure-no-auth") out.insecure_no_auth = true;
     if (name == "max-connections") {
@@ -108,7 +118,8 @@ Status LoadConfig(const ServeArgs& args, ServerConfig* config) {
   if (args.allow_host_paths) config->allow_host_paths = true;
   if (args.max_connections > 0) config->max_connections = args.max_connections;
   if (!args.access_log.empty()) config->access_log = args.access_log;
-  return OkStatus();
+  if (args.backend) config->backends.set_default(*args.backend);
+  return config->backends.Check(args.backend ? "--backend" : args.config + ": \"backend\"");
 }
 
 // A workspace root must be a real directory outside the state dir: a workspace there would see
@@ -210,6 +221,7 @@ const CommandHelp& ServeHelp() {
       .summary = "serve the HTTP JSON API (and MCP at /mcp)",
       .usage =
           "serve [--listen unix:PATH | --listen tcp:HOST:PORT] [--tokens FILE] [--config FILE]\n"
+          "serve [--backend native|docker|kubernetes]\n"
           "serve [--workspace-root DIR] [--allow-host-paths] [--insecure-no-auth]\n"
           "serve [--max-connections N] [--access-log FILE|-]",
       .description =
