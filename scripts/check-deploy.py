@@ -6,8 +6,9 @@ this reads every deploy/*.yaml with PyYAML and checks: each document has apiVers
 metadata.name; the Role grants exactly the verbs docs/kubernetes.md lists (pods, secrets,
 networkpolicies in agentbox-sandboxes, nothing else); serve's pods carry the label a sandbox's
 NetworkPolicy admits (the value of kLabelRole/kRoleServer in src/kubernetes/object_names.h) and
-run non-root, read-only, without capabilities or privilege escalation. One line per problem;
-the last line is `deploy: N passed, N failed`.
+run non-root, read-only, without capabilities or privilege escalation; serve makes every sandbox
+a pod (`--backend kubernetes`) in the Role's namespace (AGENTBOX_KUBE_NAMESPACE). One line per
+problem; the last line is `deploy: N passed, N failed`.
 """
 import argparse
 import glob
@@ -41,7 +42,19 @@ def check_role(doc, problems):
         problems.append(f"Role {doc['metadata']['name']}: rules {rules} != {ROLE_RULES}")
 
 
-def check_serve(doc, label, problems):
+def check_serve_backend(container, role_namespaces, problems):
+    args = container.get("args", [])
+    if not any(a == "--backend" and b == "kubernetes" for a, b in zip(args, args[1:])):
+        problems.append(f"Deployment: container {container['name']}: no --backend kubernetes, "
+                        "so a create that names no backend would not be a pod")
+    env = {e["name"]: e.get("value") for e in container.get("env", [])}
+    if env.get("AGENTBOX_KUBE_NAMESPACE") not in role_namespaces:
+        problems.append(f"Deployment: container {container['name']}: AGENTBOX_KUBE_NAMESPACE "
+                        f"{env.get('AGENTBOX_KUBE_NAMESPACE')} is not the Role's namespace "
+                        f"{sorted(role_namespaces)}")
+
+
+def check_serve(doc, label, role_namespaces, problems):
     pod = doc["spec"]["template"]
     if pod["metadata"]["labels"].get(label[0]) != label[1]:
         problems.append(f"Deployment: pods lack {label[0]}={label[1]}, so no sandbox admits them")
@@ -54,6 +67,8 @@ def check_serve(doc, label, problems):
         for key, value in want.items():
             if sc.get(key) != value:
                 problems.append(f"Deployment: container {c['name']}: {key} is not {value}")
+        if c["name"] == "serve":
+            check_serve_backend(c, role_namespaces, problems)
 
 
 def main():
@@ -61,7 +76,7 @@ def main():
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     root = ap.parse_args().root
     label = server_label(root)
-    problems, docs = [], 0
+    problems, docs, deployments, role_namespaces = [], 0, [], set()
     for path in sorted(glob.glob(os.path.join(root, "deploy/*.yaml"))):
         try:
             loaded = [d for d in yaml.safe_load_all(open(path)) if d is not None]
@@ -75,8 +90,11 @@ def main():
                 continue
             if doc["kind"] == "Role":
                 check_role(doc, problems)
+                role_namespaces.add(doc["metadata"].get("namespace"))
             if doc["kind"] == "Deployment":
-                check_serve(doc, label, problems)
+                deployments.append(doc)
+    for doc in deployments:
+        check_serve(doc, label, role_namespaces, problems)
     for p in problems:
         print(p)
     print(f"deploy: {docs - len(problems) if docs >= len(problems) else 0} passed, "
