@@ -76,6 +76,7 @@ ID=$(U -d '{"name":"e2e1","timeout":20}' http://x/v1/sandboxes | jq_ 'd["id"]')
 check "create -> id" '[ -n "$ID" ]'
 check "create 201" '[ "$(code --unix-socket "$SOCK" -d "{}" http://x/v1/sandboxes)" = 201 ]'
 ID2=$(jq_ 'd["id"]' < "$WORK/body")
+check "without --backend a create naming none is native" '[ "$(jq_ "d[\"backend\"]" < "$WORK/body")" = native ]'
 # A stream silent for 15 s: SSE gets keep-alive comments, NDJSON (every line JSON) none; checked
 # below, while the other cases run.
 U -N -d '{"argv":["sh","-c","sleep 15.5; echo awake"],"stream":"sse"}' http://x/v1/sandboxes/$ID/exec > "$WORK/quiet_sse" &

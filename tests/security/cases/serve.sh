@@ -593,6 +593,18 @@ case_serve_config_is_strict() {
   ab serve --config "$CASE_DIR/config.json"
   expect_rc 125
   expect_err_has '"ttl": the default none is over the max 3600 seconds'
+  # The default backend: a name it knows, within allowed_backends, wherever it comes from.
+  printf '{"backend": "podman"}\n' >"$CASE_DIR/config.json"
+  ab serve --config "$CASE_DIR/config.json"
+  expect_rc 125
+  expect_err_has '"backend": expected "native", "docker" or "kubernetes", got "podman"'
+  ab serve --backend kvm
+  expect_rc 125
+  expect_err_has '--backend: expected "native", "docker" or "kubernetes", got "kvm"'
+  printf '{"allowed_backends": ["docker"]}\n' >"$CASE_DIR/config.json"
+  ab serve --config "$CASE_DIR/config.json" --backend kubernetes
+  expect_rc 125
+  expect_err_has '--backend: kubernetes is not one of the config'"'"'s "allowed_backends" (docker)'
 }
 
 # A sandbox's lifetime: a tenant gets the operator's default ttl when it asks for none, and a
