@@ -88,8 +88,8 @@ class Backend {
   // `ls` shows beside the store's. None by default, and where nothing is configured to hold them.
   virtual StatusOr<std::vector<SandboxRecord>> Adoptable() { return std::vector<SandboxRecord>(); }
   // True when the backend knows the box of a record that does not answer is gone for good
-  // (kubernetes: the API server has no such pod), so the record is stale and is dropped, not
-  // shown as dead. False when it cannot tell.
+  // (kubernetes: the API server has no such pod, or is deleting it), so the record is stale and is
+  // dropped, not shown as dead. False when it cannot tell.
   virtual bool Gone(const SandboxRecord& record) {
     (void)record;
     return false;

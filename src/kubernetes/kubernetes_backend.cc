@@ -147,8 +147,10 @@ class KubernetesBackend : public Backend {
   bool Gone(const SandboxRecord& record) override {
     auto client = Client(record.spec.kube);
     if (!client.ok()) return false;
+    // No pod, or one on its way out (a removal through another state dir, still stopping).
     auto pod = client->Get(kubernetes::kPods, kubernetes::PodName(record.id));
-    return !pod.ok() && pod.status().code() == StatusCode::kNotFound;
+    if (!pod.ok()) return pod.status().code() == StatusCode::kNotFound;
+    return pod->value("metadata", nlohmann::json::object()).contains("deletionTimestamp");
   }
 
   Status Destroy(const SandboxRecord& record) override {

@@ -30,6 +30,10 @@ api() {
   AB_OUT=$(cat "$CASE_DIR/api.out")
 }
 
+# adopt_objects ID: the pod, Secret and NetworkPolicy of sandbox ID in the cluster, one a line.
+adopt_objects() { timeout 60 kubectl get pods,secrets,networkpolicies -l "agentbox.dev/sandbox=$1" -o name; }
+adopt_objects_gone() { [[ -z $(adopt_objects "$1") ]]; }
+
 case_kubernetes_sandbox_found_through_an_empty_state_dir() {
   [[ $AB_BACKEND == kubernetes ]] ||
     not_applicable "a $AB_BACKEND sandbox lives in its state dir: only the cluster keeps its own"
@@ -88,8 +92,8 @@ case_kubernetes_sandbox_found_through_an_empty_state_dir() {
   # rm through B removes it from the cluster; A then says it is unknown, not dead.
   in_dir "$b" rm adoptee
   expect_rc 0 "rm by name through B"
-  [[ -z $(timeout 60 kubectl get pods,secrets,networkpolicies -l "agentbox.dev/sandbox=$id" -o name) ]] ||
-    fail "rm through B left objects of $id"
+  wait_until 60 adopt_objects_gone "$id" ||
+    fail "rm through B left $(adopt_objects "$id" | paste -sd ' ') of $id"
   in_dir "$a" inspect "$id"
   expect_one_line_error "inspect through A of the sandbox B removed"
   expect_err_has "no such sandbox"
