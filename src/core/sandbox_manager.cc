@@ -151,11 +151,12 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
 }
 
 StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
-  auto found = store_.Find(ref);
-  if (!found.ok() && found.status().code() == StatusCode::kNotFound) {
-    found = Adopt(ref, found.status());
-  }
-  AB_ASSIGN_OR_RETURN(SandboxRecord record, std::move(found));
+  auto lookup = [&]() -> StatusOr<SandboxRecord> {
+    auto found = store_.Find(ref);
+    if (found.ok() || found.status().code() != StatusCode::kNotFound) return found;
+    return Adopt(ref, found.status());  // a miss here: kept elsewhere?
+  };
+  AB_ASSIGN_OR_RETURN(SandboxRecord record, lookup());
   if (!record.pool_key.empty()) return NotFound("no sandbox \"" + ref + "\"");
   if (auto ending = EndingAt(record, std::time(nullptr)); ending && Expire(record, *ending).ok()) {
     return ExpiredError(ref, record, *ending);

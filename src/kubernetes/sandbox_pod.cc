@@ -118,7 +118,10 @@ StatusOr<std::vector<SandboxRecord>> ListSandboxRecords(ApiClient& client,
   AB_ASSIGN_OR_RETURN(json pods, client.List(kPods, OwnerSelector(owner)));
   AB_ASSIGN_OR_RETURN(json secrets, client.List(kSecrets, OwnerSelector(owner)));
   std::map<std::string, json> secret_of;
-  for (json& secret : secrets["items"]) secret_of[SandboxIdOf(secret)] = std::move(secret);
+  for (json& secret : secrets["items"]) {
+    std::string id = SandboxIdOf(secret);  // first: the assignment below moves secret away
+    secret_of[id] = std::move(secret);
+  }
   std::vector<SandboxRecord> records;
   for (const json& pod : pods.value("items", json::array())) {
     auto secret = secret_of.find(SandboxIdOf(pod));
