@@ -13,6 +13,14 @@ in_dir() {
   ab "$@"
 }
 
+# adopt_case TAG: N/A off kubernetes; else every state dir of the case is one agentbox to the
+# cluster (one owner, as serve's replicas are: deploy/20-serve.yaml).
+adopt_case() {
+  [[ $AB_BACKEND == kubernetes ]] ||
+    not_applicable "a $AB_BACKEND sandbox lives in its state dir: only the cluster keeps its own"
+  export AGENTBOX_KUBE_OWNER=conformance-$1-$$
+}
+
 # adopt_serve DIR: `agentbox serve` (no tokens: the anonymous caller sees every sandbox) on a
 # unix socket of this case, through state dir DIR; stopped when the case ends.
 adopt_serve() {
@@ -35,10 +43,7 @@ adopt_objects() { timeout 60 kubectl get pods,secrets,networkpolicies -l "agentb
 adopt_objects_gone() { [[ -z $(adopt_objects "$1") ]]; }
 
 case_kubernetes_sandbox_found_through_an_empty_state_dir() {
-  [[ $AB_BACKEND == kubernetes ]] ||
-    not_applicable "a $AB_BACKEND sandbox lives in its state dir: only the cluster keeps its own"
-  # Both state dirs are one agentbox to the cluster, as serve's replicas are (deploy/20-serve.yaml).
-  export AGENTBOX_KUBE_OWNER=conformance-adopt-$$
+  adopt_case found
   local a b id
   new_state_dir a
   new_state_dir b
@@ -107,9 +112,7 @@ case_kubernetes_sandbox_found_through_an_empty_state_dir() {
 # Two sandboxes of one name in the cluster: a lookup by that name is ambiguous, as a prefix of
 # several ids is, never a guess.
 case_kubernetes_adoption_refuses_ambiguity() {
-  [[ $AB_BACKEND == kubernetes ]] ||
-    not_applicable "a $AB_BACKEND sandbox lives in its state dir: only the cluster keeps its own"
-  export AGENTBOX_KUBE_OWNER=conformance-ambiguous-$$
+  adopt_case ambiguous
   local a b c
   new_state_dir a
   new_state_dir b
