@@ -11,7 +11,7 @@ namespace agentbox {
 BackendList BuiltInBackends() {
   return {{BackendKind::kNative, MakeNativeBackend},
           {BackendKind::kDocker, MakeDockerBackend},
-          {BackendKind::kKubernetes, MakeKubernetesBackend}};
+          {BackendKind::kKubernetes, MakeKubernetesBackend, /*adopts=*/true}};
 }
 
 SandboxManager MakeSandboxManager(StateStore store) {

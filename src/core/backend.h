@@ -82,6 +82,18 @@ class Backend {
     (void)spec;
     return std::string();
   }
+  // The sandboxes this backend keeps beyond any state dir, each with its whole record but
+  // state_dir (kubernetes: the cluster's pods of this agentbox's owner, which carry it; issue
+  // 20's stateless serve replicas): what a lookup the state store cannot answer adopts, and what
+  // `ls` shows beside the store's. None by default, and where nothing is configured to hold them.
+  virtual StatusOr<std::vector<SandboxRecord>> Adoptable() { return std::vector<SandboxRecord>(); }
+  // True when the backend knows the box of a record that does not answer is gone for good
+  // (kubernetes: the API server has no such pod, or is deleting it), so the record is stale and is
+  // dropped, not shown as dead. False when it cannot tell.
+  virtual bool Gone(const SandboxRecord& record) {
+    (void)record;
+    return false;
+  }
   // Removes what crashed runs and sandboxes left behind (cgroups, containers, private temp
   // workspaces) that belong to none of live_ids. Returns what it removed, one line each.
   virtual std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) = 0;
@@ -93,6 +105,7 @@ class Backend {
 struct BackendMaker {
   BackendKind kind;
   std::function<std::unique_ptr<Backend>(const std::string& state_root)> make;
+  bool adopts = false;  // may have Adoptable sandboxes: made for every lookup miss and `ls`
 };
 using BackendList = std::vector<BackendMaker>;
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "core/agent_client.h"
 #include "core/agent_exec.h"
@@ -68,7 +69,7 @@ Status ExpiredError(const std::string& ref, const SandboxRecord& record, Sandbox
 // Whether, and why, a sandbox's life is over at `now` (the idle check does not lock).
 std::optional<SandboxEnding> EndingAt(const SandboxRecord& record, int64_t now) {
   if (HasExpired(record, now)) return SandboxEnding::kTtl;
-  if (IdleTimeoutEnded(record, now)) return SandboxEnding::kIdle;
+  if (!record.adopted && IdleTimeoutEnded(record, now)) return SandboxEnding::kIdle;
   return std::nullopt;
 }
 
@@ -135,7 +136,10 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
   Status st = name.empty() ? OkStatus() : store_.ReserveName(name, id);
   if (st.ok()) st = backend->Create(record);
   // The lifetime starts once the sandbox is up (a warm one's when a create claims it).
-  if (pool_key.empty()) record.expires_at = ExpiryOf(spec, std::time(nullptr));
+  // (kubernetes sets it itself, to write it on the pod.)
+  if (pool_key.empty() && record.expires_at == 0) {
+    record.expires_at = ExpiryOf(spec, std::time(nullptr));
+  }
   if (st.ok()) st = store_.Save(record);
   if (st.ok() && pool_key.empty()) MarkActive(record);
   if (!st.ok()) {
@@ -147,22 +151,39 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
 }
 
 StatusOr<SandboxStatus> SandboxManager::Find(const std::string& ref) {
-  AB_ASSIGN_OR_RETURN(SandboxRecord record, store_.Find(ref));
+  auto lookup = [&]() -> StatusOr<SandboxRecord> {
+    auto found = store_.Find(ref);
+    if (found.ok() || found.status().code() != StatusCode::kNotFound) return found;
+    return Adopt(ref, found.status());  // a miss here: kept elsewhere?
+  };
+  AB_ASSIGN_OR_RETURN(SandboxRecord record, lookup());
   if (!record.pool_key.empty()) return NotFound("no sandbox \"" + ref + "\"");
   if (auto ending = EndingAt(record, std::time(nullptr)); ending && Expire(record, *ending).ok()) {
     return ExpiredError(ref, record, *ending);
   }
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(record.backend));
-  SandboxState state = backend->IsAlive(record) ? SandboxState::kRunning : SandboxState::kDead;
-  return SandboxStatus{std::move(record), state};
+  const bool alive = backend->IsAlive(record);
+  if (DropIfGone(record, alive)) return NotFound("no such sandbox: " + ref);
+  return SandboxStatus{std::move(record), alive ? SandboxState::kRunning : SandboxState::kDead};
 }
 
 std::vector<SandboxStatus> SandboxManager::List() {
   std::vector<SandboxStatus> out;
   const int64_t now = std::time(nullptr);
+  std::set<std::string> known;
   for (SandboxRecord& record : store_.List()) {
+    known.insert(record.id);
     if (!record.pool_key.empty()) continue;  // warm, not yet anyone's
     if (auto ending = EndingAt(record, now); ending && Expire(record, *ending).ok()) continue;
+    auto backend = BackendFor(record.backend);
+    bool alive = backend.ok() && (*backend)->IsAlive(record);
+    if (DropIfGone(record, alive)) continue;
+    out.push_back({std::move(record), alive ? SandboxState::kRunning : SandboxState::kDead});
+  }
+  // Those kept elsewhere that this store has not adopted (yet): shown, not adopted.
+  auto elsewhere = Adoptable();
+  for (SandboxRecord& record : elsewhere.ok() ? *elsewhere : std::vector<SandboxRecord>{}) {
+    if (known.count(record.id) > 0 || HasExpired(record, now)) continue;
     auto backend = BackendFor(record.backend);
     bool alive = backend.ok() && (*backend)->IsAlive(record);
     out.push_back({std::move(record), alive ? SandboxState::kRunning : SandboxState::kDead});

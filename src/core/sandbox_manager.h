@@ -60,6 +60,10 @@ class SandboxManager {
 
   // Creates and starts a sandbox; `name` may be empty. Nothing is left behind on failure.
   StatusOr<SandboxRecord> Create(const SandboxSpec& spec, const std::string& name);
+  // Find looks in the state store, then (a miss) among the backends' Adoptable sandboxes: an id,
+  // a name or a unique id prefix there is adopted (kept in the store, marked adopted). List shows
+  // those beside the store's, once each. A record whose box does not answer and that its
+  // backend says is Gone (its pod removed through another state dir) is dropped, as not found.
   // Find and List never return a sandbox whose ttl has passed or that has been unused for its
   // idle timeout: they remove it first, as RemoveExpired does (Find then answers kNotFound
   // saying so). A sandbox running an exec is never idle.
@@ -186,6 +190,13 @@ class SandboxManager {
 
  private:
   StatusOr<Backend*> BackendFor(BackendKind kind);
+  // The sandboxes every adopting backend holds (sandbox_manager_adopt.cc).
+  StatusOr<std::vector<SandboxRecord>> Adoptable();
+  // The one of them `ref` names, adopted into the store; `not_here` (the store's answer) when
+  // none is, kInvalidArgument when several are, kUnavailable when they cannot be read.
+  StatusOr<SandboxRecord> Adopt(const std::string& ref, const Status& not_here);
+  // Destroys a record whose box is dead and, its backend says, gone: true when it was dropped.
+  bool DropIfGone(const SandboxRecord& record, bool alive);
   // A running sandbox for a background-process request (the same checks as Exec's).
   Status CheckUsable(const SandboxRecord& record);
   Status Destroy(const SandboxRecord& record);

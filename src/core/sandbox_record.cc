@@ -78,7 +78,8 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"egress_socket", r.egress_socket},
             {"egress_relay", r.egress_relay},
             {"egress_background_port", r.egress_background_port},
-            {"pool_key", r.pool_key}};
+            {"pool_key", r.pool_key},
+            {"adopted", r.adopted}};
   if (r.backend == BackendKind::kKubernetes) {
     j["kubernetes"] = {{"kubeconfig", r.spec.kube.kubeconfig},
                        {"context", r.spec.kube.context},
@@ -123,6 +124,7 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.egress_relay = j.value("egress_relay", "");
     r.egress_background_port = j.value("egress_background_port", uint16_t{0});
     r.pool_key = j.value("pool_key", "");
+    r.adopted = j.value("adopted", false);
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());
   }

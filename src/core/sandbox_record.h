@@ -68,6 +68,10 @@ struct SandboxRecord {
   // kubernetes: the sandbox's pod (its agent at agent_socket "tcp:POD_IP:7070", with
   // agent_token), in spec.kube's namespace (resolved at create) on the cluster spec.kube names.
   std::string kube_pod;
+  // Not made through this state dir but adopted from where the backend keeps its sandboxes
+  // (Backend::Adoptable: another serve replica's, or this one's before a restart). Its idle
+  // timeout is not counted here: its uses through others are not seen.
+  bool adopted = false;
 
   // Non-empty while the sandbox waits, started, in a warm pool (core/warm_pool.h): hidden from
   // ls and from lookups until a create claims it.

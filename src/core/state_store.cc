@@ -94,6 +94,15 @@ Status StateStore::Save(const SandboxRecord& record) {
   return OkStatus();
 }
 
+Status StateStore::Adopt(const SandboxRecord& record) {
+  if (!IsHexId(record.id)) return InvalidArgument("bad sandbox id " + record.id);
+  const std::string dir = SandboxDir(record.id);
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return ErrnoStatus("create " + dir);
+  AB_RETURN_IF_ERROR(Save(record));
+  if (!record.name.empty()) (void)ReserveName(record.name, record.id);  // taken here: by id only
+  return OkStatus();
+}
+
 StatusOr<SandboxRecord> StateStore::Load(const std::string& id) const {
   auto text = ReadFile(SandboxDir(id) + "/sandbox.json");
   if (!text.ok() && text.status().code() == StatusCode::kNotFound) {

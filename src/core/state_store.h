@@ -33,6 +33,9 @@ class StateStore {
   void ReleaseName(const std::string& name, const std::string& id);
 
   Status Save(const SandboxRecord& record);
+  // Keeps a record made elsewhere (Backend::Adoptable) under its own id: its directory, the
+  // record and, when free here, its name.
+  Status Adopt(const SandboxRecord& record);
   StatusOr<SandboxRecord> Load(const std::string& id) const;
   // By exact id, by name, or by a unique id prefix of at least 4 digits. kNotFound naming ref.
   StatusOr<SandboxRecord> Find(const std::string& ref) const;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "core/pids_limit.h"
 #include "kubernetes/cluster_target.h"
 #include "kubernetes/object_names.h"
+#include "kubernetes/pod_record.h"
 #include "kubernetes/sandbox_pod.h"
 #include "proc/cgroup_stats_wire.h"
 #include "proto/agent_protocol.h"
@@ -65,12 +67,6 @@ Status CheckSupported(const SandboxSpec& spec) {
   return OkStatus();
 }
 
-// "tcp:10.1.2.3:7070", "tcp:[fd00::5]:7070".
-std::string AgentAddress(const std::string& ip) {
-  const std::string host = ip.find(':') == std::string::npos ? ip : "[" + ip + "]";
-  return "tcp:" + host + ":" + std::to_string(kubernetes::kAgentPort);
-}
-
 bool AgentAnswers(const SandboxRecord& record) {
   auto conn = ConnectAgent(record.agent());
   if (!conn.ok()) return false;
@@ -111,14 +107,30 @@ std::string OwnNamespace() {
   return *ns;
 }
 
+// The agentbox.dev/owner label's value: $AGENTBOX_KUBE_OWNER, shared by serve's replicas (hashed
+// when it is no label value), else a hash of the host name and the state dir.
+std::string OwnerLabel(const std::string& state_root) {
+  const std::string given = EnvOr("AGENTBOX_KUBE_OWNER", "");
+  if (kubernetes::IsLabelValue(given)) return given;
+  if (!given.empty()) return Sha256Of(given).substr(7, 32);
+  char host[256] = {};
+  (void)::gethostname(host, sizeof(host) - 1);
+  return Sha256Of(std::string(host) + "\n" + state_root).substr(7, 32);
+}
+
+// Whether the operator named a cluster in agentbox's environment (or it runs in a pod): only
+// then do lookups and `ls` ask it for sandboxes (a ~/.kube/config alone is not asked).
+bool ClusterConfigured() {
+  for (const char* name : {"KUBECONFIG", "AGENTBOX_KUBE_CONTEXT", "AGENTBOX_KUBE_NAMESPACE",
+                           "AGENTBOX_KUBE_OWNER", "KUBERNETES_SERVICE_HOST"}) {
+    if (!EnvOr(name, "").empty()) return true;
+  }
+  return false;
+}
+
 class KubernetesBackend : public Backend {
  public:
-  explicit KubernetesBackend(const std::string& state_root) {
-    char host[256] = {};
-    (void)::gethostname(host, sizeof(host) - 1);
-    // A label value: at most 63 characters of [A-Za-z0-9._-].
-    owner_ = Sha256Of(std::string(host) + "\n" + state_root).substr(7, 32);
-  }
+  explicit KubernetesBackend(const std::string& state_root) : owner_(OwnerLabel(state_root)) {}
 
   Status Create(SandboxRecord& record) override {
     AB_RETURN_IF_ERROR(Prefixed(CheckSupported(record.spec)));
@@ -127,6 +139,8 @@ class KubernetesBackend : public Backend {
     record.kube_pod = kubernetes::PodName(record.id);
     record.agent_token = RandomHexId() + RandomHexId();  // 32 bytes from getrandom
     record.workspace_temporary = true;                   // the pod's emptyDir goes with it
+    // Written on the pod, so its lifetime starts here (a warm one's when a create claims it).
+    if (record.pool_key.empty()) record.expires_at = ExpiryOf(record.spec, std::time(nullptr));
     Status st = Prefixed(kubernetes::CreateSandboxObjects(
         client, record.spec, Inputs(record, client), record.agent_token));
     if (st.ok()) st = Start(client, record);
@@ -135,7 +149,27 @@ class KubernetesBackend : public Backend {
     return st;
   }
 
-  bool IsAlive(const SandboxRecord& record) override { return AgentAnswers(record); }
+  bool IsAlive(const SandboxRecord& record) override {
+    return !record.agent_socket.empty() && AgentAnswers(record);
+  }
+
+  // The cluster's sandboxes of this owner in the namespace the environment names.
+  StatusOr<std::vector<SandboxRecord>> Adoptable() override {
+    if (!ClusterConfigured()) return std::vector<SandboxRecord>();
+    AB_ASSIGN_OR_RETURN(ApiClient client, Client({}));
+    auto records = kubernetes::ListSandboxRecords(client, owner_);
+    if (!records.ok()) return Prefixed(records.status());
+    return records;
+  }
+
+  bool Gone(const SandboxRecord& record) override {
+    auto client = Client(record.spec.kube);
+    if (!client.ok()) return false;
+    // No pod, or one on its way out (a removal through another state dir, still stopping).
+    auto pod = client->Get(kubernetes::kPods, kubernetes::PodName(record.id));
+    if (!pod.ok()) return pod.status().code() == StatusCode::kNotFound;
+    return pod->value("metadata", nlohmann::json::object()).contains("deletionTimestamp");
+  }
 
   Status Destroy(const SandboxRecord& record) override {
     AB_ASSIGN_OR_RETURN(ApiClient client, Client(record.spec.kube));
@@ -184,6 +218,7 @@ class KubernetesBackend : public Backend {
     in.agent_args = kubernetes::AgentArgs(record.spec);
     in.runtime_class_name = record.spec.runtime;
     in.owner = owner_;
+    in.identity = kubernetes::IdentityOf(record);
     const std::string own = OwnNamespace();
     if (own != client.namespace_name()) in.server_namespace = own;
     return in;
@@ -194,7 +229,7 @@ class KubernetesBackend : public Backend {
     const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
     auto ip = kubernetes::AwaitPodIp(client, record.id, deadline);
     if (!ip.ok()) return Prefixed(ip.status());
-    record.agent_socket = AgentAddress(*ip);
+    record.agent_socket = kubernetes::AgentAddress(*ip);
     auto delay = std::chrono::milliseconds(2);
     while (std::chrono::steady_clock::now() < deadline) {
       if (AgentAnswers(record)) return OkStatus();

@@ -16,8 +16,10 @@
 
 namespace agentbox {
 
-// state_root: the state dir whose sandboxes this backend serves (hashed with the host name
-// into the objects' agentbox.dev/owner label, so `gc` of one never touches another's).
+// state_root: the state dir whose sandboxes this backend serves (hashed with the host name into
+// the objects' agentbox.dev/owner label unless $AGENTBOX_KUBE_OWNER names one, which serve's
+// replicas share): `gc` and adoption (Backend::Adoptable: the pods carry the records,
+// kubernetes/pod_record.h) see only that owner's sandboxes.
 std::unique_ptr<Backend> MakeKubernetesBackend(const std::string& state_root);
 
 }  // namespace agentbox

@@ -27,6 +27,7 @@ nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in
       {"labels", {{kLabelManagedBy, kManagedByValue}, {kLabelSandbox, in.id}}},
   };
   if (!in.owner.empty()) meta["labels"][kLabelOwner] = in.owner;
+  if (!in.identity.name.empty()) meta["labels"][kLabelName] = NameLabelValue(in.identity.name);
   if (in.owners.empty()) return meta;
   nlohmann::json owners = nlohmann::json::array();
   for (const OwnerReference& o : in.owners) {

@@ -2,6 +2,7 @@
 // metadata every one of them carries. Pure data and pure functions (nlohmann::json out).
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +19,15 @@ struct OwnerReference {
   std::string name;
   std::string uid;
   bool controller = false;
+};
+
+// What the sandbox's objects carry of its record (object_names.h's kLabelName and annotations),
+// so that another agentbox sharing the owner rebuilds the record from the cluster.
+struct SandboxIdentity {
+  std::string name;        // "" for none
+  std::string created_at;  // RFC 3339; "": not annotated
+  int64_t expires_at = 0;  // unix seconds; 0: no ttl
+  bool warm = false;       // made for a warm pool: no one's until claimed (never adopted)
 };
 
 struct ManifestInputs {
@@ -37,6 +47,7 @@ struct ManifestInputs {
   std::string server_namespace;
   // The agentbox.dev/owner label's value (object_names.h kLabelOwner); "": no such label.
   std::string owner;
+  SandboxIdentity identity;
 };
 
 // The agent's arguments for a sandbox of `spec`, as docker's container gives them
@@ -45,7 +56,8 @@ struct ManifestInputs {
 // the agent sets on each exec (a pod has no ulimit).
 std::vector<std::string> AgentArgs(const SandboxSpec& spec);
 
-// metadata {name, labels (managed-by, sandbox id), ownerReferences when there are owners}.
+// metadata {name, labels (managed-by, sandbox id, owner and name when set), ownerReferences when
+// there are owners}.
 nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in);
 
 }  // namespace agentbox::kubernetes

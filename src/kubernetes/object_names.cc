@@ -1,5 +1,9 @@
 #include "kubernetes/object_names.h"
 
+#include <cctype>
+
+#include "base/sha256.h"
+
 namespace agentbox::kubernetes {
 namespace {
 
@@ -24,6 +28,18 @@ Status CheckSandboxId(std::string_view id) {
   return InvalidArgument("sandbox id \"" + std::string(id) +
                          "\" cannot name a Kubernetes object (1-50 of a-z, 0-9 and '-', "
                          "alphanumeric at both ends)");
+}
+
+bool IsLabelValue(std::string_view value) {
+  auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  bool ok = !value.empty() && value.size() <= 63 && alnum(value.front()) && alnum(value.back());
+  for (char c : value) ok = ok && (alnum(c) || c == '-' || c == '_' || c == '.');
+  return ok;
+}
+
+std::string NameLabelValue(std::string_view name) {
+  if (IsLabelValue(name)) return std::string(name);
+  return "h." + Sha256Of(std::string(name)).substr(7, 40);
 }
 
 std::string PodName(std::string_view id) { return "agentbox-" + std::string(id); }

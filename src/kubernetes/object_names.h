@@ -21,6 +21,18 @@ inline constexpr const char* kRoleServer = "server";
 // Which agentbox (host and state dir, hashed) made a sandbox's objects: `gc` removes only its
 // own, never those of another state dir or serve replica sharing the namespace.
 inline constexpr const char* kLabelOwner = "agentbox.dev/owner";
+// The sandbox's name, when it has one, as a label (NameLabelValue) so it can be selected; the
+// name itself is the pod's kAnnotationName.
+inline constexpr const char* kLabelName = "agentbox.dev/name";
+// What the pod carries of the sandbox's record, so any agentbox sharing the owner rebuilds it
+// from the cluster (kubernetes/pod_record.h): its name, when it was made and ends (RFC 3339;
+// unix seconds, "0" for no ttl), its policy without env (JSON), and "true" on a warm pool's pod.
+// The token and create's env are the Secret's (kAgentTokenKey, kSecretEnvKey), never annotations.
+inline constexpr const char* kAnnotationName = "agentbox.dev/name";
+inline constexpr const char* kAnnotationCreatedAt = "agentbox.dev/created-at";
+inline constexpr const char* kAnnotationExpiresAt = "agentbox.dev/expires-at";
+inline constexpr const char* kAnnotationSpec = "agentbox.dev/spec";
+inline constexpr const char* kAnnotationWarm = "agentbox.dev/warm";
 // "app.kubernetes.io/managed-by=agentbox": every object agentbox made, for `gc`.
 std::string ManagedSelector();
 // "...,agentbox.dev/sandbox=ID": every object of one sandbox.
@@ -38,11 +50,19 @@ inline constexpr int kAgentPort = 7070;
 // The per-sandbox Secret's key and where the pod sees it (kAgentTokenDir/kAgentTokenKey).
 inline constexpr const char* kAgentTokenKey = "token";
 inline constexpr const char* kAgentTokenDir = "/.agentbox-token";
+// The Secret's key holding create's env (a JSON object), which may hold credentials too.
+inline constexpr const char* kSecretEnvKey = "env";
 
 // Sandbox ids become object names and label values: DNS-1123 labels. OK for 1-50 characters of
 // [a-z0-9-] that start and end alphanumeric (so "agentbox-ID-token" stays within 63); else
 // kInvalidArgument naming the id.
 Status CheckSandboxId(std::string_view id);
+// A sandbox name (1-64 of [A-Za-z0-9_.-]) as a label value: itself when it is one (at most 63
+// characters, alphanumeric at both ends), else "h." and 40 hex digits of its SHA-256.
+std::string NameLabelValue(std::string_view name);
+// A label value (an owner given by the operator): 1-63 of [A-Za-z0-9_.-], alphanumeric ends.
+bool IsLabelValue(std::string_view value);
+
 // "agentbox-ID": the pod's and the NetworkPolicy's name.
 std::string PodName(std::string_view id);
 // "agentbox-ID-token": the Secret's name.

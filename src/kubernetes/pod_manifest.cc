@@ -4,6 +4,7 @@
 #include <string>
 
 #include "kubernetes/object_names.h"
+#include "kubernetes/pod_record.h"
 #include "policy/sandbox_env.h"
 
 namespace agentbox::kubernetes {
@@ -125,7 +126,8 @@ StatusOr<json> PodManifest(const SandboxSpec& spec, const ManifestInputs& in) {
   AB_RETURN_IF_ERROR(CheckSandboxId(in.id));
   if (in.agent_image.empty()) return InvalidArgument("no agent image for the sandbox's pod");
   json meta = SandboxMetadata(PodName(in.id), in);
-  meta["annotations"] = {{"seccomp.security.alpha.kubernetes.io/pod", SeccompAnnotation(in)}};
+  meta["annotations"] = RecordAnnotations(spec, in.identity);
+  meta["annotations"]["seccomp.security.alpha.kubernetes.io/pod"] = SeccompAnnotation(in);
   json pod_spec = {
       {"restartPolicy", "Never"},
       {"automountServiceAccountToken", false},

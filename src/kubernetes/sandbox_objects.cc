@@ -7,16 +7,19 @@ namespace agentbox::kubernetes {
 
 using nlohmann::json;
 
-StatusOr<json> AgentTokenSecret(const ManifestInputs& in, const std::string& token) {
+StatusOr<json> AgentTokenSecret(const ManifestInputs& in, const std::string& token,
+                                const std::string& env_json) {
   AB_RETURN_IF_ERROR(CheckSandboxId(in.id));
   if (token.empty()) return InvalidArgument("an empty agent token for sandbox " + in.id);
+  json data = {{kAgentTokenKey, Base64Encode(token)}};
+  if (!env_json.empty()) data[kSecretEnvKey] = Base64Encode(env_json);
   return json{
       {"apiVersion", "v1"},
       {"kind", "Secret"},
       {"metadata", SandboxMetadata(SecretName(in.id), in)},
       {"type", "Opaque"},
       {"immutable", true},
-      {"data", {{kAgentTokenKey, Base64Encode(token)}}},
+      {"data", data},
   };
 }
 

@@ -12,9 +12,11 @@
 
 namespace agentbox::kubernetes {
 
-// Secret "agentbox-ID-token" with data.token = the token (base64, as the API wants),
-// immutable. kInvalidArgument for a bad id or an empty token.
-StatusOr<nlohmann::json> AgentTokenSecret(const ManifestInputs& in, const std::string& token);
+// Secret "agentbox-ID-token" with data.token = the token (base64, as the API wants) and, when
+// given, data.env = create's env (kubernetes/pod_record.h EnvSecretValue), immutable.
+// kInvalidArgument for a bad id or an empty token.
+StatusOr<nlohmann::json> AgentTokenSecret(const ManifestInputs& in, const std::string& token,
+                                          const std::string& env_json = "");
 
 // NetworkPolicy "agentbox-ID" on the sandbox's pod: Ingress and Egress both governed; the only
 // ingress is TCP to the agent's port from pods labelled agentbox.dev/role=server (in

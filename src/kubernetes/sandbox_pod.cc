@@ -1,9 +1,14 @@
 #include "kubernetes/sandbox_pod.h"
 
+#include <ctime>
+#include <map>
+#include <set>
 #include <string_view>
 
+#include "kubernetes/exec_credential.h"
 #include "kubernetes/object_names.h"
 #include "kubernetes/pod_manifest.h"
+#include "kubernetes/pod_record.h"
 #include "kubernetes/pod_state.h"
 #include "kubernetes/sandbox_objects.h"
 #include "kubernetes/watch.h"
@@ -15,6 +20,10 @@ using nlohmann::json;
 
 constexpr ResourceKind kSandboxKinds[] = {kPods, kSecrets, kNetworkPolicies};
 
+// How long a Secret or NetworkPolicy without its pod is left alone by `gc`: another agentbox
+// sharing the owner may be creating the sandbox (its objects are made one after the other).
+constexpr int64_t kCreateGraceSeconds = 300;
+
 std::string Where(ApiClient& client, const std::string& id) {
   return "pod " + client.namespace_name() + "/" + PodName(id);
 }
@@ -23,11 +32,23 @@ std::string NameOf(const json& object) {
   return object.value("metadata", json::object()).value("name", "");
 }
 
+std::string SandboxIdOf(const json& object) {
+  return object.value("metadata", json::object())
+      .value("labels", json::object())
+      .value(kLabelSandbox, "");
+}
+
+bool Young(const json& object, int64_t now) {
+  auto made = ParseRfc3339(
+      object.value("metadata", json::object()).value("creationTimestamp", std::string()));
+  return !made || now - WallClock::to_time_t(*made) < kCreateGraceSeconds;
+}
+
 }  // namespace
 
 Status CreateSandboxObjects(ApiClient& client, const SandboxSpec& spec, const ManifestInputs& in,
                             const std::string& token) {
-  AB_ASSIGN_OR_RETURN(json secret, AgentTokenSecret(in, token));
+  AB_ASSIGN_OR_RETURN(json secret, AgentTokenSecret(in, token, EnvSecretValue(spec)));
   AB_ASSIGN_OR_RETURN(json policy, SandboxNetworkPolicy(in));
   AB_ASSIGN_OR_RETURN(json pod, PodManifest(spec, in));
   AB_RETURN_IF_ERROR(client.Create(kSecrets, secret).status());
@@ -92,17 +113,44 @@ Status DeleteSandboxObjects(ApiClient& client, const std::string& id) {
   return first;
 }
 
+StatusOr<std::vector<SandboxRecord>> ListSandboxRecords(ApiClient& client,
+                                                        const std::string& owner) {
+  AB_ASSIGN_OR_RETURN(json pods, client.List(kPods, OwnerSelector(owner)));
+  AB_ASSIGN_OR_RETURN(json secrets, client.List(kSecrets, OwnerSelector(owner)));
+  std::map<std::string, json> secret_of;
+  for (json& secret : secrets["items"]) {
+    std::string id = SandboxIdOf(secret);  // first: the assignment below moves secret away
+    secret_of[id] = std::move(secret);
+  }
+  std::vector<SandboxRecord> records;
+  for (const json& pod : pods.value("items", json::array())) {
+    auto secret = secret_of.find(SandboxIdOf(pod));
+    if (secret == secret_of.end()) continue;  // being made or removed
+    auto record = RecordFromObjects(pod, secret->second);
+    if (record.ok()) records.push_back(std::move(record).value());
+  }
+  return records;
+}
+
 std::vector<std::string> CollectSandboxObjects(
     ApiClient& client, const std::string& owner,
     const std::function<bool(const std::string& id)>& is_live) {
+  // What the cluster says lives, whoever of the owner made it: pods not ended nor expired.
+  const int64_t now = std::time(nullptr);
+  auto pods = client.List(kPods, OwnerSelector(owner));
+  if (!pods.ok()) return {};  // what lives cannot be told: remove nothing
+  std::set<std::string> alive;
+  for (const json& pod : pods->value("items", json::array())) {
+    if (PodIsLive(pod, now)) alive.insert(SandboxIdOf(pod));
+  }
   std::vector<std::string> removed;
   for (const ResourceKind& kind : kSandboxKinds) {
     auto list = client.List(kind, OwnerSelector(owner));
     if (!list.ok()) continue;
     for (const json& item : list->value("items", json::array())) {
-      const json labels = item.value("metadata", json::object()).value("labels", json::object());
-      const std::string id = labels.value(kLabelSandbox, "");
-      if (id.empty() || is_live(id)) continue;
+      const std::string id = SandboxIdOf(item);
+      if (id.empty() || is_live(id) || alive.count(id) > 0) continue;
+      if (std::string_view(kind.plural) != kPods.plural && Young(item, now)) continue;
       Status st = client.Delete(kind, NameOf(item));
       if (st.ok() || st.code() == StatusCode::kNotFound) {
         removed.push_back(std::string("kubernetes ") + kind.plural + " " + client.namespace_name() +

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "base/status.h"
+#include "core/sandbox_record.h"
 #include "kubernetes/api_client.h"
 #include "kubernetes/manifest_inputs.h"
 #include "spec/sandbox_spec.h"
@@ -32,7 +33,15 @@ std::string DescribePod(ApiClient& client, const std::string& id);
 // Deletes the pod, the Secret and the NetworkPolicy of sandbox `id`; fine when already gone.
 Status DeleteSandboxObjects(ApiClient& client, const std::string& id);
 
-// Deletes every object labelled with `owner` whose sandbox is not live; one line per object.
+// Every sandbox of `owner` in the client's namespace, its record rebuilt from its pod and Secret
+// (kubernetes/pod_record.h); warm pods and pods without a record are left out.
+StatusOr<std::vector<SandboxRecord>> ListSandboxRecords(ApiClient& client,
+                                                        const std::string& owner);
+
+// Deletes every object labelled with `owner` whose sandbox is not live: neither is_live nor a
+// pod the cluster still runs (another agentbox sharing the owner may have made it) unless past
+// its expires-at; a Secret or NetworkPolicy younger than a few minutes is left alone (its pod
+// may be on its way). One line per object.
 std::vector<std::string> CollectSandboxObjects(
     ApiClient& client, const std::string& owner,
     const std::function<bool(const std::string& id)>& is_live);

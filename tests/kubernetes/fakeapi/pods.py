@@ -31,8 +31,12 @@ def podman_name(pod):
 def _play_manifest(pod):
     m = copy.deepcopy(pod)
     m.pop("status", None)
+    # podman 4.3 refuses an annotation value over 63 characters (a label's limit; a cluster takes
+    # 256 KiB of them): the pod runs without the long ones, the stored object keeps them all.
+    annotations = {k: v for k, v in (pod["metadata"].get("annotations") or {}).items()
+                   if len(v) <= 63}
     m["metadata"] = {"name": podman_name(pod), "labels": pod["metadata"].get("labels") or {},
-                     "annotations": pod["metadata"].get("annotations") or {}}
+                     "annotations": annotations}
     m["spec"].setdefault("hostname", pod["metadata"]["name"])
     # podman 4.3 applies restartPolicy Always to init containers too: it restarts each one as it
     # exits, and kube play waits 20 s for an exit it never sees. OnFailure runs them once.

@@ -32,6 +32,8 @@ inline ManifestInputs FullInputs() {
   in.server_namespace = "agentbox-system";
   in.owners.push_back(
       {"apps/v1", "Deployment", "agentbox-serve", "5f0c6f5e-8d4b-4c2e-9a52-0d5a3f1c2b7e", true});
+  in.owner = "replicas-of-serve";
+  in.identity = {"build.web", "2026-12-05T14:00:00Z", 1796480000, false};
   return in;
 }
 

@@ -1,0 +1,127 @@
+// SandboxManager's lookups beyond the state store (Backend::Adoptable, Backend::Gone), against a
+// fake backend that keeps its sandboxes "elsewhere" as the kubernetes backend keeps them in the
+// cluster: a miss adopts by id, name or unique prefix; ambiguity is an error; ls shows them once;
+// a record whose box is gone is dropped, not shown dead.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <set>
+
+#include "core/sandbox_manager.h"
+#include "sys/file_util.h"
+
+namespace agentbox {
+namespace {
+
+struct Elsewhere {
+  std::vector<SandboxRecord> records;
+  std::set<std::string> gone;
+};
+
+class ElsewhereBackend : public Backend {
+ public:
+  explicit ElsewhereBackend(Elsewhere* world) : world_(world) {}
+  Status Create(SandboxRecord&) override { return Unavailable("not here"); }
+  bool IsAlive(const SandboxRecord& r) override { return world_->gone.count(r.id) == 0; }
+  Status Destroy(const SandboxRecord& r) override {
+    world_->gone.insert(r.id);
+    return OkStatus();
+  }
+  StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord&) override { return ResourceSnapshot{}; }
+  StatusOr<std::vector<SandboxRecord>> Adoptable() override {
+    std::vector<SandboxRecord> out;
+    for (const SandboxRecord& r : world_->records) {
+      if (world_->gone.count(r.id) == 0) out.push_back(r);
+    }
+    return out;
+  }
+  bool Gone(const SandboxRecord& r) override { return world_->gone.count(r.id) > 0; }
+  std::vector<std::string> CollectGarbage(const std::vector<std::string>&) override { return {}; }
+
+ private:
+  Elsewhere* world_;
+};
+
+SandboxRecord Made(const std::string& id, const std::string& name) {
+  SandboxRecord r;
+  r.id = id;
+  r.name = name;
+  r.backend = BackendKind::kKubernetes;
+  r.spec.backend = BackendKind::kKubernetes;
+  r.created_at = "2026-12-05T14:00:00Z";
+  r.agent_socket = "tcp:10.0.0.1:7070";
+  return r;
+}
+
+class SandboxAdoptTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/agentbox-adopt-test.XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    root_ = tmpl;
+    for (const char* sub : {"/sandboxes", "/names"}) ASSERT_TRUE(MakeDirs(root_ + sub, 0700).ok());
+  }
+  void TearDown() override { RemoveTree(root_); }
+
+  SandboxManager Manager() {
+    BackendList list = {
+        {BackendKind::kKubernetes,
+         [this](const std::string&) { return std::make_unique<ElsewhereBackend>(&world_); },
+         /*adopts=*/true}};
+    return SandboxManager(StateStore(root_), std::move(list));
+  }
+
+  std::string root_;
+  Elsewhere world_;
+};
+
+TEST_F(SandboxAdoptTest, MissIsAdoptedByIdNameAndPrefix) {
+  world_.records = {Made("0a1b2c3d4e5f", "web"), Made("9f8e7d6c5b4a", "")};
+  SandboxManager manager = Manager();
+  auto by_name = manager.Find("web");
+  ASSERT_TRUE(by_name.ok()) << by_name.status().message();
+  EXPECT_EQ(by_name->record.id, "0a1b2c3d4e5f");
+  EXPECT_EQ(by_name->state, SandboxState::kRunning);
+  EXPECT_TRUE(by_name->record.adopted);
+  EXPECT_EQ(by_name->record.state_dir, root_ + "/sandboxes/0a1b2c3d4e5f");
+  // Kept in the store now, name and all.
+  auto stored = manager.store().Find("web");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_TRUE(stored->adopted);
+  EXPECT_EQ(manager.Find("9f8e7d6c5b4a")->record.id, "9f8e7d6c5b4a");
+  EXPECT_EQ(manager.Find("9f8e")->record.id, "9f8e7d6c5b4a");
+  EXPECT_EQ(manager.Find("nope").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(SandboxAdoptTest, AmbiguityIsAnError) {
+  world_.records = {Made("0a1b2c3d4e5f", "twin"), Made("0a1b99999999", "twin")};
+  SandboxManager manager = Manager();
+  auto twin = manager.Find("twin");
+  EXPECT_EQ(twin.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(twin.status().message().find("ambiguous"), std::string::npos);
+  EXPECT_EQ(manager.Find("0a1b").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(manager.Find("0a1b2").status().code(), StatusCode::kOk);
+}
+
+TEST_F(SandboxAdoptTest, ListShowsEachOnce) {
+  world_.records = {Made("0a1b2c3d4e5f", "web"), Made("9f8e7d6c5b4a", "")};
+  SandboxManager manager = Manager();
+  ASSERT_TRUE(manager.Find("web").ok());  // one adopted, one not
+  auto list = manager.List();
+  ASSERT_EQ(list.size(), 2u);
+  std::set<std::string> ids = {list[0].record.id, list[1].record.id};
+  EXPECT_EQ(ids, std::set<std::string>({"0a1b2c3d4e5f", "9f8e7d6c5b4a"}));
+}
+
+TEST_F(SandboxAdoptTest, GoneRecordIsDroppedNotDead) {
+  world_.records = {Made("0a1b2c3d4e5f", "web")};
+  SandboxManager manager = Manager();
+  ASSERT_TRUE(manager.Find("web").ok());
+  world_.gone.insert("0a1b2c3d4e5f");  // removed through another state dir
+  EXPECT_EQ(manager.Find("web").status().code(), StatusCode::kNotFound);
+  EXPECT_FALSE(PathExists(root_ + "/sandboxes/0a1b2c3d4e5f"));
+  EXPECT_TRUE(manager.List().empty());
+}
+
+}  // namespace
+}  // namespace agentbox
