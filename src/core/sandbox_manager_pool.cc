@@ -111,6 +111,13 @@ std::optional<SandboxRecord> SandboxManager::ClaimWarm(const SandboxSpec& spec,
       (void)Destroy(*record);
       continue;
     }
+    // An asked-for pids limit is a promise a warm box made for the pool may not keep (a pod's
+    // runtime may hold none): such a create takes it only when it does, else is made cold and
+    // refused there.
+    if (spec.pids_limit_explicit && PidsLimitOf(*record).enforced != true) {
+      (void)WriteFile(dir + "/" + id, "", 0600);  // back into the pool
+      return std::nullopt;
+    }
     if (!name.empty()) {
       if (Status st = store_.ReserveName(name, id); !st.ok()) {
         (void)WriteFile(dir + "/" + id, "", 0600);  // back into the pool
@@ -164,9 +171,13 @@ StatusOr<size_t> SandboxManager::FillPool(const SandboxSpec& spec, size_t size,
     AB_ASSIGN_OR_RETURN(PoolConfig config, ReadConfig(dir));
     size = config.size;
   }
+  // A stored policy reads every key as asked for: whether a member holds an asked-for pids
+  // limit is checked at its claim instead (ClaimWarm), for the create that asks.
+  SandboxSpec member = spec;
+  member.pids_limit_explicit = false;
   size_t started = 0;
   while (Markers(dir).size() < size) {
-    AB_ASSIGN_OR_RETURN(SandboxRecord record, CreateRecord(spec, "", key));
+    AB_ASSIGN_OR_RETURN(SandboxRecord record, CreateRecord(member, "", key));
     AB_RETURN_IF_ERROR(WriteFile(dir + "/" + record.id, "", 0600));
     ++started;
   }

@@ -14,6 +14,7 @@
 #include "base/build_info.h"
 #include "base/sha256.h"
 #include "core/agent_client.h"
+#include "core/pids_limit.h"
 #include "kubernetes/cluster_target.h"
 #include "kubernetes/network_policy_check.h"
 #include "kubernetes/object_names.h"
@@ -85,6 +86,22 @@ StatusOr<CgroupStats> AgentBoxStats(const SandboxRecord& record) {
   return CgroupStatsFromJson(answer);
 }
 
+// A pod spec has no pids field: an asked-for pids limit stands only when the runtime's own
+// pids.max holds it, which only the started pod's agent can read. The built-in default is
+// reported instead (inspect's pids_limit, create's note), as native does with the disk limit.
+Status RefuseUnheldExplicitPids(const SandboxRecord& record) {
+  if (!record.spec.pids_limit_explicit) return OkStatus();
+  auto stats = AgentBoxStats(record);
+  if (!stats.ok()) return Prefixed(stats.status());
+  const uint64_t want = record.spec.limits.pids;
+  PidsLimitReport report = PidsLimitReportOf(want, ToResourceSnapshot(*stats).pids_limit, true);
+  if (report.enforced == true) return OkStatus();
+  return Unavailable(
+      "backend kubernetes: the pids limit " + std::to_string(want) + " cannot be enforced: " +
+      (report.reason.empty() ? "its pod's pids.max could not be read" : report.reason) +
+      "; leave out the pids limit to run with it reported as not enforced");
+}
+
 // The namespace serve runs in when it runs in a pod: the sandboxes' NetworkPolicy admits serve's
 // pods from there.
 std::string OwnNamespace() {
@@ -114,6 +131,7 @@ class KubernetesBackend : public Backend {
     Status st = Prefixed(kubernetes::CreateSandboxObjects(
         client, record.spec, Inputs(record, client), record.agent_token));
     if (st.ok()) st = Start(client, record);
+    if (st.ok()) st = RefuseUnheldExplicitPids(record);
     if (!st.ok()) (void)kubernetes::DeleteSandboxObjects(client, record.id);
     return st;
   }

@@ -128,6 +128,7 @@ struct SandboxSpec {
   // Set by a flag, a policy file or an API body rather than left at the built-in default: a
   // limit someone asked for is refused where it cannot be enforced, the default reported.
   bool disk_limit_explicit = false;
+  bool pids_limit_explicit = false;  // the same for pids (refused on a pod that cannot hold it)
   // Set by a flag, a policy file or an API body: `image` was asked for (native uses an image
   // only then), `cwd` was (an image's WorkingDir yields to it).
   bool image_given = false;

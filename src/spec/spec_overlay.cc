@@ -315,7 +315,10 @@ void ApplyOverlay(const SpecOverlay& o, SandboxSpec* spec) {
   if (o.rootfs) spec->rootfs = *o.rootfs;
   if (o.timeout_seconds) spec->limits.timeout_seconds = *o.timeout_seconds;
   if (o.memory_bytes) spec->limits.memory_bytes = *o.memory_bytes;
-  if (o.pids) spec->limits.pids = *o.pids;
+  if (o.pids) {
+    spec->limits.pids = *o.pids;
+    spec->pids_limit_explicit = true;
+  }
   if (o.cpus) spec->limits.cpus = *o.cpus;
   if (o.output_bytes) spec->limits.output_bytes = *o.output_bytes;
   if (o.disk_bytes) {

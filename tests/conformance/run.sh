@@ -365,12 +365,27 @@ case_ls_table_and_json() {
   json_assert "{s['id']: (s['name'], s['state'], s['backend']) for s in r} == {'$named': ('lsbox', 'running', '$AB_BACKEND'), '$anon': ('', 'running', '$AB_BACKEND')}"
 }
 
+# The pods, Secrets and NetworkPolicies of every sandbox in the cluster, one name a line.
+sandbox_objects_in_cluster() {
+  timeout 60 kubectl get pods,secrets,networkpolicies -l agentbox.dev/sandbox -o name | sort
+}
+sandbox_objects_in_cluster_are() { [[ $(sandbox_objects_in_cluster) == "$1" ]]; }
+
 case_inspect_fields() {
-  local ws=$CASE_DIR/iws temporary=False
-  # kubernetes: the workspace is the pod's emptyDir, no host path ("") and gone with the pod.
+  local ws=$CASE_DIR/iws temporary=False pids=64 objects_before
+  # kubernetes: the workspace is the pod's emptyDir, no host path ("") and gone with the pod. A
+  # pids limit asked for is refused where the pod cannot hold it (the fake's podman pods have
+  # pids.max "max"), and nothing is left in the cluster; the default is reported instead.
   if [[ $AB_BACKEND == kubernetes ]]; then
-    ws= temporary=True
-    new_box --name insp --memory 256M --pids 64
+    ws= temporary=True pids=256
+    objects_before=$(sandbox_objects_in_cluster)
+    ab create "${AB_KIND[@]}" --name insp --pids 64
+    expect_one_line_error "an explicit --pids no pod holds"
+    expect_err_has "pids limit 64 cannot be enforced"
+    # Deleted at once; a pod's termination takes its grace period.
+    wait_until 90 sandbox_objects_in_cluster_are "$objects_before" ||
+      fail "the refused create left objects in the cluster: $(sandbox_objects_in_cluster)"
+    new_box --name insp --memory 256M
   else
     new_box --name insp --workspace "$ws" --memory 256M --pids 64
   fi
@@ -381,15 +396,15 @@ case_inspect_fields() {
   json_assert "r['id'] == '$BOX' and r['name'] == 'insp' and r['backend'] == '$AB_BACKEND' and r['state'] == 'running'"
   json_assert "r['workspace'] == '$ws' and r['workspace_temporary'] is $temporary"
   json_assert "__import__('re').match(r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d', r['created_at'])" "created_at is not RFC 3339"
-  json_assert "isinstance(r['policy'], dict) and r['policy'].get('memory') == 256*1024*1024 and r['policy'].get('pids') == 64" \
-    "policy does not show --memory 256M --pids 64"
+  json_assert "isinstance(r['policy'], dict) and r['policy'].get('memory') == 256*1024*1024 and r['policy'].get('pids') == $pids" \
+    "policy does not show --memory 256M and pids $pids"
   json_assert "r['usage'] is None or isinstance(r['usage'], dict)"
   if [[ $AB_BACKEND == kubernetes ]]; then
     # The pod's own cgroup, read by its agent: counters, and a pids limit no pod field holds
     # (the fake's podman kube play sets no pids.max: "max").
     json_assert "r['usage']['peak_memory_bytes'] > 0 and r['usage']['cpu_ms'] > 0" \
       "inspect shows no counters of the pod's cgroup: ${AB_OUT:0:300}"
-    json_assert "r['pids_limit']['count'] == 64 and r['pids_limit']['enforced'] is False and 'podPidsLimit' in r['pids_limit']['reason']" \
+    json_assert "r['pids_limit']['count'] == 256 and r['pids_limit']['enforced'] is False and 'podPidsLimit' in r['pids_limit']['reason']" \
       "a pids limit no pod holds must say so: ${AB_OUT:0:400}"
   else
     json_assert "r['pids_limit'] == {'count': 64, 'enforced': True}" "pids_limit: ${AB_OUT:0:400}"

@@ -196,5 +196,16 @@ TEST(SpecFieldsTest, ListsEveryKeyOnce) {
   EXPECT_EQ(FindSpecField("Memory"), nullptr);
 }
 
+TEST(SpecOverlayTest, PidsAskedForIsToldFromTheDefault) {
+  // The kubernetes backend refuses an asked-for pids limit its pod cannot hold and reports the
+  // default instead: the two must stay apart.
+  SpecOverlay o;
+  ASSERT_TRUE(SetFieldFromText("pids", "64", &o).ok());
+  SandboxSpec s = MergeSpec(SpecOverlay{}, o);
+  EXPECT_EQ(s.limits.pids, 64u);
+  EXPECT_TRUE(s.pids_limit_explicit);
+  EXPECT_FALSE(MergeSpec(SpecOverlay{}, SpecOverlay{}).pids_limit_explicit) << "the default";
+}
+
 }  // namespace
 }  // namespace agentbox
