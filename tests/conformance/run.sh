@@ -369,7 +369,9 @@ case_ls_table_and_json() {
 sandbox_objects_in_cluster() {
   timeout 60 kubectl get pods,secrets,networkpolicies -l agentbox.dev/sandbox -o name | sort
 }
-sandbox_objects_in_cluster_are() { [[ $(sandbox_objects_in_cluster) == "$1" ]]; }
+# none_but OBJECTS: no object in the cluster that is not among OBJECTS (earlier cases' pods may
+# still be terminating, and go).
+none_but() { [[ -z $(comm -13 <(printf '%s\n' "$1") <(sandbox_objects_in_cluster)) ]]; }
 
 case_inspect_fields() {
   local ws=$CASE_DIR/iws temporary=False pids=64 objects_before
@@ -383,8 +385,8 @@ case_inspect_fields() {
     expect_one_line_error "an explicit --pids no pod holds"
     expect_err_has "pids limit 64 cannot be enforced"
     # Deleted at once; a pod's termination takes its grace period.
-    wait_until 90 sandbox_objects_in_cluster_are "$objects_before" ||
-      fail "the refused create left objects in the cluster: $(sandbox_objects_in_cluster)"
+    wait_until 90 none_but "$objects_before" ||
+      fail "the refused create left objects in the cluster: $(comm -13 <(printf '%s\n' "$objects_before") <(sandbox_objects_in_cluster))"
     new_box --name insp --memory 256M
   else
     new_box --name insp --workspace "$ws" --memory 256M --pids 64
