@@ -14,6 +14,7 @@
 
 #include "base/status.h"
 #include "core/sandbox_record.h"
+#include "core/verify.h"
 #include "proto/exec_result.h"
 
 namespace agentbox {
@@ -74,6 +75,12 @@ class Backend {
   virtual StatusOr<std::unique_ptr<ExecEgress>> OpenExecEgress(const SandboxRecord& record) {
     (void)record;
     return Unavailable("this backend has no egress proxy");
+  }
+  // Checks of the box's walls that only the backend can make, appended to `inspect --verify`'s
+  // probe (kubernetes: the sandbox's NetworkPolicy as the cluster holds it). None by default.
+  virtual std::vector<VerifyCheck> VerifyChecks(const SandboxRecord& record) {
+    (void)record;
+    return {};
   }
   // Where this backend would make a sandbox of `spec`, as this host resolves it now, for the
   // warm pools' key (core/warm_pool.h): two specs alike but for it must not share a pool. ""

@@ -1,5 +1,6 @@
 // SandboxManager::Verify: the probe through the normal exec path, then the comparison of
-// core/verify.h against the policy, the host's namespaces and the backend's cgroup reading.
+// core/verify.h against the policy, the host's namespaces (a pod's node's initial ones) and the
+// backend's cgroup reading, then the backend's own checks.
 #include <charconv>
 
 #include "core/sandbox_manager.h"
@@ -64,8 +65,12 @@ StatusOr<VerifyReport> SandboxManager::Verify(const std::string& ref) {
                     ")");
   }
   VerifyExpectations want;
-  want.host_namespaces = OwnNamespaces();
-  want.host_account_uids = HostAccountUids();
+  // A pod runs on a node's kernel: agentbox's own namespaces and accounts say nothing of it.
+  want.remote_node = record.backend == BackendKind::kKubernetes;
+  if (!want.remote_node) {
+    want.host_namespaces = OwnNamespaces();
+    want.host_account_uids = HostAccountUids();
+  }
   want.uid = record.spec.user.uid;  // 1000, or the image's user
   want.gid = record.spec.user.gid;
   want.memory_limit_bytes = record.spec.limits.memory_bytes;
@@ -78,6 +83,8 @@ StatusOr<VerifyReport> SandboxManager::Verify(const std::string& ref) {
   VerifyReport report;
   report.id = record.id;
   report.checks = CompareIsolation(SplitProbeOutput(capture.kept(OutputStream::kStdout)), want);
+  for (VerifyCheck& check : backend->VerifyChecks(record))
+    report.checks.push_back(std::move(check));
   return report;
 }
 

@@ -7,6 +7,11 @@
 // with what the policy promises (docs/contract.md §2) and with the host's own namespaces and cgroup
 // limits. Pure: parsing and comparison are unit-tested with sample /proc texts.
 //
+// A pod (kubernetes) runs on a node's kernel, not agentbox's: there a namespace is compared with
+// the node's initial one, which the kernel numbers the same on every machine (mnt and net only
+// since Linux 6.18), and a check that has nothing true to compare with says so (not applicable,
+// with the reason) instead of passing unchecked or failing for nothing.
+//
 // What it proves and what not: it catches a box that was built wrong (a missing namespace, a
 // capability left over, a writable root, a cgroup limit not applied). It cannot catch a box
 // whose kernel view lies, e.g. a compromised sandbox answering the probe with made-up text;
@@ -30,7 +35,7 @@ inline constexpr const char* kVerifiedNamespaces[] = {"user", "mnt", "pid",   "i
 std::vector<std::string> VerifyProbeArgv();
 
 // The probe's stdout split into sections: "status", "uid_map", "gid_map", "mountinfo",
-// "net_dev", "ns". A section the probe could not print is absent or empty.
+// "net_dev", "ns", "osrelease". A section the probe could not print is absent or empty.
 std::map<std::string, std::string> SplitProbeOutput(std::string_view text);
 
 // ---- parsers of /proc texts (pure) ---------------------------------------------------------
@@ -54,6 +59,9 @@ struct VerifyCheck {
   std::string want;
   std::string got;
   bool ok = false;
+  // Why this check proves nothing on this box ("" when it applies): then `ok` is meaningless,
+  // the JSON says "ok": null with this reason, and the report's verdict leaves it out.
+  std::string not_applicable;
 };
 
 // Everything the comparison needs besides the probe's text.
@@ -61,6 +69,10 @@ struct VerifyExpectations {
   std::map<std::string, std::string> host_namespaces;  // the agentbox process's own links
   // uids of the host's accounts (its /etc/passwd): the sandbox user must map to none.
   std::vector<uint32_t> host_account_uids;
+  // The box runs on another kernel than agentbox's (a pod on a node): host_namespaces and
+  // host_account_uids mean nothing there; namespaces are compared with the kernel's initial ones
+  // and the network may hold the pod's one interface besides lo.
+  bool remote_node = false;
   uint32_t uid = 1000;  // the sandbox user: 1000, or an image's (SandboxUser)
   uint32_t gid = 1000;
   bool network = false;                 // false: only loopback may exist
@@ -77,10 +89,11 @@ std::vector<VerifyCheck> CompareIsolation(const std::map<std::string, std::strin
 struct VerifyReport {
   std::string id;
   std::vector<VerifyCheck> checks;
-  bool ok() const;
+  bool ok() const;  // some check applies, and every one that applies passed
 };
 
-// {"id":..,"ok":bool,"checks":[{"name","want","got","ok"}]}, one line.
+// {"id":..,"ok":bool,"checks":[{"name","want","got","ok"}]}, one line; a check that does not
+// apply has "ok": null and "reason".
 std::string VerifyReportJson(const VerifyReport& report);
 
 // "verify: CapEff: want 0000000000000000, got 00000000a80425fb" for each failed check.

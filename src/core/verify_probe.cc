@@ -11,9 +11,13 @@ constexpr std::string_view kMarker = "==agentbox-verify:";
 
 // Sections and the command printing each. Only sh builtins, cat and ls: busybox has them all.
 constexpr std::pair<const char*, const char*> kSections[] = {
-    {"status", "cat /proc/self/status"},   {"uid_map", "cat /proc/self/uid_map"},
-    {"gid_map", "cat /proc/self/gid_map"}, {"mountinfo", "cat /proc/self/mountinfo"},
-    {"net_dev", "cat /proc/net/dev"},      {"ns", "ls -l /proc/self/ns/"},
+    {"status", "cat /proc/self/status"},
+    {"uid_map", "cat /proc/self/uid_map"},
+    {"gid_map", "cat /proc/self/gid_map"},
+    {"mountinfo", "cat /proc/self/mountinfo"},
+    {"net_dev", "cat /proc/net/dev"},
+    {"ns", "ls -l /proc/self/ns/"},
+    {"osrelease", "cat /proc/sys/kernel/osrelease"},
 };
 
 std::string_view Trim(std::string_view s) {

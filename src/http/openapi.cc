@@ -260,11 +260,16 @@ json ProcessSchema() {
 json VerifyReportSchema() {
   json str = {{"type", "string"}};
   json boolean = {{"type", "boolean"}};
-  json check = Object({{"name", str}, {"want", str}, {"got", str}, {"ok", boolean}},
-                      {"name", "want", "got", "ok"});
+  json check =
+      Object({{"name", str},
+              {"want", str},
+              {"got", str},
+              {"ok", Nullable({{"type", "boolean"}, {"description", "null: not applicable here"}})},
+              {"reason", {{"type", "string"}, {"description", "when not applicable: why"}}}},
+             {"name", "want", "got", "ok"});
   return Object({{"id", str}, {"ok", boolean}, {"checks", {{"type", "array"}, {"items", check}}}},
                 {"id", "ok", "checks"},
-                "ok is true when every check passed (`agentbox inspect --verify`)");
+                "ok is true when every check that applies passed (`agentbox inspect --verify`)");
 }
 
 json DiskLimitSchema() {

@@ -17,6 +17,7 @@
 #include "core/agent_client.h"
 #include "core/pids_limit.h"
 #include "kubernetes/cluster_target.h"
+#include "kubernetes/network_policy_check.h"
 #include "kubernetes/object_names.h"
 #include "kubernetes/pod_record.h"
 #include "kubernetes/sandbox_pod.h"
@@ -181,6 +182,14 @@ class KubernetesBackend : public Backend {
   StatusOr<ResourceSnapshot> Snapshot(const SandboxRecord& record) override {
     AB_ASSIGN_OR_RETURN(CgroupStats stats, AgentBoxStats(record));
     return ToResourceSnapshot(stats);
+  }
+
+  // The sandbox's NetworkPolicy read back from the cluster (what the probe inside cannot see).
+  std::vector<VerifyCheck> VerifyChecks(const SandboxRecord& record) override {
+    auto client = Client(record.spec.kube);
+    if (!client.ok()) return {kubernetes::NetworkPolicyCheck({}, client.status())};
+    auto live = client->Get(kubernetes::kNetworkPolicies, kubernetes::PodName(record.id));
+    return {kubernetes::NetworkPolicyCheck(Inputs(record, *client), live)};
   }
 
   // The server, namespace and credentials' origin (context and file, or the service account)

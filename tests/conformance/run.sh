@@ -423,6 +423,66 @@ case_inspect_fields() {
   expect_rc 0 "inspect by a unique id prefix"
 }
 
+# verify_check NAME PY_COND: the check NAME of the verify report in AB_OUT is there and, as c,
+# satisfies PY_COND.
+verify_check() {
+  json_assert "(lambda c: c is not None and ($2))(next((x for x in r['checks'] if x['name'] == '$1'), None))" \
+    "verify's $1 is missing or not as expected ($2)"
+}
+
+# inspect --verify (docs/security.md): each wall of the box checked from inside, on every backend.
+# native and docker: every check applies and passes. kubernetes (docs/kubernetes.md): a pod runs
+# on its node's kernel, so its namespaces are compared with the node's initial ones (mnt and net
+# are numbered so only since Linux 6.18: before, not applicable, saying why), its user namespace
+# is the node's (agentbox sets no hostUsers: false: not applicable, saying why), so may be its
+# cgroup namespace (the runtime's choice: not applicable, saying why), it has lo and
+# its own interface, its NetworkPolicy is read back from the API server, and its pids limit is not
+# held (the fake's podman pods: pids.max is max), an honest failure and the only one.
+case_inspect_verify_reports_each_wall() {
+  # kubernetes refuses an explicit --pids no pod holds (inspect_fields): the default is checked.
+  local pids=64
+  if [[ $AB_BACKEND == kubernetes ]]; then
+    pids=256
+    new_box --memory 256M
+  else
+    new_box --memory 256M --pids $pids
+  fi
+  ab inspect --verify "$BOX"
+  local name passing="uid gid uid_map gid_map CapInh CapPrm CapEff CapBnd CapAmb NoNewPrivs
+    Seccomp root_readonly workspace_writable network memory_limit ns_pid ns_ipc ns_uts"
+  local all="$passing ns_user ns_mnt ns_net ns_cgroup pids_limit"
+  if [[ $AB_BACKEND == kubernetes ]]; then
+    expect_rc 1 "verify of a pod whose pids limit nothing holds"
+    json_assert "r['ok'] is False and r['id'] == '$BOX'"
+    passing+=" network_policy"
+    all+=" network_policy"
+    verify_check ns_user "c['ok'] is None and 'hostUsers' in c['reason'] and c['got'] == 'user:[4026531837]'"
+    for name in ns_mnt ns_net; do
+      verify_check "$name" "(c['ok'] is True and 'reason' not in c) or (c['ok'] is None and '6.18' in c['reason'])"
+    done
+    # podman on a cgroup v1 host gives the pod no cgroup namespace; a cgroup v2 host does.
+    verify_check ns_cgroup "(c['ok'] is True and 'reason' not in c) or (c['ok'] is None and 'cgroup v2' in c['reason'] and c['got'] == 'cgroup:[4026531835]')"
+    verify_check network "c['want'] == 'lo and one pod interface'"
+    verify_check pids_limit "c['ok'] is False and c['want'] == '$pids' and c['got'] == 'max'"
+    expect_err_has "verify: pids_limit: want $pids, got max"
+    [[ $(grep -c 'verify:' <<<"$AB_ERR") == 1 ]] || fail "want one failure line (pids_limit), got: $AB_ERR"
+  else
+    expect_rc 0 "verify failed: $AB_ERR"
+    json_assert "r['ok'] is True and r['id'] == '$BOX'"
+    passing+=" ns_user ns_mnt ns_net ns_cgroup pids_limit"
+    verify_check pids_limit "c['want'] == '$pids'"
+    [[ -z $AB_ERR ]] || fail "a passing verify printed on stderr: $AB_ERR"
+  fi
+  for name in $passing; do
+    verify_check "$name" "c['ok'] is True and 'reason' not in c"
+  done
+  json_assert "sorted(c['name'] for c in r['checks']) == sorted('${all//$'\n'/ }'.split())" \
+    "verify's checks are not exactly the expected ones"
+  verify_check memory_limit "c['got'] == '268435456'"
+  json_assert "not any(c['ok'] and c['got'] in ('missing', 'unknown') for c in r['checks'])" \
+    "a check passed on what it could not see"
+}
+
 # ---- cp ------------------------------------------------------------------------------------------
 
 case_cp_file_in_and_out() {

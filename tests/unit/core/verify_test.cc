@@ -82,7 +82,7 @@ TEST(VerifyTest, ProbeUsesOnlyShCatAndLs) {
   EXPECT_EQ(argv[1], "-c");
   for (const char* needed :
        {"cat /proc/self/status", "cat /proc/self/uid_map", "cat /proc/self/mountinfo",
-        "cat /proc/net/dev", "ls -l /proc/self/ns/"}) {
+        "cat /proc/net/dev", "ls -l /proc/self/ns/", "cat /proc/sys/kernel/osrelease"}) {
     EXPECT_NE(argv[2].find(needed), std::string::npos) << needed;
   }
 }
@@ -222,6 +222,116 @@ TEST(VerifyTest, ReportJsonHasTheDocumentedShape) {
   EXPECT_EQ(j["checks"][0]["name"], "CapEff");
   EXPECT_EQ(j["checks"][0]["got"], "\xEF\xBF\xBD");  // the sandbox's bytes, made valid UTF-8
   EXPECT_FALSE(VerifyReport{}.ok());                 // no checks: nothing proven
+}
+
+// ---- a pod on a node (kubernetes): compared with the node's initial namespaces ----------------
+
+// What the probe prints in a pod without a user namespace (hostUsers true, the default).
+std::map<std::string, std::string> PodProbe(const char* release) {
+  auto probe = GoodProbe();
+  std::string ns = kNsCoreutils;
+  ns.replace(ns.find("user:[4026532303]"), 17, "user:[4026531837]");  // the node's own
+  probe["ns"] = ns;
+  probe["uid_map"] = "         0          0 4294967295\n";
+  probe["gid_map"] = probe["uid_map"];
+  probe["net_dev"] = std::string(kNetDev) + "  eth0:    1000      10    0    0    0     0\n";
+  probe["osrelease"] = std::string(release) + "\n";
+  return probe;
+}
+
+VerifyExpectations PodExpectations() {
+  VerifyExpectations w = GoodExpectations();
+  w.remote_node = true;
+  w.host_account_uids = {0, 1000};  // agentbox's host's, which must not matter for a pod
+  return w;
+}
+
+std::vector<std::string> NotApplicable(const std::vector<VerifyCheck>& checks) {
+  std::vector<std::string> names;
+  for (const VerifyCheck& c : checks) {
+    if (!c.not_applicable.empty()) names.push_back(c.name);
+  }
+  return names;
+}
+
+TEST(VerifyPodTest, NamespacesAreComparedWithTheNodesInitialOnes) {
+  auto checks = CompareIsolation(PodProbe("6.18.4-amd64"), PodExpectations());
+  EXPECT_EQ(Failed(checks), std::vector<std::string>{"ns_user"});  // not applicable, below
+  EXPECT_EQ(NotApplicable(checks), std::vector<std::string>{"ns_user"});
+  EXPECT_NE(Find(checks, "ns_user").not_applicable.find("hostUsers"), std::string::npos);
+  EXPECT_EQ(Find(checks, "ns_pid").want, "not pid:[4026531836] (the node's own)");
+  EXPECT_EQ(Find(checks, "ns_mnt").want, "not mnt:[4026531832] (the node's own)");
+  EXPECT_TRUE(Find(checks, "ns_net").ok);
+  EXPECT_EQ(Find(checks, "uid_map").want, "1000 -> not 0");  // the node's accounts are unseen
+  EXPECT_EQ(Find(checks, "network").got, "eth0,lo");
+  VerifyReport report{"abc", checks};
+  EXPECT_TRUE(report.ok());
+  EXPECT_TRUE(VerifyFailureLines(report).empty());
+}
+
+TEST(VerifyPodTest, BeforeLinux618MntAndNetHaveNothingToCompareWith) {
+  for (const char* release : {"6.1.0-28-amd64", "5.15.0", "", "4.4.0"}) {
+    auto checks = CompareIsolation(PodProbe(release), PodExpectations());
+    EXPECT_EQ(NotApplicable(checks), (std::vector<std::string>{"ns_user", "ns_mnt", "ns_net"}))
+        << release;
+    EXPECT_NE(Find(checks, "ns_mnt").not_applicable.find("6.18"), std::string::npos);
+    EXPECT_TRUE(VerifyReport({"abc", checks}).ok()) << release;
+  }
+  // A pod in the node's own mount namespace is caught on any kernel that numbers it so.
+  auto probe = PodProbe("6.1.0");
+  probe["ns"].replace(probe["ns"].find("mnt:[4026532304]"), 16, "mnt:[4026531832]");
+  auto checks = CompareIsolation(probe, PodExpectations());
+  EXPECT_FALSE(Find(checks, "ns_mnt").ok);
+  EXPECT_TRUE(Find(checks, "ns_mnt").not_applicable.empty());
+}
+
+TEST(VerifyPodTest, TheNodesOwnNamespacesAndExtraInterfacesFail) {
+  auto probe = PodProbe("6.18.0");
+  std::string& ns = probe["ns"];
+  for (size_t at; (at = ns.find("pid:[4026532307]")) != std::string::npos;) {  // hostPID
+    ns.replace(at, 16, "pid:[4026531836]");  // pid and pid_for_children
+  }
+  ns.replace(ns.find("uts:[4026532305]"), 16, "uts:[4026531838]");  // hostNetwork's UTS
+  probe["net_dev"] += " wlan0: 1 2\n";
+  probe["uid_map"] = "1000 0 1\n";
+  auto checks = CompareIsolation(probe, PodExpectations());
+  EXPECT_EQ(Failed(checks),
+            (std::vector<std::string>{"ns_user", "ns_pid", "ns_uts", "uid_map", "network"}));
+  EXPECT_EQ(NotApplicable(checks), std::vector<std::string>{"ns_user"});
+  VerifyReport report{"abc", checks};
+  EXPECT_FALSE(report.ok());
+  EXPECT_EQ(VerifyFailureLines(report).size(), 4u);  // never a line for what does not apply
+  // Only lo: the pod's interface is missing (its agent could not be reached), not a pass.
+  probe = PodProbe("6.18.0");
+  probe["net_dev"] = kNetDev;
+  EXPECT_FALSE(Find(CompareIsolation(probe, PodExpectations()), "network").ok);
+}
+
+TEST(VerifyPodTest, AUserNamespaceOfItsOwnPasses) {
+  auto probe = PodProbe("6.1.0");
+  probe["ns"] = kNsCoreutils;  // hostUsers: false, or a runtime that makes one
+  EXPECT_EQ(NotApplicable(CompareIsolation(probe, PodExpectations())),
+            (std::vector<std::string>{"ns_mnt", "ns_net"}));
+}
+
+TEST(VerifyPodTest, TheNodesCgroupNamespaceIsTheRuntimesChoice) {
+  auto probe = PodProbe("6.18.0");  // podman on a cgroup v1 node: no cgroup namespace
+  probe["ns"].replace(probe["ns"].find("cgroup:[4026532310]"), 19, "cgroup:[4026531835]");
+  auto checks = CompareIsolation(probe, PodExpectations());
+  EXPECT_EQ(NotApplicable(checks), (std::vector<std::string>{"ns_user", "ns_cgroup"}));
+  EXPECT_NE(Find(checks, "ns_cgroup").not_applicable.find("cgroup v2"), std::string::npos);
+  EXPECT_TRUE(VerifyReport({"abc", checks}).ok());
+}
+
+TEST(VerifyTest, NotApplicableIsNullWithItsReasonAndNoVerdict) {
+  VerifyCheck na{"ns_mnt", "not mnt:[1]", "mnt:[2]", true, "no number to compare with"};
+  VerifyReport report{"abc", {{"CapEff", "0", "0", true}, na}};
+  auto j = nlohmann::json::parse(VerifyReportJson(report));
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_TRUE(j["checks"][1]["ok"].is_null());
+  EXPECT_EQ(j["checks"][1]["reason"], "no number to compare with");
+  EXPECT_FALSE(j["checks"][0].contains("reason"));
+  EXPECT_FALSE((VerifyReport{"abc", {na}}.ok()));  // nothing that applies: nothing proven
 }
 
 }  // namespace
