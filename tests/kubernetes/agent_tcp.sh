@@ -29,12 +29,12 @@ K() { timeout 60 kubectl -n agentbox-test "$@"; }
 
 # The two images, from this machine's files: the busybox test root as the sandbox's image, and
 # the agent image (its tag is the manifest's: agentbox-agent:VERSION).
-fake_k8s_image "$WORK" || skip "cannot build the busybox root"
-"$SRC/scripts/build-agent-image.sh" --agent "$AGENTBOX_AGENT" --output "$WORK/agent.tar" >/dev/null ||
-  { echo "0 passed, 1 failed (build-agent-image.sh)"; exit 1; }
-fake_k8s_start "$WORK/s" --image-import "localhost/agentbox-k8s-test:latest=$WORK/root.tar" \
-  --image-load "$WORK/agent.tar" ||
-  { [[ ${CI:-} == true ]] && exit 1; skip "the fake server could not start podman (log above)"; }
+fake_k8s_up "$WORK" localhost/agentbox-k8s-test:latest "$AGENTBOX_AGENT"
+case $? in
+  0) ;;
+  2) skip "the fake server could not start podman" ;;
+  *) echo "0 passed, 1 failed (the images)"; exit 1 ;;
+esac
 
 # The golden objects as they are, but for the sandbox's image and a fresh token.
 TOKEN=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')

@@ -20,12 +20,12 @@ WORK=$(mktemp -d /tmp/agentbox-k8s-check.XXXXXX)
 # shellcheck source=tests/kubernetes/fake.sh
 source "$HERE/fake.sh"
 trap 'fake_k8s_stop 2>/dev/null; rm -rf "$WORK"' EXIT
-fake_k8s_image "$WORK" || skip "cannot build the busybox root"
-"$SRC/scripts/build-agent-image.sh" --agent "$agent" --output "$WORK/agent.tar" >/dev/null ||
-  { echo "0 passed, 1 failed (build-agent-image.sh)"; exit 1; }
-fake_k8s_start "$WORK/s" --image-import "localhost/agentbox-check:latest=$WORK/root.tar" \
-  --image-load "$WORK/agent.tar" ||
-  { [[ ${CI:-} == true ]] && exit 1; skip "the fake server could not start podman (log above)"; }
+fake_k8s_up "$WORK" localhost/agentbox-check:latest "$agent"
+case $? in
+  0) ;;
+  2) skip "the fake server could not start podman" ;;
+  *) echo "0 passed, 1 failed (the images)"; exit 1 ;;
+esac
 
 export AGENTBOX_STATE_DIR=$WORK/state
 "$SRC/scripts/check-cluster.sh" --agentbox "$AGENTBOX" --image localhost/agentbox-check:latest \

@@ -13,7 +13,6 @@ set -uo pipefail
 suite=${1:?usage: run_suite.sh SUITE [REGEX]}
 here=$(cd "$(dirname "$0")" && pwd)
 tests=$(cd "$here/.." && pwd)
-src=$(cd "$tests/.." && pwd)
 skip() {
   echo "SKIP $suite on kubernetes: $1"
   if [[ ${CI:-} == true ]]; then echo "0 passed, 1 failed (skipped in CI, where nothing may be skipped)"; exit 1; fi
@@ -32,13 +31,12 @@ work=$(mktemp -d /tmp/agentbox-k8s-lane.XXXXXX)
 source "$here/fake.sh"
 trap 'fake_k8s_stop; rm -rf "$work"' EXIT
 
-fake_k8s_image "$work" || { echo "0 passed, 1 failed (cannot build the busybox root)"; exit 1; }
-# The agent image under the tag the backend names by default (agentbox-agent:VERSION).
-"$src/scripts/build-agent-image.sh" --agent "$agent" --output "$work/agent.tar" >/dev/null ||
-  { echo "0 passed, 1 failed (build-agent-image.sh)"; exit 1; }
-fake_k8s_start "$work/s" --image-import "localhost/agentbox-test:latest=$work/root.tar" \
-  --image-load "$work/agent.tar" ||
-  { [[ ${CI:-} == true ]] && exit 1; skip "the fake API server could not start podman (log above)"; }
+fake_k8s_up "$work" localhost/agentbox-test:latest "$agent"
+case $? in
+  0) ;;
+  2) skip "the fake API server could not start podman (log above)" ;;
+  *) echo "0 passed, 1 failed (the images)"; exit 1 ;;
+esac
 echo "run_suite: the fake API server listens at $FAKE_K8S_URL, pods on $FAKE_K8S_BRIDGE ($FAKE_K8S_SUBNET)"
 
 export AGENTBOX_BACKEND=kubernetes
