@@ -33,7 +33,8 @@ nlohmann::json PidsLimitJson(const PidsLimitReport& report) {
 
 std::string UnheldPidsLimitNote(const PidsLimitReport& report) {
   if (report.enforced != false) return "";
-  return "note: the pids limit " + std::to_string(report.count) + " is not enforced: " + report.reason;
+  return "note: the pids limit " + std::to_string(report.count) +
+         " is not enforced: " + report.reason;
 }
 
 }  // namespace agentbox
