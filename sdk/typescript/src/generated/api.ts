@@ -776,12 +776,15 @@ export interface components {
             rows?: number;
             timeout?: number | string;
         };
-        /** @description ok is true when every check passed (`agentbox inspect --verify`) */
+        /** @description ok is true when every check that applies passed (`agentbox inspect --verify`) */
         VerifyReport: {
             checks: {
                 got: string;
                 name: string;
-                ok: boolean;
+                /** @description null: not applicable here */
+                ok: boolean | null;
+                /** @description when not applicable: why */
+                reason?: string;
                 want: string;
             }[];
             id: string;
