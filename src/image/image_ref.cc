@@ -6,6 +6,8 @@ namespace agentbox::image {
 namespace {
 
 constexpr std::string_view kDockerHub = "docker.io";
+// The longest name (registry/repository) a reference may have: the distribution spec's bound.
+constexpr size_t kMaxNameLength = 255;
 
 bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
@@ -72,7 +74,9 @@ std::string FamiliarName(std::string_view canonical) {
 
 StatusOr<ImageRef> ParseImageRef(std::string_view text) {
   if (text.empty()) return Bad(text, "empty");
-  if (text.size() > 255) return Bad(text, "longer than 255 characters");
+  // Each part has its own bound below (the name's on its canonical form, since a short one grows by
+  // docker.io/library/); this only stops text longer than name:tag@digest could be early.
+  if (text.size() > kMaxNameLength + 1 + 128 + 1 + 71) return Bad(text, "too long");
   ImageRef ref;
   std::string_view rest = text;
   if (size_t at = rest.find('@'); at != std::string_view::npos) {
@@ -111,6 +115,10 @@ StatusOr<ImageRef> ParseImageRef(std::string_view text) {
     ref.repository = "library/" + ref.repository;
   }
   if (ref.tag.empty() && ref.digest.empty()) ref.tag = "latest";
+  // As the distribution spec bounds it: the whole name, so the canonical form parses again.
+  if (ref.Name().size() > kMaxNameLength) {
+    return Bad(text, "the name " + ref.Name() + " is longer than 255 characters");
+  }
   return ref;
 }
 

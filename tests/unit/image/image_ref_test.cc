@@ -37,6 +37,19 @@ TEST(ImageRef, RefusesMalformed) {
   EXPECT_FALSE(ParseImageRef(std::string(300, 'a')).ok());
 }
 
+TEST(ImageRef, TheNameIsBoundedAsItsCanonicalFormSoThatParsesAgain) {
+  // 240 characters typed, 258 once docker.io/library/ is in front (the fuzzer's find).
+  const std::string short_form(240, 'a');
+  EXPECT_FALSE(ParseImageRef(short_form).ok());
+  const std::string fits(255 - std::string("docker.io/library/").size(), 'a');
+  auto ref = ParseImageRef(fits + ":" + std::string(128, 't'));
+  ASSERT_TRUE(ref.ok()) << ref.status().message();
+  auto again = ParseImageRef(ref->Canonical());
+  ASSERT_TRUE(again.ok()) << again.status().message();
+  EXPECT_EQ(again->Canonical(), ref->Canonical());
+  EXPECT_FALSE(ParseImageRef(fits + "a").ok());
+}
+
 TEST(ImageRef, LoopbackRegistries) {
   EXPECT_TRUE(IsLoopbackRegistry("localhost:5000"));
   EXPECT_TRUE(IsLoopbackRegistry("127.0.0.1:40000"));
