@@ -6,14 +6,16 @@
 #   this host's packages, and the filesystem tools the guest carries (btrfs, xfs, quota).
 set -euo pipefail
 
-# libarchive-dev: every tar (linked static); libcurl4-openssl-dev: the header of libcurl, which
+# libarchive-dev: every tar (linked static, so also the static libraries of the compressors and ACLs
+# it was built with, which libarchive-dev does not depend on: libacl1-dev, liblzma-dev, libzstd-dev,
+# liblz4-dev, libbz2-dev, zlib1g-dev); libcurl4-openssl-dev: the header of libcurl, which
 # agentbox loads at run time (it brings libcurl4) for the Docker Engine API and registries;
 # libc-ares-dev: the egress proxy's name resolution (linked static); libyaml-cpp-dev: kubeconfig
 # files (linked static). libarchive also makes the tar
 # streams of `cp ID:PATH -` and the API's .../archive.
 # dpkg-dev: `make deb` (dpkg-shlibdeps names the packages of the libraries the binaries link).
 build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-json3-dev libgtest-dev libasio-dev
-  libarchive-dev libcurl4-openssl-dev libc-ares-dev libyaml-cpp-dev dpkg-dev)
+  libarchive-dev libacl1-dev liblzma-dev libzstd-dev liblz4-dev libbz2-dev zlib1g-dev libcurl4-openssl-dev libc-ares-dev libyaml-cpp-dev dpkg-dev)
 # btrfs-progs: mkfs.btrfs makes the workspace pool, the filesystem whose qgroups hold the disk limit.
 # make, git, python3-{venv,pip,setuptools,wheel,pytest}: the everyday workloads the integration
 # suite runs inside a sandbox (tests/integration/cases/everyday_tools.sh; npm comes below).
