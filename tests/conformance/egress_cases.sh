@@ -83,6 +83,9 @@ case_egress_background_process_goes_through_the_proxy() {
   expect_out_has "hello through the proxy" "a background process could not use the proxy"
   expect_out_has "403" "a background process reached a host not on the list"
   expect_out_has "rc=1"
+  ab rm -f "$BOX"
+  expect_rc 0
+  wait_until 10 no_egress_processes_of "$BOX" || fail "an egress proxy outlived rm: $(egress_processes_of "$BOX")"
 }
 
 # A create that cannot give the proxy leaves no proxy behind: an allowlist pattern the proxy

@@ -146,15 +146,18 @@ parked, body = hello(token)
 assert body.get("ok"), body
 parked.sendall(b"park " + lid.encode() + b"\n")
 cmd = "echo through-the-relay | nc -w 5 127.0.0.1 " + port
-subprocess.run([os.environ["AGENT_TEST_CLIENT"], "exec", "tcp:%s:7070" % ip, "--result",
-                os.devnull, "--", "sh", "-c", cmd], env=dict(os.environ, AGENT_TEST_TOKEN=token),
-               stdout=subprocess.DEVNULL, timeout=60, check=False)
+# busybox's nc waits for the other side to close: read, close, then wait for it.
+nc = subprocess.Popen([os.environ["AGENT_TEST_CLIENT"], "exec", "tcp:%s:7070" % ip, "--result",
+                       os.devnull, "--", "sh", "-c", cmd],
+                      env=dict(os.environ, AGENT_TEST_TOKEN=token), stdout=subprocess.DEVNULL)
 got = b""
 while not got.endswith(b"\n") and len(got) < 100:
     chunk = parked.recv(64)
     if not chunk:
         break
     got += chunk
+parked.close()
+nc.wait(timeout=30)
 sys.exit(0 if got == b"cthrough-the-relay\n" else "the parked connection got %r" % got)
 PY
 check "the egress relay: listen and park through the agent's port, a pod's connection relayed" \
