@@ -3,7 +3,8 @@
 // Accepts connections on its listening socket — inherited as fd 3 in a native sandbox (created by
 // the host in a directory only the host can open), bound by itself in a container (--listen) —
 // (on TCP in a pod, --listen-tcp: each connection waits at the hello gate, agent/hello_gate.h,
-// until its token is checked) and gives each to a handler process of its own, so a slow or hung
+// until its token is checked; one whose hello names the egress relay goes to the relay instead,
+// agent/egress_relay.h) and gives each to a handler process of its own, so a slow or hung
 // request never blocks another: the warm handler forked ahead of time (agent/warm_handler.h), else
 // a new fork. Only the host may talk to it: a peer with a pid in the agent's PID namespace (on TCP:
 // an address of the pod's own network) is inside the box, and is hung up on at once. As PID 1 it
