@@ -7,7 +7,9 @@ metadata.name; the Role grants exactly the verbs docs/kubernetes.md lists (pods,
 networkpolicies in agentbox-sandboxes, nothing else); serve's pods carry the label a sandbox's
 NetworkPolicy admits (the value of kLabelRole/kRoleServer in src/kubernetes/object_names.h) and
 run non-root, read-only, without capabilities or privilege escalation; serve makes every sandbox
-a pod (`--backend kubernetes`) in the Role's namespace (AGENTBOX_KUBE_NAMESPACE). One line per
+a pod (`--backend kubernetes`) in the Role's namespace (AGENTBOX_KUBE_NAMESPACE); more than one
+replica shares one AGENTBOX_KUBE_OWNER and its Service keeps a client on one replica
+(sessionAffinity ClientIP: an MCP session is one replica's). One line per
 problem; the last line is `deploy: N passed, N failed`.
 """
 import argparse
@@ -71,12 +73,37 @@ def check_serve(doc, label, role_namespaces, problems):
             check_serve_backend(c, role_namespaces, problems)
 
 
+def check_replicas(doc, services, problems):
+    """More than one replica is safe only when they share their sandboxes' and tenants' owner,
+    and a client's MCP session stays on the replica that began it."""
+    if doc["spec"].get("replicas", 1) <= 1:
+        return
+    pod = doc["spec"]["template"]
+    for c in pod["spec"]["containers"]:
+        if c["name"] != "serve":
+            continue
+        env = {e["name"]: e.get("value") for e in c.get("env", [])}
+        if not env.get("AGENTBOX_KUBE_OWNER"):
+            problems.append("Deployment: several replicas without one AGENTBOX_KUBE_OWNER: each "
+                            "would see only its own sandboxes")
+    labels = pod["metadata"]["labels"]
+    selecting = [s for s in services
+                 if s["spec"].get("selector") and
+                 all(labels.get(k) == v for k, v in s["spec"]["selector"].items())]
+    if not selecting:
+        problems.append("Deployment: no Service selects serve's pods")
+    for s in selecting:
+        if s["spec"].get("sessionAffinity") != "ClientIP":
+            problems.append(f"Service {s['metadata']['name']}: several serve replicas need "
+                            "sessionAffinity ClientIP (an MCP session is one replica's)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     root = ap.parse_args().root
     label = server_label(root)
-    problems, docs, deployments, role_namespaces = [], 0, [], set()
+    problems, docs, deployments, services, role_namespaces = [], 0, [], [], set()
     for path in sorted(glob.glob(os.path.join(root, "deploy/*.yaml"))):
         try:
             loaded = [d for d in yaml.safe_load_all(open(path)) if d is not None]
@@ -93,8 +120,11 @@ def main():
                 role_namespaces.add(doc["metadata"].get("namespace"))
             if doc["kind"] == "Deployment":
                 deployments.append(doc)
+            if doc["kind"] == "Service":
+                services.append(doc)
     for doc in deployments:
         check_serve(doc, label, role_namespaces, problems)
+        check_replicas(doc, services, problems)
     for p in problems:
         print(p)
     print(f"deploy: {docs - len(problems) if docs >= len(problems) else 0} passed, "

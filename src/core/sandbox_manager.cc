@@ -97,10 +97,14 @@ StatusOr<Backend*> SandboxManager::BackendFor(BackendKind kind) {
                          " is not available in this build");
 }
 
-StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const std::string& name) {
+StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const std::string& name,
+                                               const SandboxTenant& tenant) {
   AB_RETURN_IF_ERROR(BackendFor(spec.backend).status());
   if (!name.empty()) AB_RETURN_IF_ERROR(ValidateSandboxName(name));
-  if (Poolable(spec)) {
+  // A warm box was made for no tenant, and where the box carries its tenant (kubernetes: labels,
+  // which serve's Role may not patch) a claimed one could not be given it: made fresh instead.
+  const bool carries_tenant = !tenant.tenant.empty() && Adopts(spec.backend);
+  if (Poolable(spec) && !carries_tenant) {
     Status error;
     if (auto warm = ClaimWarm(spec, name, &error)) {
       LogCreate(*warm, nullptr);
@@ -108,7 +112,7 @@ StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const st
     }
     AB_RETURN_IF_ERROR(error);
   }
-  AB_ASSIGN_OR_RETURN(SandboxRecord record, CreateRecord(spec, name, ""));
+  AB_ASSIGN_OR_RETURN(SandboxRecord record, CreateRecord(spec, name, "", nullptr, tenant));
   LogCreate(record, nullptr);
   return record;
 }
@@ -116,13 +120,16 @@ StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const st
 StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
                                                      const std::string& name,
                                                      const std::string& pool_key,
-                                                     const ForkSource* from) {
+                                                     const ForkSource* from,
+                                                     const SandboxTenant& tenant) {
   AB_ASSIGN_OR_RETURN(Backend * backend, BackendFor(spec.backend));
   AB_ASSIGN_OR_RETURN(std::string id, store_.AllocateId());
   SandboxRecord record;
   record.id = id;
   record.name = name;
   record.pool_key = pool_key;
+  record.tenant = tenant.tenant;
+  record.tenant_name = tenant.name;
   record.backend = spec.backend;
   record.created_at = NowRfc3339();
   record.spec = spec;

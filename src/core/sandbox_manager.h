@@ -59,7 +59,10 @@ class SandboxManager {
       : store_(std::move(store)), makers_(std::move(backends)) {}
 
   // Creates and starts a sandbox; `name` may be empty. Nothing is left behind on failure.
-  StatusOr<SandboxRecord> Create(const SandboxSpec& spec, const std::string& name);
+  // `tenant` (serve's) is kept in the record; on a backend whose sandboxes are Adoptable it is
+  // written on the box, so no warm pool's box (made for no one) is claimed for it.
+  StatusOr<SandboxRecord> Create(const SandboxSpec& spec, const std::string& name,
+                                 const SandboxTenant& tenant = {});
   // Find looks in the state store, then (a miss) among the backends' Adoptable sandboxes: an id,
   // a name or a unique id prefix there is adopted (kept in the store, marked adopted). List shows
   // those beside the store's, once each. A record whose box does not answer and that its
@@ -188,10 +191,18 @@ class SandboxManager {
 
   StateStore& store() { return store_; }
 
+  // The sandboxes every adopting backend holds (sandbox_manager_adopt.cc): none where no backend
+  // adopts or none is configured to; kUnavailable when they cannot be read.
+  StatusOr<std::vector<SandboxRecord>> Adoptable();
+  // True when sandboxes of `kind` may be Adoptable (BackendMaker::adopts).
+  bool Adopts(BackendKind kind) const;
+  // Tenant `tenant`'s sandbox among them that `ref` names: the tenant's name for it, its id or a
+  // unique id prefix; adopted into the store as Find does, and returned as Find finds it.
+  // kNotFound when none is (another tenant's never is), kInvalidArgument when several are.
+  StatusOr<SandboxStatus> FindTenantSandbox(const std::string& tenant, const std::string& ref);
+
  private:
   StatusOr<Backend*> BackendFor(BackendKind kind);
-  // The sandboxes every adopting backend holds (sandbox_manager_adopt.cc).
-  StatusOr<std::vector<SandboxRecord>> Adoptable();
   // The one of them `ref` names, adopted into the store; `not_here` (the store's answer) when
   // none is, kInvalidArgument when several are, kUnavailable when they cannot be read.
   StatusOr<SandboxRecord> Adopt(const std::string& ref, const Status& not_here);
@@ -211,7 +222,8 @@ class SandboxManager {
   };
   StatusOr<SandboxRecord> CreateRecord(const SandboxSpec& spec, const std::string& name,
                                        const std::string& pool_key,
-                                       const ForkSource* from = nullptr);
+                                       const ForkSource* from = nullptr,
+                                       const SandboxTenant& tenant = {});
   // The exec itself, the caller holding the sandbox's use; `settle` runs on the result before
   // it is logged (the rollback).
   StatusOr<ExecResult> ExecHeld(const SandboxRecord& record, const ExecRequest& request,

@@ -29,6 +29,13 @@ std::vector<const SandboxRecord*> Matching(const std::vector<SandboxRecord>& all
 
 }  // namespace
 
+bool SandboxManager::Adopts(BackendKind kind) const {
+  for (const BackendMaker& maker : makers_) {
+    if (maker.kind == kind) return maker.adopts;
+  }
+  return false;
+}
+
 StatusOr<std::vector<SandboxRecord>> SandboxManager::Adoptable() {
   std::vector<SandboxRecord> all;
   for (const BackendMaker& maker : makers_) {
@@ -58,6 +65,38 @@ StatusOr<SandboxRecord> SandboxManager::Adopt(const std::string& ref, const Stat
   record.adopted = true;
   AB_RETURN_IF_ERROR(store_.Adopt(record));
   return record;
+}
+
+StatusOr<SandboxStatus> SandboxManager::FindTenantSandbox(const std::string& tenant,
+                                                          const std::string& ref) {
+  const Status missing = NotFound("no sandbox \"" + ref + "\"");
+  if (tenant.empty() || ref.empty()) return missing;
+  AB_ASSIGN_OR_RETURN(std::vector<SandboxRecord> all, Adoptable());
+  std::vector<const SandboxRecord*> named, prefixed;
+  for (const SandboxRecord& record : all) {
+    if (record.tenant != tenant) continue;  // another tenant's is as good as missing
+    if (record.id == ref) {
+      named = {&record};
+      break;
+    }
+    if (!record.tenant_name.empty() && record.tenant_name == ref) named.push_back(&record);
+    if (IsIdPrefix(ref) && record.id.rfind(ref, 0) == 0) prefixed.push_back(&record);
+  }
+  const bool by_name = !named.empty();
+  const std::vector<const SandboxRecord*>& matches = by_name ? named : prefixed;
+  if (matches.empty()) return missing;
+  if (matches.size() > 1) {
+    // Two replicas each made one of that name at once (tenants.h: the race it allows).
+    return InvalidArgument(std::string(by_name ? "sandbox name" : "sandbox id prefix") + " \"" +
+                           ref + "\" is ambiguous");
+  }
+  SandboxRecord record = *matches[0];
+  if (!store_.Load(record.id).ok()) {
+    record.state_dir = store_.SandboxDir(record.id);
+    record.adopted = true;
+    AB_RETURN_IF_ERROR(store_.Adopt(record));
+  }
+  return Find(record.id);
 }
 
 bool SandboxManager::DropIfGone(const SandboxRecord& record, bool alive) {

@@ -80,6 +80,7 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"egress_background_port", r.egress_background_port},
             {"pool_key", r.pool_key},
             {"adopted", r.adopted}};
+  if (!r.tenant.empty()) j["tenant"] = {{"tenant", r.tenant}, {"name", r.tenant_name}};
   if (r.backend == BackendKind::kKubernetes) {
     j["kubernetes"] = {{"kubeconfig", r.spec.kube.kubeconfig},
                        {"context", r.spec.kube.context},
@@ -125,6 +126,10 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     r.egress_background_port = j.value("egress_background_port", uint16_t{0});
     r.pool_key = j.value("pool_key", "");
     r.adopted = j.value("adopted", false);
+    if (j.contains("tenant") && j.at("tenant").is_object()) {
+      r.tenant = j.at("tenant").value("tenant", "");
+      r.tenant_name = j.at("tenant").value("name", "");
+    }
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());
   }

@@ -73,9 +73,21 @@ struct SandboxRecord {
   // timeout is not counted here: its uses through others are not seen.
   bool adopted = false;
 
+  // Made by `agentbox serve` for a tenant (http/tenants.h): the tenant and its name for the
+  // sandbox (a tenant's names are its own, apart from `name`); "" for none. The kubernetes
+  // backend writes them on the sandbox's objects, so every serve replica knows whose it is.
+  std::string tenant;
+  std::string tenant_name;
+
   // Non-empty while the sandbox waits, started, in a warm pool (core/warm_pool.h): hidden from
   // ls and from lookups until a create claims it.
   std::string pool_key;
+};
+
+// The tenant of `agentbox serve` a sandbox is made for (SandboxRecord's tenant, tenant_name).
+struct SandboxTenant {
+  std::string tenant;  // "" for none
+  std::string name;    // the tenant's name for the sandbox; "" for none
 };
 
 // When a sandbox made at `now` with `spec` expires (0: never), and whether `record` has.

@@ -94,12 +94,36 @@ std::string TenantRegistry::OwnerOf(const std::string& id) const {
   return it == entries_.owners.end() ? std::string() : it->second;
 }
 
+bool TenantRegistry::Owns(const Caller& caller, const SandboxRecord& record) const {
+  if (caller.anonymous()) return true;
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = entries_.owners.find(record.id);
+  if (it != entries_.owners.end()) return it->second == caller.tenant;
+  return !record.tenant.empty() && record.tenant == caller.tenant;
+}
+
+std::string TenantRegistry::NameFor(const SandboxRecord& record) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (entries_.owners.count(record.id) == 0) return record.tenant_name;
+  auto it = entries_.names.find(record.id);
+  return it == entries_.names.end() ? std::string() : it->second;
+}
+
+void TenantRegistry::Learn(const SandboxRecord& record) {
+  if (record.tenant.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (entries_.owners.count(record.id) > 0) return;
+  entries_.owners[record.id] = record.tenant;
+  if (!record.tenant_name.empty()) entries_.names[record.id] = record.tenant_name;
+  (void)SaveLocked();  // a map not saved is learnt again from the record
+}
+
 Status TenantRegistry::Reserve(const Caller& caller,
                                const std::function<bool(const std::string&)>& exists,
-                               const std::string& name) {
+                               const std::string& name, const Elsewhere& elsewhere) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!name.empty() && !caller.anonymous()) {
-    bool taken = reserving_[caller.tenant].count(name) > 0;
+    bool taken = reserving_[caller.tenant].count(name) > 0 || elsewhere.names.count(name) > 0;
     for (const auto& [id, given] : entries_.names) {
       auto owner = entries_.owners.find(id);
       taken = taken || (given == name && owner != entries_.owners.end() &&
@@ -108,9 +132,11 @@ Status TenantRegistry::Reserve(const Caller& caller,
     if (taken) return AlreadyExists("a sandbox named \"" + name + "\" exists");
   }
   size_t& pending = creating_[caller.tenant];
-  size_t live = 0;
+  size_t live = elsewhere.ids.size();
   if (caller.max_sandboxes != 0) {
-    for (const auto& [id, tenant] : entries_.owners) live += tenant == caller.tenant && exists(id);
+    for (const auto& [id, tenant] : entries_.owners) {
+      live += tenant == caller.tenant && !elsewhere.ids.count(id) && exists(id);
+    }
   }
   if (caller.max_sandboxes != 0 && live + pending >= caller.max_sandboxes) {
     return QuotaExceeded("tenant " + caller.tenant + " may have " +

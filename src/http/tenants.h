@@ -12,6 +12,14 @@
 // another tenant holds is never a 409 (that would tell that the other tenant exists and what it
 // calls its sandboxes). A tenant's name lives here only; the sandbox itself is made without a
 // name in the state store. The anonymous caller uses the state store's names, as the CLI does.
+//
+// The sandbox's record carries its tenant and the tenant's name too (SandboxRecord::tenant,
+// tenant_name), and on kubernetes so do its objects in the cluster: a replica of serve that did
+// not make a sandbox learns whose it is from the record it adopts (Owns, NameFor, Learn), and a
+// create counts, beside this map's entries, the tenant's sandboxes the cluster holds (Reserve's
+// `elsewhere`). What a create on another replica has in flight, from its count to its pod's
+// creation, is not seen: two replicas may together exceed max_sandboxes, or both make one
+// name, by the creates in flight at once on the others (docs/kubernetes.md).
 #pragma once
 
 #include <functional>
@@ -23,6 +31,7 @@
 #include <string_view>
 
 #include "base/status.h"
+#include "core/sandbox_record.h"
 #include "http/auth.h"
 
 namespace agentbox {
@@ -50,15 +59,30 @@ class TenantRegistry {
   std::string NameOf(const std::string& id) const;
   // The tenant that owns sandbox `id` ("" when none does).
   std::string OwnerOf(const std::string& id) const;
+  // Visible and NameOf for a record: this map's entry when it has one, else the record's own
+  // tenant and name (one made through another replica, adopted from the cluster).
+  bool Owns(const Caller& caller, const SandboxRecord& record) const;
+  std::string NameFor(const SandboxRecord& record) const;
+  // Records the record's tenant and name when this map has no owner for it (saved): the next
+  // lookup by that name is this map's.
+  void Learn(const SandboxRecord& record);
+
+  // The tenant's sandboxes kept beyond this state dir (the cluster's), which Reserve counts with
+  // its own entries, each once.
+  struct Elsewhere {
+    std::set<std::string> ids;
+    std::set<std::string> names;  // the tenant's names for them
+  };
 
   // Reserves one sandbox slot for caller, and `name` (if not "") among its tenant's names:
   // QuotaExceeded (429) when its sandboxes (its entries for which `exists` holds: a sandbox
-  // removed by the CLI or gc no longer counts), with the creations in flight, already reach
-  // max_sandboxes; AlreadyExists (409) when the tenant has, or is creating, a sandbox of that
-  // name. Counted under the registry's lock, so that concurrent creations cannot each see room
-  // for one more. Every successful Reserve is followed by Commit or Cancel with the same name.
+  // removed by the CLI or gc no longer counts) and those `elsewhere` holds, with the creations
+  // in flight, already reach max_sandboxes; AlreadyExists (409) when the tenant has, or is
+  // creating, a sandbox of that name (here or elsewhere). Counted under the registry's lock, so
+  // that concurrent creations cannot each see room for one more. Every successful Reserve is
+  // followed by Commit or Cancel with the same name.
   Status Reserve(const Caller& caller, const std::function<bool(const std::string&)>& exists,
-                 const std::string& name = "");
+                 const std::string& name = "", const Elsewhere& elsewhere = {});
   Status Commit(const Caller& caller, const std::string& id, const std::string& name = "");
   void Cancel(const Caller& caller, const std::string& name = "");
   // Forgets a removed sandbox (and its name).

@@ -31,6 +31,9 @@ nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in
   };
   if (!in.owner.empty()) meta["labels"][kLabelOwner] = in.owner;
   if (!in.identity.name.empty()) meta["labels"][kLabelName] = NameLabelValue(in.identity.name);
+  if (!in.identity.tenant.empty()) {
+    meta["labels"][kLabelTenant] = NameLabelValue(in.identity.tenant);
+  }
   if (in.owners.empty()) return meta;
   nlohmann::json owners = nlohmann::json::array();
   for (const OwnerReference& o : in.owners) {

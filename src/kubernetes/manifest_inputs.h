@@ -28,6 +28,9 @@ struct SandboxIdentity {
   std::string created_at;  // RFC 3339; "": not annotated
   int64_t expires_at = 0;  // unix seconds; 0: no ttl
   bool warm = false;       // made for a warm pool: no one's until claimed (never adopted)
+  // serve's tenant that owns it, and the tenant's name for it (SandboxRecord's); "" for none.
+  std::string tenant;
+  std::string tenant_name;
 };
 
 struct ManifestInputs {
@@ -56,8 +59,8 @@ struct ManifestInputs {
 // the agent sets on each exec (a pod has no ulimit).
 std::vector<std::string> AgentArgs(const SandboxSpec& spec);
 
-// metadata {name, labels (managed-by, sandbox id, owner and name when set), ownerReferences when
-// there are owners}.
+// metadata {name, labels (managed-by, sandbox id, owner, name and tenant when set), ownerReferences
+// when there are owners}.
 nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in);
 
 }  // namespace agentbox::kubernetes

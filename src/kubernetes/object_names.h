@@ -24,6 +24,10 @@ inline constexpr const char* kLabelOwner = "agentbox.dev/owner";
 // The sandbox's name, when it has one, as a label (NameLabelValue) so it can be selected; the
 // name itself is the pod's kAnnotationName.
 inline constexpr const char* kLabelName = "agentbox.dev/name";
+// The tenant of `agentbox serve` that owns the sandbox (http/tenants.h), as a label
+// (NameLabelValue of the tenant's id from the tokens file, never a token), on all three objects:
+// a tenant's objects are one selector away (`kubectl get pods -l agentbox.dev/tenant=a`).
+inline constexpr const char* kLabelTenant = "agentbox.dev/tenant";
 // What the pod carries of the sandbox's record, so any agentbox sharing the owner rebuilds it
 // from the cluster (kubernetes/pod_record.h): its name, when it was made and ends (RFC 3339;
 // unix seconds, "0" for no ttl), its policy without env (JSON), and "true" on a warm pool's pod.
@@ -33,6 +37,10 @@ inline constexpr const char* kAnnotationCreatedAt = "agentbox.dev/created-at";
 inline constexpr const char* kAnnotationExpiresAt = "agentbox.dev/expires-at";
 inline constexpr const char* kAnnotationSpec = "agentbox.dev/spec";
 inline constexpr const char* kAnnotationWarm = "agentbox.dev/warm";
+// The tenant (exactly, beside kLabelTenant's label value) and the tenant's name for the sandbox,
+// which is not kAnnotationName: a tenant's names are its own (two tenants may both say "build").
+inline constexpr const char* kAnnotationTenant = "agentbox.dev/tenant";
+inline constexpr const char* kAnnotationTenantName = "agentbox.dev/tenant-name";
 // "app.kubernetes.io/managed-by=agentbox": every object agentbox made, for `gc`.
 std::string ManagedSelector();
 // "...,agentbox.dev/sandbox=ID": every object of one sandbox.

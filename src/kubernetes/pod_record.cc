@@ -63,11 +63,16 @@ json RecordAnnotations(const SandboxSpec& spec, const SandboxIdentity& identity)
   if (!identity.name.empty()) annotations[kAnnotationName] = identity.name;
   if (!identity.created_at.empty()) annotations[kAnnotationCreatedAt] = identity.created_at;
   if (identity.warm) annotations[kAnnotationWarm] = "true";
+  if (!identity.tenant.empty()) {
+    annotations[kAnnotationTenant] = identity.tenant;
+    if (!identity.tenant_name.empty()) annotations[kAnnotationTenantName] = identity.tenant_name;
+  }
   return annotations;
 }
 
 SandboxIdentity IdentityOf(const SandboxRecord& record) {
-  return {record.name, record.created_at, record.expires_at, !record.pool_key.empty()};
+  return {record.name,   record.created_at, record.expires_at, !record.pool_key.empty(),
+          record.tenant, record.tenant_name};
 }
 
 std::string EnvSecretValue(const SandboxSpec& spec) {
@@ -94,6 +99,12 @@ StatusOr<SandboxRecord> RecordFromObjects(const json& pod, const json& secret) {
   r.id = Text(labels, kLabelSandbox);
   AB_RETURN_IF_ERROR(CheckSandboxId(r.id));
   r.name = Text(annotations, kAnnotationName);
+  r.tenant = Text(annotations, kAnnotationTenant);
+  r.tenant_name = r.tenant.empty() ? "" : Text(annotations, kAnnotationTenantName);
+  // The label is what a selector finds: a pod whose two disagree was changed by hand.
+  if (!r.tenant.empty() && Text(labels, kLabelTenant) != NameLabelValue(r.tenant)) {
+    return Corrupt(pod_name, "its " + std::string(kLabelTenant) + " label is not its tenant's");
+  }
   r.backend = BackendKind::kKubernetes;
   r.created_at = Text(annotations, kAnnotationCreatedAt);
   const std::string expires = Text(annotations, kAnnotationExpiresAt);

@@ -18,7 +18,8 @@
 namespace agentbox::kubernetes {
 
 // The pod's annotations of the record: name (when set), created-at (when set), expires-at,
-// spec ({"policy": the policy without env, "user": "UID:GID"}) and warm (when true).
+// spec ({"policy": the policy without env, "user": "UID:GID"}), warm (when true), and serve's
+// tenant and the tenant's name for the sandbox (when it has a tenant).
 nlohmann::json RecordAnnotations(const SandboxSpec& spec, const SandboxIdentity& identity);
 
 // What the objects of `record` carry of it, as Create makes them.
@@ -33,9 +34,9 @@ std::string AgentAddress(const std::string& ip);
 // The record rebuilt from the pod and its Secret, as the API server returns them: backend
 // kubernetes, kube_pod and the namespace (spec.kube, the rest of it ""), the agent's address
 // while the pod has an IP ("" otherwise: a dead sandbox), the token, a temporary workspace
-// with no host path; state_dir is the caller's. kFailedPrecondition for a warm pool's pod (no
-// one's until claimed); kInvalidArgument naming the pod when it lacks the annotations (made by
-// an agentbox before them) or one is corrupt, or the Secret holds no token.
+// with no host path, the tenant and its name for it; state_dir is the caller's. kFailedPrecondition
+// for a warm pool's pod (no one's until claimed); kInvalidArgument naming the pod when it lacks the
+// annotations (made by an agentbox before them) or one is corrupt, or the Secret holds no token.
 StatusOr<SandboxRecord> RecordFromObjects(const nlohmann::json& pod, const nlohmann::json& secret);
 
 // Whether a sandbox's pod is one to keep at unix time `now`: not being deleted, not ended

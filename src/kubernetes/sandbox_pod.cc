@@ -126,6 +126,8 @@ StatusOr<std::vector<SandboxRecord>> ListSandboxRecords(ApiClient& client,
   for (const json& pod : pods.value("items", json::array())) {
     auto secret = secret_of.find(SandboxIdOf(pod));
     if (secret == secret_of.end()) continue;  // being made or removed
+    // Being deleted (removed through another replica): no one's to adopt, nor a tenant's to count.
+    if (pod.value("metadata", json::object()).contains("deletionTimestamp")) continue;
     auto record = RecordFromObjects(pod, secret->second);
     if (record.ok()) records.push_back(std::move(record).value());
   }

@@ -34,7 +34,8 @@ std::string DescribePod(ApiClient& client, const std::string& id);
 Status DeleteSandboxObjects(ApiClient& client, const std::string& id);
 
 // Every sandbox of `owner` in the client's namespace, its record rebuilt from its pod and Secret
-// (kubernetes/pod_record.h); warm pods and pods without a record are left out.
+// (kubernetes/pod_record.h); warm pods, pods being deleted and pods without a record are left
+// out.
 StatusOr<std::vector<SandboxRecord>> ListSandboxRecords(ApiClient& client,
                                                         const std::string& owner);
 

@@ -171,10 +171,11 @@ StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args,
                                            const EnvLookup& caller_env) {
   CreateInvocation create;
   std::vector<std::string> rest;
-  // --name, --ttl and --idle-timeout are the flags run does not have.
+  // --name, --ttl and --idle-timeout are the flags run does not have (and serve's --tenant,
+  // --tenant-name).
   for (size_t i = 0; i < args.size(); ++i) {
     std::string flag;
-    for (const char* own : {"--name", "--ttl", "--idle-timeout"}) {
+    for (const char* own : {"--name", "--ttl", "--idle-timeout", "--tenant", "--tenant-name"}) {
       if (args[i] == own || args[i].starts_with(std::string(own) + "=")) flag = own;
     }
     if (flag.empty()) {
@@ -186,6 +187,10 @@ StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args,
     if (value.empty()) return InvalidArgument(flag + ": must not be empty");
     if (flag == "--name") {
       create.name = value;
+    } else if (flag == "--tenant") {
+      create.tenant = value;
+    } else if (flag == "--tenant-name") {
+      create.tenant_name = value;
     } else {
       const char* key = flag == "--ttl" ? "ttl" : "idle_timeout";
       AB_RETURN_IF_ERROR(SetFieldFromText(key, value, &create.run.flags).WithContext(flag));

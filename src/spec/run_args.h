@@ -43,6 +43,11 @@ StatusOr<RunInvocation> ParseRunArgs(const std::vector<std::string>& args,
 struct CreateInvocation {
   RunInvocation run;  // argv stays empty
   std::string name;   // "" for none
+  // serve's create helper only (not in the help): the tenant the sandbox is made for and the
+  // tenant's name for it, which a backend whose sandboxes outlive the state dir writes on them
+  // (kubernetes: labels of its objects, so every serve replica knows whose it is).
+  std::string tenant;
+  std::string tenant_name;
 };
 StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args,
                                            const EnvLookup& caller_env = CallerEnvironment);

@@ -5,7 +5,8 @@
 # bridge: a POST /v1/sandboxes that names no backend makes a pod (kubectl get pod -l
 # agentbox.dev/sandbox=ID) and execs run in it; an MCP session's sandbox is a pod too; a body
 # asking for native is refused (400); a default outside the allowed ones is refused at start
-# (125); DELETE and the session's end remove the pods. Prints "ok"/"FAIL" per check and
+# (125); DELETE and the session's end remove the pods. Then two replicas with tokens share their
+# tenants' sandboxes through the cluster (serve_replicas.sh). Prints "ok"/"FAIL" per check and
 # "N passed, N failed"; 77 (with the reason) where podman cannot run, which under CI=true is a
 # failure.
 set -uo pipefail
@@ -122,4 +123,6 @@ check "DELETE /v1/sandboxes/ID: its pod is deleted" \
 stop_serve
 RC=$?
 check "serve stops on SIGTERM, exit 0" '[[ $RC == 0 ]]'
+# shellcheck source=tests/kubernetes/serve_replicas.sh
+source "$HERE/serve_replicas.sh"
 finish

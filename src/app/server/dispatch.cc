@@ -20,7 +20,7 @@ void HandleHealthz(ServerContext&, Exchange& ex) { ex.Reply(200, "text/plain", "
 void HandleMetrics(ServerContext& ctx, Exchange& ex) {
   size_t live = 0;
   for (const SandboxStatus& s : ctx.Manager().List()) {
-    if (s.state == SandboxState::kRunning && ctx.tenants->Visible(ex.caller, s.record.id)) ++live;
+    if (s.state == SandboxState::kRunning && ctx.tenants->Owns(ex.caller, s.record)) ++live;
   }
   ex.Reply(200, "text/plain; version=0.0.4", ctx.metrics.Of(ex.caller.tenant).Render(live));
 }

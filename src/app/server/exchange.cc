@@ -43,11 +43,24 @@ StatusOr<SandboxStatus> FindVisible(ServerContext& ctx, const Caller& caller,
                                     const std::string& ref) {
   SandboxManager manager = ctx.Manager();
   // A tenant's own name first (tenants.h); then an id or id prefix, which must be its own.
-  auto found = manager.Find(ctx.tenants->Named(caller, ref).value_or(ref));
-  if (!found.ok() || !ctx.tenants->Visible(caller, found->record.id)) {
-    return NotFound("no sandbox \"" + ref + "\"");
+  const std::optional<std::string> named = ctx.tenants->Named(caller, ref);
+  auto found = manager.Find(named.value_or(ref));
+  if (found.ok() && ctx.tenants->Owns(caller, found->record)) {
+    ctx.tenants->Learn(found->record);
+    return found;
   }
-  return found;
+  // A name this map holds for a sandbox removed through another replica is free again.
+  if (named && found.status().code() == StatusCode::kNotFound) (void)ctx.tenants->Forget(*named);
+  const Status missing = NotFound("no sandbox \"" + ref + "\"");
+  if (caller.anonymous()) return missing;
+  // Made through another replica (or this one before a restart on an empty state dir): the
+  // cluster knows whose it is (kubernetes: the pod's tenant label). Never another tenant's.
+  auto theirs = manager.FindTenantSandbox(caller.tenant, ref);
+  if (!theirs.ok()) {
+    return theirs.status().code() == StatusCode::kNotFound ? missing : theirs.status();
+  }
+  ctx.tenants->Learn(theirs->record);
+  return theirs;
 }
 
 StatusOr<nlohmann::json> ParseJsonBody(const HttpRequest& request) {

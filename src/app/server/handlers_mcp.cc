@@ -50,8 +50,9 @@ StatusOr<std::shared_ptr<McpServer>> NewServer(ServerContext& ctx, const Caller&
                      std::make_shared<TenantQuota>(*ctx.tenants, caller, ctx.state_root)};
   json policy = json::object();
   AB_RETURN_IF_ERROR(ApplyServerDefaults(ctx.config, &policy));
-  options.create_sandbox = [exe = ctx.self_exe, root = ctx.state_root, policy] {
-    return CreateSandboxInHelper(exe, root, policy, "");
+  options.create_sandbox = [exe = ctx.self_exe, root = ctx.state_root, policy,
+                            tenant = caller.tenant] {
+    return CreateSandboxInHelper(exe, root, policy, "", {tenant, ""});
   };
   options.max_timeout_seconds = ctx.config.limits.Get("timeout").max;
   options.max_output_limit = static_cast<uint64_t>(ctx.config.limits.Get("output_limit").max);

@@ -5,6 +5,7 @@
 
 #include "app/server/sandbox_creator.h"
 #include "app/server/server_context.h"
+#include "app/server/tenant_census.h"
 #include "http/api_bodies.h"
 #include "sys/file_util.h"
 
@@ -13,7 +14,7 @@ namespace {
 
 // The name the caller knows a sandbox by: its tenant's (tenants.h) or the state store's.
 std::string NameFor(ServerContext& ctx, const Caller& caller, const SandboxRecord& record) {
-  return caller.anonymous() ? record.name : ctx.tenants->NameOf(record.id);
+  return caller.anonymous() ? record.name : ctx.tenants->NameFor(record);
 }
 
 nlohmann::json Summary(ServerContext& ctx, const Caller& caller, const SandboxStatus& s) {
@@ -26,12 +27,13 @@ nlohmann::json Summary(ServerContext& ctx, const Caller& caller, const SandboxSt
 }
 
 // What `agentbox inspect` prints, with the caller's name for the sandbox.
-StatusOr<std::string> InspectFor(ServerContext& ctx, const Caller& caller, const std::string& id) {
-  AB_ASSIGN_OR_RETURN(std::string inspect, ctx.Manager().InspectJson(id));
+StatusOr<std::string> InspectFor(ServerContext& ctx, const Caller& caller,
+                                 const SandboxRecord& record) {
+  AB_ASSIGN_OR_RETURN(std::string inspect, ctx.Manager().InspectJson(record.id));
   if (caller.anonymous()) return inspect;
   nlohmann::json j = nlohmann::json::parse(inspect, nullptr, false);
   if (!j.is_object()) return inspect;
-  j["name"] = ctx.tenants->NameOf(id);
+  j["name"] = ctx.tenants->NameFor(record);
   return j.dump(2);
 }
 
@@ -64,7 +66,7 @@ Status PrepareNamedWorkspace(const std::string& root, const std::string& path) {
 void HandleListSandboxes(ServerContext& ctx, Exchange& ex) {
   nlohmann::json list = nlohmann::json::array();
   for (const SandboxStatus& s : ctx.Manager().List()) {
-    if (ctx.tenants->Visible(ex.caller, s.record.id)) list.push_back(Summary(ctx, ex.caller, s));
+    if (ctx.tenants->Owns(ex.caller, s.record)) list.push_back(Summary(ctx, ex.caller, s));
   }
   ex.ReplyJson(200, {{"sandboxes", list}});
 }
@@ -72,7 +74,7 @@ void HandleListSandboxes(ServerContext& ctx, Exchange& ex) {
 void HandleGetSandbox(ServerContext& ctx, Exchange& ex) {
   auto found = FindVisible(ctx, ex.caller, ex.Param("id"));
   if (!found.ok()) return ex.ReplyError(found.status());
-  auto inspect = InspectFor(ctx, ex.caller, found->record.id);
+  auto inspect = InspectFor(ctx, ex.caller, found->record);
   if (!inspect.ok()) return ex.ReplyError(inspect.status());
   ex.Reply(200, "application/json", *inspect + "\n");
 }
@@ -127,19 +129,21 @@ void HandleCreateSandbox(ServerContext& ctx, Exchange& ex) {
         PrepareNamedWorkspace(rules.workspace_root, body->policy["workspace"].get<std::string>());
     if (!ready.ok()) return ex.ReplyError(ready);
   }
-  const StateStore store(ctx.state_root);
   const std::string tenant_name = ex.caller.anonymous() ? "" : body->name;
-  Status quota = ctx.tenants->Reserve(
-      ex.caller, [&store](const std::string& id) { return store.Load(id).ok(); }, tenant_name);
+  SandboxManager manager = ctx.Manager();
+  Status quota = ReserveForTenant(*ctx.tenants, manager, ex.caller, tenant_name);
   if (!quota.ok()) return ex.ReplyError(quota);
   auto id = CreateSandboxInHelper(ctx.self_exe, ctx.state_root, body->policy,
-                                  ex.caller.anonymous() ? body->name : "");
+                                  ex.caller.anonymous() ? body->name : "",
+                                  {ex.caller.tenant, tenant_name});
   if (!id.ok()) {
     ctx.tenants->Cancel(ex.caller, tenant_name);
     return ex.ReplyError(id.status());
   }
   Status saved = ctx.tenants->Commit(ex.caller, *id, tenant_name);
-  auto inspect = InspectFor(ctx, ex.caller, *id);
+  SandboxRecord made;
+  made.id = *id;
+  auto inspect = InspectFor(ctx, ex.caller, made);
   if (!saved.ok() || !inspect.ok()) {
     // An owner that cannot be recorded would leave a sandbox no tenant can see or remove.
     (void)ctx.Manager().Remove(*id, true);

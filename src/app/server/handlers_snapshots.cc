@@ -4,6 +4,7 @@
 
 #include "app/self_exec.h"
 #include "app/server/server_context.h"
+#include "app/server/tenant_census.h"
 #include "core/session_log.h"
 
 namespace agentbox {
@@ -89,10 +90,9 @@ void HandleForkSnapshot(ServerContext& ctx, Exchange& ex) {
   if (!name->empty()) {
     if (Status valid = ValidateSandboxName(*name); !valid.ok()) return ex.ReplyError(valid);
   }
-  const StateStore store(ctx.state_root);
   const std::string tenant_name = ex.caller.anonymous() ? "" : *name;
-  Status quota = ctx.tenants->Reserve(
-      ex.caller, [&store](const std::string& id) { return store.Load(id).ok(); }, tenant_name);
+  SandboxManager manager = ctx.Manager();
+  Status quota = ReserveForTenant(*ctx.tenants, manager, ex.caller, tenant_name);
   if (!quota.ok()) return ex.ReplyError(quota);
   std::vector<std::string> args = {"fork", target->first.id + ":" + target->second.id};
   if (ex.caller.anonymous() && !name->empty()) args.insert(args.end(), {"--name", *name});

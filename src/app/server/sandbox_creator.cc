@@ -67,13 +67,16 @@ void RemoveStalePolicyFiles(const std::string& state_root) {
 
 StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
                                             const std::string& state_root,
-                                            const nlohmann::json& policy, const std::string& name) {
+                                            const nlohmann::json& policy, const std::string& name,
+                                            const SandboxTenant& tenant) {
   AB_RETURN_IF_ERROR(MakeDirs(state_root, 0700));
   AB_ASSIGN_OR_RETURN(PolicyFile file, PolicyFile::Write(state_root, policy.dump()));
   // --no-pull: the server never fetches an image (docs/api.md): not for a tenant's choice of
   // registry, and not for 15 minutes inside one request.
   std::vector<std::string> args = {"--policy", file.path(), "--no-pull"};
   if (!name.empty()) args.insert(args.end(), {"--name", name});
+  if (!tenant.tenant.empty()) args.insert(args.end(), {"--tenant", tenant.tenant});
+  if (!tenant.name.empty()) args.insert(args.end(), {"--tenant-name", tenant.name});
   return RunCreateHelper(self_exe, args);
 }
 

@@ -9,14 +9,17 @@
 #include <string>
 
 #include "base/status.h"
+#include "core/sandbox_record.h"
 
 namespace agentbox {
 
 // The id of the new sandbox; on failure the helper's one-line reason (kAlreadyExists when the
-// name was taken meanwhile, else kUnavailable).
+// name was taken meanwhile, else kUnavailable). `tenant` (a tenant's create) goes to the helper
+// as --tenant and --tenant-name: the record keeps it, and a kubernetes sandbox's objects carry it.
 StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
                                             const std::string& state_root,
-                                            const nlohmann::json& policy, const std::string& name);
+                                            const nlohmann::json& policy, const std::string& name,
+                                            const SandboxTenant& tenant = {});
 
 // Removes the policy files a server killed mid-create left in `state_root` (they hold a
 // tenant's policy, env values included): those whose server (named in the file) is gone.

@@ -1,13 +1,13 @@
 #include "app/server/tenant_quota.h"
 
-#include "core/state_store.h"
+#include "app/backends.h"
+#include "app/server/tenant_census.h"
 
 namespace agentbox {
 
 Status TenantQuota::ReserveSandbox() {
-  const StateStore store(state_root_);
-  Status reserved =
-      tenants_.Reserve(caller_, [&store](const std::string& id) { return store.Load(id).ok(); });
+  SandboxManager manager = MakeSandboxManager(StateStore(state_root_));
+  Status reserved = ReserveForTenant(tenants_, manager, caller_);
   if (reserved.ok()) return reserved;
   return Status(reserved.code(), reserved.message() +
                                      " (max_sandboxes): remove one (DELETE /v1/sandboxes/ID) or "

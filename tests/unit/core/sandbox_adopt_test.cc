@@ -123,5 +123,42 @@ TEST_F(SandboxAdoptTest, GoneRecordIsDroppedNotDead) {
   EXPECT_TRUE(manager.List().empty());
 }
 
+SandboxRecord TenantMade(const std::string& id, const std::string& tenant,
+                         const std::string& tenant_name) {
+  SandboxRecord r = Made(id, "");
+  r.tenant = tenant;
+  r.tenant_name = tenant_name;
+  return r;
+}
+
+// A tenant's lookup among the sandboxes kept elsewhere (another serve replica's): by its own name
+// for it, its id or a prefix, and never another tenant's, which is as good as missing.
+TEST_F(SandboxAdoptTest, TenantFindsItsOwnOnlyByItsNameIdOrPrefix) {
+  world_.records = {TenantMade("0a1b2c3d4e5f", "a", "build"),
+                    TenantMade("0a1b99999999", "b", "build"), Made("777777777777", "build")};
+  SandboxManager manager = Manager();
+  auto by_name = manager.FindTenantSandbox("a", "build");
+  ASSERT_TRUE(by_name.ok()) << by_name.status().message();
+  EXPECT_EQ(by_name->record.id, "0a1b2c3d4e5f");
+  EXPECT_TRUE(by_name->record.adopted);
+  EXPECT_EQ(manager.store().Load("0a1b2c3d4e5f")->tenant, "a");  // kept, with its tenant
+  EXPECT_EQ(manager.FindTenantSandbox("b", "build")->record.id, "0a1b99999999");
+  // The prefix 0a1b names one sandbox of each tenant: each tenant sees only its own.
+  EXPECT_EQ(manager.FindTenantSandbox("b", "0a1b")->record.id, "0a1b99999999");
+  EXPECT_EQ(manager.FindTenantSandbox("b", "0a1b2c3d4e5f").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(manager.FindTenantSandbox("c", "build").status().code(), StatusCode::kNotFound);
+  // The record's name is not the tenant's: a sandbox no tenant owns is no tenant's.
+  EXPECT_EQ(manager.FindTenantSandbox("a", "777777777777").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(manager.FindTenantSandbox("", "build").status().code(), StatusCode::kNotFound);
+}
+
+TEST_F(SandboxAdoptTest, TenantsNameMadeTwiceIsAmbiguous) {
+  world_.records = {TenantMade("0a1b2c3d4e5f", "a", "build"),
+                    TenantMade("9f8e7d6c5b4a", "a", "build")};
+  SandboxManager manager = Manager();
+  EXPECT_EQ(manager.FindTenantSandbox("a", "build").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(manager.FindTenantSandbox("a", "9f8e").ok());
+}
+
 }  // namespace
 }  // namespace agentbox

@@ -42,6 +42,19 @@ TEST(SandboxRecordTest, RoundTripsTheImagesUser) {
   EXPECT_EQ(plain->spec.user, (SandboxUser{1000, 1000}));
 }
 
+TEST(SandboxRecordTest, RoundTripsServesTenant) {
+  SandboxRecord r = SampleRecord();
+  r.tenant = "a";
+  r.tenant_name = "build";
+  auto back = SandboxRecordFromJson(SandboxRecordToJson(r));
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(back->tenant, "a");
+  EXPECT_EQ(back->tenant_name, "build");
+  // A record without one (the CLI's, or from before) has none, and writes none.
+  EXPECT_EQ(SandboxRecordToJson(SampleRecord()).find("tenant"), std::string::npos);
+  EXPECT_EQ(SandboxRecordFromJson(SandboxRecordToJson(SampleRecord()))->tenant, "");
+}
+
 TEST(SandboxRecordTest, RoundTripsTheTtlAndItsExpiry) {
   SandboxRecord r = SampleRecord();
   r.spec.ttl_seconds = 90.5;

@@ -154,6 +154,48 @@ TEST(ServerTenantsTest, NamesArePerTenant) {
   EXPECT_TRUE(reg.Reserve(b, all, "x").ok());
 }
 
+// A record made through another replica (adopted from the cluster) carries its tenant: that
+// tenant owns it and knows it by its name, no other does; this map's own entry wins.
+TEST(ServerTenantsTest, RecordsCarryTheirTenant) {
+  TenantRegistry reg("");
+  Caller a{"a", 0, 0}, b{"b", 0, 0}, anon;
+  SandboxRecord made;
+  made.id = "id1";
+  made.tenant = "a";
+  made.tenant_name = "build";
+  EXPECT_TRUE(reg.Owns(a, made));
+  EXPECT_FALSE(reg.Owns(b, made));
+  EXPECT_TRUE(reg.Owns(anon, made));
+  EXPECT_EQ(reg.NameFor(made), "build");
+  SandboxRecord untenanted;
+  untenanted.id = "id2";
+  EXPECT_FALSE(reg.Owns(a, untenanted));
+  EXPECT_FALSE(reg.Named(a, "build").has_value());
+  reg.Learn(made);
+  EXPECT_EQ(reg.Named(a, "build"), "id1");
+  EXPECT_FALSE(reg.Named(b, "build").has_value());
+  EXPECT_TRUE(reg.Visible(a, "id1"));
+  SandboxRecord claimed = made;  // the map's entry wins over a record saying otherwise
+  claimed.tenant = "b";
+  EXPECT_FALSE(reg.Owns(b, claimed));
+}
+
+// The tenant's sandboxes the cluster holds count once each beside this map's, and their names
+// are taken: what two replicas share.
+TEST(ServerTenantsTest, ReserveCountsSandboxesElsewhere) {
+  TenantRegistry reg("");
+  Caller a{"a", 2, 0};
+  auto exists = [](const std::string&) { return true; };
+  ASSERT_TRUE(reg.Reserve(a, exists, "here").ok());
+  ASSERT_TRUE(reg.Commit(a, "id1", "here").ok());
+  TenantRegistry::Elsewhere cluster{{"id1", "id2"}, {"here", "there"}};
+  EXPECT_EQ(reg.Reserve(a, exists, "", cluster).code(), StatusCode::kResourceExhausted);
+  EXPECT_EQ(reg.Reserve(a, exists, "there", {{"id1"}, {"there"}}).code(),
+            StatusCode::kAlreadyExists);
+  ASSERT_TRUE(reg.Reserve(a, exists, "new", {{"id1"}, {"here"}}).ok());
+  reg.Cancel(a, "new");
+}
+
 TEST(ServerHttpStatusTest, OneMapping) {
   EXPECT_EQ(HttpStatusFor(InvalidArgument("x")), 400);
   EXPECT_EQ(HttpStatusFor(NotFound("x")), 404);

@@ -95,6 +95,59 @@ TEST(KubernetesPodRecord, NameIsASelectableLabelOnEveryObject) {
   EXPECT_TRUE(IsLabelValue(NameLabelValue("web.")));
 }
 
+// serve's tenant (issue 20: replicas share tenants through the cluster): a label on all three
+// objects, so `-l agentbox.dev/tenant=a` selects a tenant's; the tenant and its own name for the
+// sandbox (not the record's name) as annotations, and back into the record.
+TEST(KubernetesPodRecord, TenantIsALabelOnEveryObjectAndComesBack) {
+  ManifestInputs in = Inputs();
+  in.identity.name = "";
+  in.identity.tenant = "team-a";
+  in.identity.tenant_name = "build";
+  auto [pod, secret] = Objects(SpecWithEnv(), in);
+  const json policy = SandboxNetworkPolicy(in).value();
+  for (const json* object : std::initializer_list<const json*>{&pod, &secret, &policy}) {
+    EXPECT_EQ((*object)["metadata"]["labels"][kLabelTenant], "team-a");
+    EXPECT_FALSE((*object)["metadata"]["labels"].contains(kLabelName));
+  }
+  EXPECT_EQ(pod["metadata"]["annotations"][kAnnotationTenant], "team-a");
+  EXPECT_EQ(pod["metadata"]["annotations"][kAnnotationTenantName], "build");
+  auto record = RecordFromObjects(pod, secret);
+  ASSERT_TRUE(record.ok()) << record.status().message();
+  EXPECT_EQ(record->tenant, "team-a");
+  EXPECT_EQ(record->tenant_name, "build");
+  EXPECT_EQ(record->name, "");  // a tenant's name is its own, never the store's
+  // The record's identity is what Create writes: the round trip of a made sandbox.
+  const SandboxIdentity again = IdentityOf(*record);
+  EXPECT_EQ(again.tenant, "team-a");
+  EXPECT_EQ(again.tenant_name, "build");
+}
+
+TEST(KubernetesPodRecord, NoTenantNoTenantLabelOrAnnotation) {
+  auto [pod, secret] = Objects(SpecWithEnv(), Inputs());
+  EXPECT_FALSE(pod["metadata"]["labels"].contains(kLabelTenant));
+  EXPECT_FALSE(pod["metadata"]["annotations"].contains(kAnnotationTenant));
+  EXPECT_FALSE(pod["metadata"]["annotations"].contains(kAnnotationTenantName));
+  auto record = RecordFromObjects(pod, secret);
+  ASSERT_TRUE(record.ok());
+  EXPECT_EQ(record->tenant, "");
+  EXPECT_EQ(record->tenant_name, "");
+}
+
+TEST(KubernetesPodRecord, TenantLabelIsHashedWhenNoLabelValueAndMustMatch) {
+  ManifestInputs in = Inputs();
+  in.identity.tenant = std::string(64, 't');
+  in.identity.tenant_name = "w";
+  auto [pod, secret] = Objects(SpecWithEnv(), in);
+  const std::string label = pod["metadata"]["labels"][kLabelTenant];
+  EXPECT_EQ(label.rfind("h.", 0), 0u);
+  EXPECT_TRUE(IsLabelValue(label));
+  EXPECT_EQ(RecordFromObjects(pod, secret)->tenant, std::string(64, 't'));
+  // An annotation edited to another tenant than the label says is refused, not believed.
+  json forged = pod;
+  forged["metadata"]["annotations"][kAnnotationTenant] = "team-b";
+  EXPECT_EQ(RecordFromObjects(forged, secret).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(KubernetesPodRecord, PodWithoutIpIsADeadSandbox) {
   auto [pod, secret] = Objects(SpecWithEnv(), Inputs());
   pod["status"] = {{"phase", "Failed"}};
