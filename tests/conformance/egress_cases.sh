@@ -96,3 +96,19 @@ case_egress_bad_pattern_refused_with_nothing_left() {
   ab ls --json
   json_assert "r == []" "the refused create left a sandbox"
 }
+
+# On kubernetes there is no pidfd of the pod's PID 1 on this host: a pod deleted behind
+# agentbox's back ends its proxy through the relay's background listener closing, and gc then
+# removes the sandbox. No proxy is left waiting for a pod that is gone.
+case_egress_pod_deleted_outside_ends_the_proxy() {
+  [[ $AB_BACKEND == kubernetes ]] || not_applicable "the proxy watches a pidfd of the sandbox's PID 1 here"
+  egress_servers_up
+  new_box "${ALLOW[@]}"
+  [[ -n $(egress_processes_of "$BOX") ]] || fail "no egress proxy runs for the sandbox"
+  timeout 60 kubectl delete pod "agentbox-$BOX" >/dev/null || fail "kubectl delete pod agentbox-$BOX"
+  wait_until 90 no_egress_processes_of "$BOX" || fail "the egress proxy outlived its pod: $(egress_processes_of "$BOX")"
+  ab gc
+  expect_rc 0
+  ab ls --json
+  json_assert "r == []" "gc left the sandbox whose pod is gone"
+}
