@@ -29,13 +29,15 @@ build_pkgs=(g++ cmake ninja-build pkg-config libseccomp-dev nettle-dev nlohmann-
 # unit test; python3-yaml: scripts/check-deploy.py reads deploy/'s manifests. groff, zsh, fish, systemd
 # (systemd-socket-activate, systemd-analyze) and mmdebstrap: the packaging suite (man pages
 # render, completions parse, socket activation, the .deb on a fresh Debian 12).
-# podman, catatonit (its pods' infra container) and netavark (its bridge networks): the fake
-# Kubernetes API server runs each created pod with `podman kube play` (tests/kubernetes/).
+# podman, catatonit (its pods' infra container) and netavark (its bridge networks) with iptables
+# (netavark 1.4 sets a bridge's rules with it: without it every pod fails to start, "netavark: No
+# such file or directory"): the fake Kubernetes API server runs each created pod with
+# `podman kube play` (tests/kubernetes/).
 test_pkgs=(python3 busybox-static bash-static bubblewrap curl iproute2 procps clang libclang-rt-14-dev btrfs-progs
   make git python3-venv python3-pip python3-setuptools python3-wheel python3-pytest
   mount e2fsprogs xfsprogs
   docker-registry python3-bcrypt python3-cryptography mmdebstrap openssl python3-yaml groff-base zsh fish
-  systemd podman catatonit netavark)
+  systemd podman catatonit netavark iptables)
 # strace: bench/kubernetes times a create's API requests and agent dials by their connect calls.
 bench_pkgs=(hyperfine bubblewrap strace)
 # docker-registry: the local registry the docker backend's pulls are tested against.

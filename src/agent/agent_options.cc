@@ -10,6 +10,7 @@
 
 #include "policy/image_user.h"
 #include "proto/agent_hello.h"
+#include "proto/agent_protocol.h"
 #include "spec/units.h"
 #include "sys/unique_fd.h"
 
@@ -32,6 +33,10 @@ StatusOr<AgentOptions> ParseTcpMode(const std::vector<std::string>& args, size_t
   }
   options.token_file = args[i + 1];
   i += 2;
+  if (i < args.size() && args[i] == kAgentEgressRelayTcpFlag) {
+    options.egress_relay_tcp = true;
+    ++i;
+  }
   if (i < args.size()) return InvalidArgument("unexpected argument \"" + args[i] + "\"");
   return options;
 }

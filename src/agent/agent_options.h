@@ -47,6 +47,9 @@ struct AgentOptions {
   // egress proxy (agent/egress_relay.h); where the proxy cannot listen in the sandbox's network
   // itself (gVisor). "": no relay.
   std::string egress_relay_path;
+  // kContainer over TCP, --egress-relay-tcp: the same relay, with no socket a command could
+  // reach: PID 1 hands it each TCP connection whose hello asks for it (kubernetes).
+  bool egress_relay_tcp = false;
   // --user UID:GID: who commands run as inside (agent/agent_user.h); absent: uid/gid 1000.
   SandboxUser user;
   // --open-files N (policy open_files, where the runtime cannot set a ulimit: a pod): each
@@ -56,7 +59,8 @@ struct AgentOptions {
 };
 
 // `agentbox-agent` -> kNative; `agentbox-agent [--clock-start SECONDS] (--listen PATH
-// [--egress-relay PATH] | --listen-tcp HOST:PORT --token-file PATH)` -> kContainer; `--disk-watch`,
+// [--egress-relay PATH] | --listen-tcp HOST:PORT --token-file PATH [--egress-relay-tcp])` ->
+// kContainer; `--disk-watch`,
 // `--user UID:GID`, `--random-seed N` and `--open-files N` may come first in either, in any
 // order. Anything else is kInvalidArgument (the caller prints the usage and exits 2). args
 // excludes argv[0].
@@ -70,6 +74,6 @@ Status ReadAgentToken(AgentOptions* options);
 inline constexpr const char* kAgentUsage =
     "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--random-seed N] [--open-files N] "
     "[[--clock-start SECONDS] (--listen SOCKET_PATH [--egress-relay SOCKET_PATH] | "
-    "--listen-tcp HOST:PORT --token-file PATH)]";
+    "--listen-tcp HOST:PORT --token-file PATH [--egress-relay-tcp])]";
 
 }  // namespace agentbox

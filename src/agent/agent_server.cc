@@ -3,7 +3,8 @@
 // Accepts connections on its listening socket — inherited as fd 3 in a native sandbox (created by
 // the host in a directory only the host can open), bound by itself in a container (--listen) —
 // (on TCP in a pod, --listen-tcp: each connection waits at the hello gate, agent/hello_gate.h,
-// until its token is checked) and gives each to a handler process of its own, so a slow or hung
+// until its token is checked; one whose hello names the egress relay goes to the relay instead,
+// agent/egress_relay.h) and gives each to a handler process of its own, so a slow or hung
 // request never blocks another: the warm handler forked ahead of time (agent/warm_handler.h), else
 // a new fork. Only the host may talk to it: a peer with a pid in the agent's PID namespace (on TCP:
 // an address of the pod's own network) is inside the box, and is hung up on at once. As PID 1 it
@@ -42,6 +43,7 @@
 #include "proto/exec_result.h"
 #include "proto/exec_wire.h"
 #include "spec/sandbox_spec.h"
+#include "sys/fd_passing.h"
 
 namespace agentbox {
 namespace {
@@ -54,7 +56,22 @@ constexpr int kStrayScanIntervalMs = 1000;
 struct AgentSockets {
   UniqueFd listen;
   UniqueFd relay;  // the egress relay's (agent/egress_relay.h); invalid: no relay
+  // TCP (--egress-relay-tcp): `relay` is one end of a socketpair and this the other, on which
+  // PID 1 sends the relay each connection whose hello asked for it.
+  UniqueFd relay_feed;
 };
+
+Status MakeRelayFeed(AgentSockets* sockets) {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) != 0) {
+    return ErrnoStatus("socketpair for the egress relay");
+  }
+  sockets->relay.reset(pair[0]);
+  sockets->relay_feed.reset(pair[1]);
+  // PID 1 never waits on the relay: a full queue drops the connection (SendWithFd: EAGAIN).
+  if (::fcntl(pair[1], F_SETFL, O_NONBLOCK) != 0) return ErrnoStatus("fcntl the relay's feed");
+  return OkStatus();
+}
 
 // The listening sockets, and in container mode the checks and hardening that come first.
 StatusOr<AgentSockets> SetUp(const AgentOptions& options) {
@@ -74,6 +91,7 @@ StatusOr<AgentSockets> SetUp(const AgentOptions& options) {
     AB_ASSIGN_OR_RETURN(sockets.relay, BindListeningSocket(options.egress_relay_path, 0666));
   }
   if (!options.listen_tcp.empty()) {
+    if (options.egress_relay_tcp) AB_RETURN_IF_ERROR(MakeRelayFeed(&sockets));
     AB_ASSIGN_OR_RETURN(sockets.listen, BindTcpListeningSocket(options.listen_tcp));
   } else {
     AB_ASSIGN_OR_RETURN(sockets.listen, BindListeningSocket(options.listen_path));
@@ -148,9 +166,15 @@ std::unique_ptr<DnsCatcher> OpenCatcher() {
 
 class Agent {
  public:
-  Agent(const AgentOptions& options, int listen_fd, int relay_fd, int sig_fd, int workspace_fd)
-      : listen_fd_(listen_fd), sig_fd_(sig_fd), catcher_(OpenCatcher()), relay_fd_(relay_fd) {
-    if (!options.listen_tcp.empty()) gate_ = std::make_unique<HelloGate>(options.token);
+  Agent(const AgentOptions& options, AgentSockets sockets, int sig_fd, int workspace_fd)
+      : listen_fd_(sockets.listen.release()),
+        sig_fd_(sig_fd),
+        catcher_(OpenCatcher()),
+        relay_fd_(sockets.relay.release()),
+        relay_feed_(sockets.relay_feed.release()) {
+    if (!options.listen_tcp.empty()) {
+      gate_ = std::make_unique<HelloGate>(options.token, relay_feed_ >= 0);
+    }
     context_.exec = {options.mode, options.disk_watch, options.random_seed, options.open_files};
     context_.workspace_fd = workspace_fd;
   }
@@ -238,7 +262,7 @@ class Agent {
     if (pid == 0) {
       fds.erase(std::remove(fds.begin(), fds.end(), relay_fd_), fds.end());
       EnterHandlerProcess(fds);
-      RunEgressRelay(relay_fd_);
+      RunEgressRelay(relay_fd_, relay_feed_ >= 0);
     }
     if (pid > 0) relay_pid_ = pid;
   }
@@ -247,10 +271,24 @@ class Agent {
   void OnGate(const std::vector<struct pollfd>& pfds, size_t from) {
     for (size_t i = from; i < pfds.size(); ++i) {
       if (!pfds[i].revents) continue;
-      UniqueFd conn = gate_->OnReadable(pfds[i].fd);
-      if (conn.valid()) Dispatch(conn.release());
+      HelloTarget target = HelloTarget::kAgent;
+      UniqueFd conn = gate_->OnReadable(pfds[i].fd, &target);
+      if (!conn.valid()) continue;
+      if (target == HelloTarget::kEgressRelay) {
+        HandToRelay(std::move(conn));
+      } else {
+        Dispatch(conn.release());
+      }
     }
     gate_->Expire(HelloGate::MonotonicSeconds());
+  }
+
+  // A connection whose hello asked for the egress relay, sent to it (the gate accepts such a
+  // hello only when relay_feed_ exists). Queued in the socketpair while a killed relay is being
+  // replaced; dropped (the host sees it close) when the queue is full.
+  void HandToRelay(UniqueFd conn) {
+    const char byte = 'r';
+    (void)sys::SendWithFd(relay_feed_, &byte, 1, conn.get());
   }
 
   void Accept() {
@@ -328,6 +366,7 @@ class Agent {
   std::vector<int> AgentFds() const {
     std::vector<int> fds = {listen_fd_, sig_fd_};
     if (relay_fd_ >= 0) fds.push_back(relay_fd_);
+    if (relay_feed_ >= 0) fds.push_back(relay_feed_);
     for (const auto& [pid, slot] : handlers_) {
       if (slot.conn >= 0) fds.push_back(slot.conn);
       if (slot.control.valid()) fds.push_back(slot.control.get());
@@ -380,6 +419,7 @@ class Agent {
   std::unique_ptr<DnsCatcher> catcher_;
   std::unique_ptr<HelloGate> gate_;  // TCP only: the connections waiting for their hello
   int relay_fd_;                     // the egress relay's listening socket, -1: none
+  int relay_feed_;                   // TCP: PID 1's end of the relay's socketpair, -1: none
   pid_t relay_pid_ = -1;
   time_t last_relay_fork_ = 0;
 };
@@ -403,7 +443,7 @@ int RunAgent(const AgentOptions& options) {
     std::fprintf(stderr, "agentbox-agent: setup: %s\n", std::strerror(errno));
     return 1;
   }
-  Agent(options, sockets->listen.release(), sockets->relay.release(), sig_fd, workspace_fd).Serve();
+  Agent(options, std::move(*sockets), sig_fd, workspace_fd).Serve();
 }
 
 }  // namespace agentbox

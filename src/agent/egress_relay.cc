@@ -18,6 +18,7 @@
 
 #include "agent/agent_socket.h"
 #include "proto/relay_wire.h"
+#include "sys/fd_passing.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
@@ -89,10 +90,10 @@ struct Pending {
 
 class Relay {
  public:
-  explicit Relay(int listen_fd) : listen_fd_(listen_fd) {}
+  Relay(int listen_fd, bool handed_over) : listen_fd_(listen_fd), handed_over_(handed_over) {}
 
   [[noreturn]] void Run() {
-    // Accepted until EAGAIN: PID 1 bound it blocking (and never accepts on it itself).
+    // Accepted (or received) until EAGAIN: PID 1 made it blocking (and never reads it itself).
     const int flags = ::fcntl(listen_fd_, F_GETFL);
     if (flags < 0 || ::fcntl(listen_fd_, F_SETFL, flags | O_NONBLOCK) != 0) ::_exit(1);
     epoll_.reset(::epoll_create1(EPOLL_CLOEXEC));
@@ -152,14 +153,36 @@ class Relay {
     }
   }
 
-  void AcceptHost() {
-    for (int i = 0; i < 16; ++i) {
-      UniqueFd fd(::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
-      if (!fd.valid()) return;
+  // The next host connection, accepted on the unix socket or (TCP) handed over by PID 1, into
+  // *fd (left invalid when it was not one to serve). False once none is waiting.
+  bool NextHost(UniqueFd* fd) {
+    if (!handed_over_) {
+      fd->reset(::accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+      if (!fd->valid()) return false;
       // Only the host; anyone else is closed. gVisor reports a peer from the host side of a
       // host unix socket as the accepting task itself (here the relay, not PID 1).
-      const pid_t peer = PeerPidInOurNamespace(fd.get());
-      if (peer != ::getpid() && !IsHostPeer(peer)) continue;
+      const pid_t peer = PeerPidInOurNamespace(fd->get());
+      if (peer != ::getpid() && !IsHostPeer(peer)) fd->reset();
+      return true;
+    }
+    // PID 1 checked the peer's address and token (agent/hello_gate.h) before it sent it here.
+    char byte = 0;
+    int received = -1;
+    if (sys::ReceiveWithFd(listen_fd_, &byte, 1, &received, MSG_DONTWAIT) <= 0) {
+      if (received >= 0) ::close(received);
+      return false;
+    }
+    fd->reset(received);
+    const int flags = fd->valid() ? ::fcntl(fd->get(), F_GETFL) : -1;
+    if (flags < 0 || ::fcntl(fd->get(), F_SETFL, flags | O_NONBLOCK) != 0) fd->reset();
+    return true;
+  }
+
+  void AcceptHost() {
+    for (int i = 0; i < 16; ++i) {
+      UniqueFd fd;
+      if (!NextHost(&fd)) return;
+      if (!fd.valid()) continue;
       if (pending_.size() >= kMaxPending) {
         Forget(pending_.begin()->first);
         pending_.erase(pending_.begin());
@@ -291,6 +314,7 @@ class Relay {
   }
 
   int listen_fd_;
+  bool handed_over_;
   UniqueFd epoll_;
   std::map<int, Target> targets_;
   std::map<int, Pending> pending_;
@@ -301,9 +325,9 @@ class Relay {
 
 }  // namespace
 
-void RunEgressRelay(int listen_fd) {
+void RunEgressRelay(int listen_fd, bool handed_over) {
   ::prctl(PR_SET_NAME, "agentbox-relay", 0, 0, 0);
-  Relay(listen_fd).Run();
+  Relay(listen_fd, handed_over).Run();
 }
 
 }  // namespace agentbox

@@ -10,9 +10,15 @@
 //   proxy:       keeps a few connections parked on it ("park ID"); a command's connection to
 //                PORT takes the oldest, which is told ("c"), and the relay copies bytes both ways
 //
-// so the proxy sees each client connection as a stream of its own and treats it exactly as one
+// On kubernetes the host is not on the pod's network at all (the proxy runs on the CLI's machine
+// or in serve's pod): the same relay runs with `--egress-relay-tcp`, and the host reaches it on
+// the agent's TCP port with a hello for it carrying the sandbox's token, which PID 1 checks and
+// then hands the connection over (no socket of its own exists that a command could reach).
+//
+// So the proxy sees each client connection as a stream of its own and treats it exactly as one
 // it accepted (proto/relay_wire.h has the lines). The relay decides nothing: every check is the
-// proxy's. It talks only to host peers (agent/agent_socket.h IsHostPeer). Bounded: 256 listeners,
+// proxy's. It talks only to host peers (agent/agent_socket.h IsHostPeer; on kubernetes only to
+// connections PID 1 passed its TCP hello gate with the sandbox's token). Bounded: 256 listeners,
 // 16 parked per listener, 512 relayed connections with two 64 KiB buffers each, 64 host
 // connections awaiting their line; one thread. A listener, its parked and relayed connections
 // close with its owner, so with the exec. A command can kill the relay (same uid): PID 1 starts
@@ -21,7 +27,11 @@
 
 namespace agentbox {
 
-// Serves `listen_fd` (a listening unix stream socket) for ever.
-[[noreturn]] void RunEgressRelay(int listen_fd);
+// Serves `listen_fd` for ever: a listening unix stream socket (gVisor), or with handed_over
+// (kubernetes) PID 1's socketpair end on which it sends each host connection (SCM_RIGHTS, one
+// byte with it) whose hello asked for the relay with the sandbox's token: a pod's commands run
+// as the agent's uid, so a socket in the pod's filesystem would be theirs to connect to, where
+// a socketpair's ends are only PID 1's and the relay's.
+[[noreturn]] void RunEgressRelay(int listen_fd, bool handed_over);
 
 }  // namespace agentbox

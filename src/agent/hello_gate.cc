@@ -91,24 +91,31 @@ bool HelloGate::ReadSome(Pending& p, bool* done) {
   return true;
 }
 
-bool HelloGate::Verify(const Pending& p) {
-  auto token = HelloTokenFromWire(std::string_view(p.frame).substr(kHeaderBytes));
-  if (!token.ok()) {
+bool HelloGate::Verify(const Pending& p, HelloTarget* target) {
+  auto hello = HelloFromWire(std::string_view(p.frame).substr(kHeaderBytes));
+  if (!hello.ok()) {
     LogRefused("its first request is no hello");
     return false;
   }
-  if (!TokensMatch(*token, token_)) {
+  if (!TokensMatch(hello->token, token_)) {
     LogRefused("wrong token");
     Answer(
         p.conn.get(),
         {{"ok", false}, {"code", "permission_denied"}, {"error", "the agent refused the token"}});
     return false;
   }
+  if (hello->target == HelloTarget::kEgressRelay && !egress_relay_) {
+    Answer(p.conn.get(), {{"ok", false},
+                          {"code", "unavailable"},
+                          {"error", "this sandbox has no egress relay (it has no allow_hosts)"}});
+    return false;
+  }
   Answer(p.conn.get(), {{"ok", true}});
+  *target = hello->target;
   return true;
 }
 
-UniqueFd HelloGate::OnReadable(int fd) {
+UniqueFd HelloGate::OnReadable(int fd, HelloTarget* target) {
   auto it = std::find_if(pending_.begin(), pending_.end(),
                          [fd](const Pending& p) { return p.conn.get() == fd; });
   if (it == pending_.end()) return UniqueFd();
@@ -116,7 +123,8 @@ UniqueFd HelloGate::OnReadable(int fd) {
   const bool alive = ReadSome(*it, &done);
   if (alive && !done) return UniqueFd();
   UniqueFd conn;
-  if (alive && Verify(*it)) conn = std::move(it->conn);
+  *target = HelloTarget::kAgent;
+  if (alive && Verify(*it, target)) conn = std::move(it->conn);
   pending_.erase(it);
   return conn;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "proto/agent_hello.h"
 #include "sys/unique_fd.h"
 
 namespace agentbox {
@@ -20,7 +21,10 @@ inline constexpr size_t kMaxPendingHellos = 64;
 
 class HelloGate {
  public:
-  explicit HelloGate(std::string token) : token_(std::move(token)) {}
+  // egress_relay: the sandbox has an egress relay, so a hello for it (HelloTarget::kEgressRelay)
+  // is accepted; without one it is answered unavailable and closed.
+  explicit HelloGate(std::string token, bool egress_relay = false)
+      : token_(std::move(token)), egress_relay_(egress_relay) {}
 
   // An accepted connection (blocking or not: every read here is MSG_DONTWAIT), accepted at
   // `now` (seconds of a monotonic clock, MonotonicSeconds()).
@@ -30,9 +34,10 @@ class HelloGate {
   std::vector<int> fds() const;
 
   // fd (one of fds()) is readable: reads what arrived of its hello. Returns the connection once
-  // its hello was accepted and answered ok (it then carries one ordinary request); else an
-  // invalid fd (still waiting, or refused and closed).
-  UniqueFd OnReadable(int fd);
+  // its hello was accepted and answered ok (it then carries one ordinary request, or for
+  // *target kEgressRelay the relay's protocol); else an invalid fd (still waiting, or refused
+  // and closed).
+  UniqueFd OnReadable(int fd, HelloTarget* target);
 
   // Closes the connections whose hello is overdue at `now`.
   void Expire(time_t now);
@@ -47,9 +52,10 @@ class HelloGate {
   };
   // True while the hello may still complete; false: drop it. *done once all of it is read.
   static bool ReadSome(Pending& p, bool* done);
-  bool Verify(const Pending& p);
+  bool Verify(const Pending& p, HelloTarget* target);
 
   std::string token_;
+  bool egress_relay_;
   std::vector<Pending> pending_;
 };
 

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "egress/proxy_process.h"
+#include "proto/agent_hello.h"
 #include "sys/process_identity.h"
 #include "sys/syscalls.h"
 
@@ -70,7 +71,34 @@ StatusOr<egress::ExecChannel> OpenChannel(const SandboxRecord& record) {
   return record.egress_relay.empty()
              ? egress::ExecChannel::OpenForSandbox(record.egress_socket, record.init_pid,
                                                    record.init_start_time)
-             : egress::ExecChannel::OpenRelayed(record.egress_socket, record.egress_relay);
+             : egress::ExecChannel::OpenRelayed(record.egress_socket, record.egress_relay,
+                                                record.agent_token);
+}
+
+// The proxy, its listening control socket given; fills record.egress_pid and its start time.
+Status SpawnProxy(SandboxRecord& record, int control) {
+  egress::RelayAccess relay;
+  UniqueFd watch, relay_dir;
+  if (IsTcpAgentAddress(record.egress_relay)) {
+    // A pod's PID 1 is on another machine: no pidfd. The proxy ends with the relay's
+    // background listener instead (egress/proxy.h SetRelayTcp), and always at Destroy.
+    relay.tcp_address = record.egress_relay;
+    relay.token = record.agent_token;
+  } else {
+    watch.reset(sys::PidfdOpen(record.init_pid));
+    if (!watch.valid() || !ProcessRunning(record.init_pid, record.init_start_time)) {
+      return Unavailable("the sandbox's PID 1 ended before its egress proxy started");
+    }
+    if (!record.egress_relay.empty()) {
+      AB_ASSIGN_OR_RETURN(relay_dir, OpenRelayDir(record.egress_relay));
+      relay.dir_fd = relay_dir.get();
+    }
+  }
+  AB_ASSIGN_OR_RETURN(pid_t pid, egress::StartEgressProxy(record.spec, control, true, watch.get(),
+                                                          relay, record.state_dir + "/egress.log"));
+  record.egress_pid = pid;
+  record.egress_start_time = ProcessStartTime(pid);
+  return OkStatus();
 }
 
 }  // namespace
@@ -78,19 +106,7 @@ StatusOr<egress::ExecChannel> OpenChannel(const SandboxRecord& record) {
 Status StartSandboxEgress(SandboxRecord& record) {
   record.egress_socket = record.state_dir + "/egress.sock";
   AB_ASSIGN_OR_RETURN(UniqueFd control, ListenControl(record.egress_socket));
-  UniqueFd watch(sys::PidfdOpen(record.init_pid));
-  if (!watch.valid() || !ProcessRunning(record.init_pid, record.init_start_time)) {
-    return Unavailable("the sandbox's PID 1 ended before its egress proxy started");
-  }
-  UniqueFd relay_dir;
-  if (!record.egress_relay.empty()) {
-    AB_ASSIGN_OR_RETURN(relay_dir, OpenRelayDir(record.egress_relay));
-  }
-  AB_ASSIGN_OR_RETURN(pid_t pid,
-                      egress::StartEgressProxy(record.spec, control.get(), true, watch.get(),
-                                               relay_dir.get(), record.state_dir + "/egress.log"));
-  record.egress_pid = pid;
-  record.egress_start_time = ProcessStartTime(pid);
+  AB_RETURN_IF_ERROR(SpawnProxy(record, control.get()));
   // The listener every background process (exec -d) is given, served for the sandbox's life.
   AB_ASSIGN_OR_RETURN(egress::ExecChannel background, OpenChannel(record));
   record.egress_background_port = background.port();

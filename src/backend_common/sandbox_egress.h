@@ -1,8 +1,10 @@
 // A persistent sandbox's egress proxy (allow_hosts), the same for every backend: started at
 // create beside the box, reached by each exec through a listener of its own in the sandbox's
 // network namespace (native, docker with runc), or under gVisor, whose network the host cannot
-// enter, through the sandbox's egress relay (record.egress_relay, agent/egress_relay.h); gone
-// with the sandbox's PID 1 (it watches a pidfd of it) and killed by Destroy.
+// enter, and on kubernetes, whose pods are on another network, through the sandbox's egress
+// relay (record.egress_relay: a socket path, or the pod's agent "tcp:HOST:PORT" reached with
+// record.agent_token; agent/egress_relay.h); gone with the sandbox's PID 1 (a pidfd of it; on
+// kubernetes the relay's background listener closing) and killed by Destroy.
 #pragma once
 
 #include <memory>

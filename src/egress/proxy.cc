@@ -13,6 +13,7 @@
 #include <cstring>
 
 #include "egress/proxy_internal.h"
+#include "egress/relay_dial.h"
 #include "proto/agent_protocol.h"
 #include "proto/relay_wire.h"
 #include "sys/fd_passing.h"
@@ -32,12 +33,40 @@ bool IsListeningTcp(int fd) {
          (domain == AF_INET || domain == AF_INET6);
 }
 
-// A relay listener's owner: a connected unix stream socket.
-bool IsUnixStream(int fd) {
-  int type = 0, domain = 0;
+// A relay listener's owner: a connected stream socket, unix (gVisor) or TCP (kubernetes).
+bool IsConnectedStream(int fd) {
+  int type = 0, domain = 0, listening = 0;
   socklen_t len = sizeof(int);
   return ::getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM &&
-         ::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 && domain == AF_UNIX;
+         ::getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len) == 0 && listening == 0 &&
+         ::getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) == 0 &&
+         (domain == AF_UNIX || domain == AF_INET || domain == AF_INET6);
+}
+
+// A connection to the relay, not yet told what it is for.
+UniqueFd DialRelay(const std::string& tcp, const std::string& token) {
+  if (!tcp.empty()) {
+    // Blocking, on the proxy's one thread: a connect and a hello's round trip to the pod (on a
+    // cluster's network, well under a millisecond), at most kHelloTimeoutSeconds for a pod that
+    // stopped answering, whose listeners then close and end the proxy.
+    auto fd = DialTcpRelay(tcp, token);
+    if (!fd.ok()) {
+      std::fprintf(stderr, "%s\n", fd.status().message().c_str());
+      return UniqueFd();
+    }
+    const int flags = ::fcntl(fd->get(), F_GETFL);
+    if (flags < 0 || ::fcntl(fd->get(), F_SETFL, flags | O_NONBLOCK) != 0) return UniqueFd();
+    return std::move(*fd);
+  }
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  struct sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, kEgressRelaySocketName, sizeof(addr.sun_path) - 1);
+  if (!fd.valid() ||
+      ::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0) {
+    return UniqueFd();
+  }
+  return fd;
 }
 
 }  // namespace
@@ -111,8 +140,8 @@ void ExecEntry::ReadControl() {
     return;
   }
   constexpr std::string_view kRelay = "relay ";
-  if (text.substr(0, kRelay.size()) == kRelay && fd.valid() && fresh && IsUnixStream(fd.get()) &&
-      proxy->relay_ready()) {
+  if (text.substr(0, kRelay.size()) == kRelay && fd.valid() && fresh &&
+      IsConnectedStream(fd.get()) && proxy->relay_ready()) {
     relay_id = std::strtoull(std::string(text.substr(kRelay.size())).c_str(), nullptr, 10);
     relay_owner = std::move(fd);
     if (!proxy->loop().Add(relay_owner.get(), EPOLLIN | EPOLLRDHUP, this).ok()) return End(false);
@@ -163,6 +192,7 @@ void ExecEntry::OnParked(int fd, uint32_t events) {
 // The relay closed the exec's listener (a command killed it, or the sandbox ended): no more
 // clients come; those connected go on, and the report stays for "finish".
 void ExecEntry::DropRelay() {
+  if (background && !ended) proxy->OnBackgroundRelayGone();
   proxy->loop().Remove(relay_owner.get());
   relay_owner.reset();
   for (auto& [fd, conn] : parked) proxy->loop().Remove(fd);
@@ -197,15 +227,19 @@ Status Proxy::SetRelayDir(int relay_dir) {
   return OkStatus();
 }
 
+void Proxy::SetRelayTcp(std::string address, std::string token) {
+  relay_tcp_ = std::move(address);
+  relay_token_ = std::move(token);
+  relay_ready_ = true;
+}
+
+void Proxy::OnBackgroundRelayGone() {
+  if (!relay_tcp_.empty()) stop_ = true;
+}
+
 UniqueFd Proxy::ConnectRelay(uint64_t id) {
-  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  struct sockaddr_un addr = {};
-  addr.sun_family = AF_UNIX;
-  std::strncpy(addr.sun_path, kEgressRelaySocketName, sizeof(addr.sun_path) - 1);
-  if (!fd.valid() ||
-      ::connect(fd.get(), reinterpret_cast<struct sockaddr*>(&addr), sizeof(addr)) != 0) {
-    return UniqueFd();
-  }
+  UniqueFd fd = DialRelay(relay_tcp_, relay_token_);
+  if (!fd.valid()) return fd;
   const std::string line = RelayParkLine(id);
   if (::send(fd.get(), line.data(), line.size(), MSG_DONTWAIT | MSG_NOSIGNAL) !=
       static_cast<ssize_t>(line.size())) {

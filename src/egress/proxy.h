@@ -9,9 +9,9 @@
 //
 // The control protocol (SOCK_SEQPACKET, one connection per exec, from the host side only):
 //   -> "open" + one fd (SCM_RIGHTS): the exec's listening TCP socket; the proxy serves it.
-//   -> "relay ID" + one fd: instead, under gVisor, the connection owning the exec's listener
-//      ID on the sandbox's egress relay (agent/egress_relay.h); the proxy parks connections on
-//      it (proto/relay_wire.h) and serves each client the relay gives it.
+//   -> "relay ID" + one fd: instead, under gVisor and on kubernetes, the connection owning the
+//      exec's listener ID on the sandbox's egress relay (agent/egress_relay.h); the proxy parks
+//      connections on it (proto/relay_wire.h) and serves each client the relay gives it.
 //   -> "background" (after "open" or "relay"): the sandbox's listener for background processes
 //      (exec -d): the proxy serves it until the proxy ends, whatever the control connection
 //      does; no report is kept for anyone (a denial is only in the proxy's log).
@@ -19,12 +19,14 @@
 //   <- the exec's NetworkReport as JSON (proto/exec_result.h), then closes.
 // A control connection that hangs up ends its exec the same way, without an answer. A proxy with
 // a connected control socket (`run`) exits when it hangs up; one with a listening control socket
-// (a persistent sandbox) exits when `watch_fd` (a pidfd of the sandbox's PID 1) says it ended.
+// (a persistent sandbox) exits when `watch_fd` (a pidfd of the sandbox's PID 1) says it ended,
+// or on kubernetes when the relay drops its background listener (SetRelayTcp).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "base/status.h"
@@ -58,10 +60,19 @@ class Proxy : public EventHandler {
   // (an O_PATH fd of the dir, which becomes the proxy's cwd: it names no other path, and a
   // command cannot place a socket there: the host sealed the dir). Call before Run.
   Status SetRelayDir(int relay_dir);
+  // Instead, on kubernetes: the relay is reached at the pod's agent, `address` ("tcp:HOST:PORT"),
+  // with a hello carrying `token` (egress/relay_dial.h). There is no pidfd of a pod's PID 1 to
+  // watch: the proxy ends when the background processes' listener (the sandbox's first, kept
+  // for its life) loses its owning connection, i.e. when the pod or its relay is gone, and
+  // always when the host kills it (rm, gc). Call before Run.
+  void SetRelayTcp(std::string address, std::string token);
   bool relay_ready() const { return relay_ready_; }
   // A connection parked on relay listener `id` ("park ID" sent); invalid when the relay cannot
   // take one now.
   UniqueFd ConnectRelay(uint64_t id);
+  // The background entry's relay listener closed: the sandbox's end, for a proxy that has no
+  // pidfd to watch (SetRelayTcp).
+  void OnBackgroundRelayGone();
 
   // For connections and execs (egress/proxy_connection.cc, proxy.cc).
   EventLoop& loop() { return loop_; }
@@ -90,6 +101,8 @@ class Proxy : public EventHandler {
   bool control_listens_ = false;
   int watch_fd_ = -1;
   bool relay_ready_ = false;
+  std::string relay_tcp_;  // SetRelayTcp; "": the relay dir, if any
+  std::string relay_token_;
   bool stop_ = false;
   std::map<Connection*, std::unique_ptr<Connection>> connections_;
   std::map<uint64_t, Connection*> by_id_;

@@ -9,10 +9,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
 #include "egress/proxy.h"
+#include "proto/agent_hello.h"
 #include "spec/units.h"
 #include "sys/file_util.h"
 
@@ -25,6 +27,8 @@ struct Options {
   bool listening = false;
   int watch_fd = -1;
   int relay_dir_fd = -1;
+  std::string relay_tcp;  // kubernetes: the pod's agent, "tcp:HOST:PORT"
+  int relay_token_fd = -1;
 };
 
 StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
@@ -46,6 +50,11 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
     } else if (a == "--watch-fd") {
       AB_ASSIGN_OR_RETURN(uint64_t fd, ParseCount(v));
       o.watch_fd = static_cast<int>(fd);
+    } else if (a == "--relay-tcp") {
+      o.relay_tcp = v;
+    } else if (a == "--relay-token-fd") {
+      AB_ASSIGN_OR_RETURN(uint64_t fd, ParseCount(v));
+      o.relay_token_fd = static_cast<int>(fd);
     } else if (a == "--relay-dir-fd") {
       AB_ASSIGN_OR_RETURN(uint64_t fd, ParseCount(v));
       o.relay_dir_fd = static_cast<int>(fd);
@@ -53,7 +62,27 @@ StatusOr<Options> ParseOptions(const std::vector<std::string>& args) {
       return InvalidArgument("unknown option " + a);
     }
   }
+  if (o.relay_tcp.empty() != (o.relay_token_fd < 0)) {
+    return InvalidArgument("--relay-tcp and --relay-token-fd go together");
+  }
   return o;
+}
+
+// The sandbox's token, from the pipe the host wrote it to (never an argument: a command line is
+// anyone's to read in /proc).
+StatusOr<std::string> ReadRelayToken(int fd) {
+  std::string token;
+  char buf[512];
+  for (;;) {
+    const ssize_t n = ::read(fd, buf, sizeof(buf));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return ErrnoStatus("read the egress relay's token");
+    if (n == 0) break;
+    token.append(buf, static_cast<size_t>(n));
+    if (token.size() > kAgentTokenMaxBytes) return InvalidArgument("the relay's token is too long");
+  }
+  ::close(fd);
+  return CheckAgentToken(token);
 }
 
 Status ReadHostsOverride(std::string* text) {
@@ -102,10 +131,17 @@ int EgressProxyMain(const std::vector<std::string>& args) {
   auto rules = EgressRules::FromPatterns(options->allow);
   std::string hosts;
   Status st = rules.ok() ? ReadHostsOverride(&hosts) : rules.status();
+  std::string relay_token;
+  if (st.ok() && options->relay_token_fd >= 0) {
+    auto token = ReadRelayToken(options->relay_token_fd);
+    st = token.status();
+    if (token.ok()) relay_token = std::move(*token);
+  }
   if (st.ok()) st = DropPrivileges(options->limits);
   if (st.ok()) {
     Proxy proxy(std::move(*rules), options->limits);
     proxy.SetHostsOverride(hosts);
+    if (!options->relay_tcp.empty()) proxy.SetRelayTcp(options->relay_tcp, relay_token);
     if (options->relay_dir_fd >= 0) {
       st = proxy.SetRelayDir(options->relay_dir_fd);
       ::close(options->relay_dir_fd);

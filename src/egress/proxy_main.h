@@ -1,9 +1,13 @@
 // `agentbox egress-proxy`: the proxy process of one sandbox (egress/proxy.h), started by
 // egress/proxy_process.h and never by a user. Its fd 3 is the control socket (listening for a
 // persistent sandbox, connected for `run`), fd 4 when given a pidfd of the sandbox's PID 1, fd 5
-// when given an O_PATH fd of the directory of the sandbox's egress relay socket (gVisor).
+// when given an O_PATH fd of the directory of the sandbox's egress relay socket (gVisor), or on
+// kubernetes the read end of a pipe that holds the sandbox's token (--relay-token-fd) with the
+// pod's agent address (--relay-tcp tcp:HOST:PORT): the relay is reached there
+// (egress/relay_dial.h).
 //
-//   agentbox egress-proxy [--listening] [--watch-fd 4] [--relay-dir-fd 5] --connections N
+//   agentbox egress-proxy [--listening] [--watch-fd 4] [--relay-dir-fd 5 |
+//                         --relay-tcp tcp:HOST:PORT --relay-token-fd 5] --connections N
 //                         --bytes N [--allow P]...
 //
 // $AGENTBOX_EGRESS_HOSTS_FILE (read once, before the drop below) names a hosts file whose names

@@ -14,6 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "egress/proxy_main.h"
+#include "egress/relay_dial.h"
+#include "proto/agent_hello.h"
 #include "proto/relay_wire.h"
 #include "sys/fd_passing.h"
 #include "sys/netns.h"
@@ -84,16 +86,37 @@ StatusOr<std::string> ReadRelayAnswer(int fd) {
   return nl == std::string::npos ? line : line.substr(0, nl);
 }
 
+// A pipe's read end holding `token` (it fits the pipe's buffer: kAgentTokenMaxBytes).
+StatusOr<UniqueFd> TokenPipe(const std::string& token) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) return ErrnoStatus("pipe for the egress proxy's token");
+  UniqueFd read_end(fds[0]), write_end(fds[1]);
+  if (::write(write_end.get(), token.data(), token.size()) != static_cast<ssize_t>(token.size())) {
+    return ErrnoStatus("write the egress proxy's token");
+  }
+  return read_end;
+}
+
 }  // namespace
 
 StatusOr<pid_t> StartEgressProxy(const SandboxSpec& spec, int control, bool listening,
-                                 int watch_pidfd, int relay_dir, const std::string& log_path) {
+                                 int watch_pidfd, const RelayAccess& relay,
+                                 const std::string& log_path) {
+  UniqueFd token_pipe;
+  if (!relay.tcp_address.empty()) {
+    AB_ASSIGN_OR_RETURN(token_pipe, TokenPipe(relay.token));
+  }
+  const int relay_dir = relay.tcp_address.empty() ? relay.dir_fd : token_pipe.get();
   std::vector<std::string> args = {"agentbox",      std::string(kEgressProxyCommand),
                                    "--connections", std::to_string(spec.limits.egress_connections),
                                    "--bytes",       std::to_string(spec.limits.egress_bytes)};
   if (listening) args.push_back("--listening");
   if (watch_pidfd >= 0) args.insert(args.end(), {"--watch-fd", "4"});
-  if (relay_dir >= 0) args.insert(args.end(), {"--relay-dir-fd", "5"});
+  if (!relay.tcp_address.empty()) {
+    args.insert(args.end(), {"--relay-tcp", relay.tcp_address, "--relay-token-fd", "5"});
+  } else if (relay_dir >= 0) {
+    args.insert(args.end(), {"--relay-dir-fd", "5"});
+  }
   for (const std::string& p : spec.allow_hosts) args.insert(args.end(), {"--allow", p});
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -167,9 +190,15 @@ StatusOr<ExecChannel> ExecChannel::OpenForSandbox(const std::string& socket_path
 }
 
 StatusOr<ExecChannel> ExecChannel::OpenRelayed(const std::string& socket_path,
-                                               const std::string& relay_path) {
+                                               const std::string& relay_path,
+                                               const std::string& token) {
   AB_ASSIGN_OR_RETURN(UniqueFd control, ConnectTo(socket_path, SOCK_SEQPACKET));
-  AB_ASSIGN_OR_RETURN(UniqueFd owner, ConnectTo(relay_path, SOCK_STREAM));
+  UniqueFd owner;
+  if (IsTcpAgentAddress(relay_path)) {
+    AB_ASSIGN_OR_RETURN(owner, DialTcpRelay(relay_path, token));
+  } else {
+    AB_ASSIGN_OR_RETURN(owner, ConnectTo(relay_path, SOCK_STREAM));
+  }
   AB_ASSIGN_OR_RETURN(std::string line, ReadRelayAnswer(owner.get()));
   auto answer = ParseRelayListenAnswer(line);
   if (!answer) return Unavailable("the sandbox's egress relay answered \"" + line + "\"");

@@ -26,12 +26,20 @@ namespace agentbox::egress {
 // A persistent sandbox's execs each get a free port of their own.
 inline constexpr uint16_t kRunProxyPort = 3128;
 
+// How the proxy reaches the sandbox's egress relay (agent/egress_relay.h), when it has one.
+struct RelayAccess {
+  int dir_fd = -1;          // gVisor: an O_PATH fd of the dir of the relay's socket
+  std::string tcp_address;  // kubernetes: the pod's agent, "tcp:HOST:PORT" (egress/relay_dial.h)
+  std::string token;        // with tcp_address: the sandbox's agent token
+};
+
 // Starts `agentbox egress-proxy` for `spec` with `control` as its fd 3 (listening: a persistent
-// sandbox's socket; else one end of a socketpair), `watch_pidfd` as fd 4 and `relay_dir` (an
-// O_PATH fd of the dir of the sandbox's egress relay socket) as fd 5 (-1: none), its stderr to
+// sandbox's socket; else one end of a socketpair), `watch_pidfd` as fd 4 (-1: none) and, for a
+// relay, relay.dir_fd as fd 5 or (TCP) a pipe holding relay.token as fd 5, its stderr to
 // `log_path` ("" : /dev/null). Returns its pid.
 StatusOr<pid_t> StartEgressProxy(const SandboxSpec& spec, int control, bool listening,
-                                 int watch_pidfd, int relay_dir, const std::string& log_path);
+                                 int watch_pidfd, const RelayAccess& relay,
+                                 const std::string& log_path);
 
 // A TCP socket listening on 127.0.0.1:port (0: any free port) in the calling thread's network
 // namespace (sys/netns.h puts a thread in the sandbox's).
@@ -50,9 +58,11 @@ class ExecChannel {
   static StatusOr<ExecChannel> OpenForSandbox(const std::string& socket_path, pid_t init_pid,
                                               uint64_t init_start_time);
   // Under gVisor: asks the sandbox's egress relay at `relay_path` for a listener of the exec's
-  // own (agent/egress_relay.h) and hands its owning connection to the proxy ("relay ID").
+  // own (agent/egress_relay.h) and hands its owning connection to the proxy ("relay ID"). On
+  // kubernetes `relay_path` is the pod's agent, "tcp:HOST:PORT", said hello to with `token`.
   static StatusOr<ExecChannel> OpenRelayed(const std::string& socket_path,
-                                           const std::string& relay_path);
+                                           const std::string& relay_path,
+                                           const std::string& token = "");
   uint16_t port() const { return port_; }
   // Hands the listener to the proxy for good ("background"): it serves the sandbox's background
   // processes (exec -d) until the proxy ends. The channel is spent.

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "backend_common/sandbox_egress.h"
 #include "backend_common/sandbox_resources.h"
 #include "base/build_info.h"
 #include "base/sha256.h"
@@ -55,11 +56,6 @@ Status CheckSupported(const SandboxSpec& spec) {
     return InvalidArgument(
         "--workspace names a host directory; a kubernetes sandbox's workspace is its pod's "
         "emptyDir (copy files in with agentbox cp)");
-  }
-  if (!spec.allow_hosts.empty()) {
-    return Unavailable(
-        "allow_hosts is not available on the kubernetes backend yet: its pods have no egress at "
-        "all");
   }
   if (spec.clock_start_seconds) {
     // A time namespace needs a user namespace the pod's seccomp profile does not allow.
@@ -146,8 +142,16 @@ class KubernetesBackend : public Backend {
         client, record.spec, Inputs(record, client), record.agent_token));
     if (st.ok()) st = Start(client, record);
     if (st.ok()) st = RefuseUnheldExplicitPids(record);
-    if (!st.ok()) (void)kubernetes::DeleteSandboxObjects(client, record.id);
+    if (st.ok() && !record.spec.allow_hosts.empty()) st = StartEgress(record);
+    if (!st.ok()) {
+      StopSandboxEgress(record);
+      (void)kubernetes::DeleteSandboxObjects(client, record.id);
+    }
     return st;
+  }
+
+  StatusOr<std::unique_ptr<ExecEgress>> OpenExecEgress(const SandboxRecord& record) override {
+    return OpenSandboxEgress(record);
   }
 
   bool IsAlive(const SandboxRecord& record) override {
@@ -173,6 +177,7 @@ class KubernetesBackend : public Backend {
   }
 
   Status Destroy(const SandboxRecord& record) override {
+    StopSandboxEgress(record);  // whatever the cluster says: no proxy outlives its sandbox here
     AB_ASSIGN_OR_RETURN(ApiClient client, Client(record.spec.kube));
     return Prefixed(kubernetes::DeleteSandboxObjects(client, record.id));
   }
@@ -231,6 +236,18 @@ class KubernetesBackend : public Backend {
     const std::string own = OwnNamespace();
     if (own != client.namespace_name()) in.server_namespace = own;
     return in;
+  }
+
+  // allow_hosts: the sandbox's egress proxy on this host (backend_common/sandbox_egress.h). The
+  // pod itself has no egress (its NetworkPolicy allows none): a command's connection goes to
+  // its exec's listener on the pod's loopback, which the agent's egress relay holds, and on
+  // through the relay's connection to the proxy, which this host made to the pod's agent port
+  // with the sandbox's token (agent/egress_relay.h). Every check is the proxy's.
+  Status StartEgress(SandboxRecord& record) {
+    record.egress_relay = record.agent_socket;
+    Status st = StartSandboxEgress(record);
+    if (st.ok()) return st;
+    return Status(st.code(), "backend kubernetes: the sandbox's egress proxy: " + st.message());
   }
 
   // The pod running with an IP, then its agent answering the token handshake.

@@ -18,6 +18,9 @@ std::vector<std::string> AgentArgs(const SandboxSpec& spec) {
   args.insert(args.end(),
               {kAgentListenTcpFlag, "0.0.0.0:" + std::to_string(kAgentPort), kAgentTokenFileFlag,
                std::string(kAgentTokenDir) + "/" + kAgentTokenKey});
+  // The egress relay (agent/egress_relay.h), reached only through the agent's port with the
+  // token: the host's proxy serves the pod's commands through it; the pod gets no egress.
+  if (!spec.allow_hosts.empty()) args.push_back(kAgentEgressRelayTcpFlag);
   return args;
 }
 

@@ -26,7 +26,7 @@ Status RunNetwork::Start(const SandboxSpec& spec, LaunchRequest& request) {
     }
     UniqueFd ours(pair[0]), theirs(pair[1]);
     AB_ASSIGN_OR_RETURN(proxy_pid_,
-                        egress::StartEgressProxy(spec, theirs.get(), false, -1, -1, ""));
+                        egress::StartEgressProxy(spec, theirs.get(), false, -1, {}, ""));
     control_ = std::move(ours);
     request.extra_env = EgressProxyEnvironment(egress::kRunProxyPort);
   }

@@ -80,18 +80,37 @@ StatusOr<std::string> CheckAgentToken(std::string_view text) {
 
 std::string NewAgentToken() { return RandomHexId() + RandomHexId(); }
 
-std::string HelloRequestToWire(std::string_view token) {
-  return nlohmann::json{{"op", "hello"}, {"token", std::string(token)}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+namespace {
+constexpr const char* kEgressRelayTarget = "egress_relay";
+}  // namespace
+
+std::string HelloRequestToWire(std::string_view token, HelloTarget target) {
+  nlohmann::json hello = {{"op", "hello"}, {"token", std::string(token)}};
+  if (target == HelloTarget::kEgressRelay) hello["to"] = kEgressRelayTarget;
+  return hello.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-StatusOr<std::string> HelloTokenFromWire(std::string_view payload) {
+StatusOr<Hello> HelloFromWire(std::string_view payload) {
   auto j = nlohmann::json::parse(payload, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.value("op", "") != "hello" || !j.contains("token") ||
       !j["token"].is_string()) {
     return InvalidArgument("the first request on a TCP connection must be a hello with a token");
   }
-  return j["token"].get<std::string>();
+  Hello hello;
+  hello.token = j["token"].get<std::string>();
+  if (j.contains("to")) {
+    // Only the one other target there is: anything else is refused, never taken for the agent.
+    if (!j["to"].is_string() || j["to"].get<std::string>() != kEgressRelayTarget) {
+      return InvalidArgument("a hello's \"to\" must be \"egress_relay\" when given");
+    }
+    hello.target = HelloTarget::kEgressRelay;
+  }
+  return hello;
+}
+
+StatusOr<std::string> HelloTokenFromWire(std::string_view payload) {
+  AB_ASSIGN_OR_RETURN(Hello hello, HelloFromWire(payload));
+  return std::move(hello.token);
 }
 
 bool TokensMatch(std::string_view a, std::string_view b) {

@@ -64,8 +64,21 @@ StatusOr<std::string> CheckAgentToken(std::string_view file_text);
 // never reused or shared.
 std::string NewAgentToken();
 
+// Whom a hello asks for. kAgent: the connection then carries one agent request. kEgressRelay
+// ({"op":"hello","token":...,"to":"egress_relay"}): the host's egress proxy asking for the
+// sandbox's egress relay (agent/egress_relay.h); PID 1 hands the connection to the relay, and it
+// then speaks proto/relay_wire.h. An agent without a relay closes such a connection after its ok.
+enum class HelloTarget { kAgent, kEgressRelay };
+
+struct Hello {
+  std::string token;
+  HelloTarget target = HelloTarget::kAgent;
+};
+
 // The client's hello payload.
-std::string HelloRequestToWire(std::string_view token);
+std::string HelloRequestToWire(std::string_view token, HelloTarget target = HelloTarget::kAgent);
+// A hello payload; kInvalidArgument when it is no hello (or names an unknown "to").
+StatusOr<Hello> HelloFromWire(std::string_view payload);
 // The token of a hello payload; kInvalidArgument when it is no hello.
 StatusOr<std::string> HelloTokenFromWire(std::string_view payload);
 

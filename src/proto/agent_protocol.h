@@ -73,6 +73,10 @@ inline constexpr const char* kAgentClockStartFlag = "--clock-start";
 // `--listen PATH`; the socket is kEgressRelaySocketName in the agent's run dir.
 inline constexpr const char* kAgentEgressRelayFlag = "--egress-relay";
 inline constexpr const char* kEgressRelaySocketName = "egress-relay.sock";
+// The TCP agent's egress relay (kubernetes): `--egress-relay-tcp` after `--token-file PATH`. No
+// socket of its own: the host's egress proxy reaches it through the agent's TCP port with a
+// hello for it (proto/agent_hello.h HelloTarget::kEgressRelay), which PID 1 hands over.
+inline constexpr const char* kAgentEgressRelayTcpFlag = "--egress-relay-tcp";
 
 enum class FrameType : uint8_t {
   kRequest = 'Q',

@@ -886,7 +886,7 @@ case_background_process_dies_with_rm() {
 # lane tests/docker/runsc.sh runs too; the CLI's): harness_main finds their case_ functions
 # through H_CASE_FILES.
 H_CASE_FILES=("$HERE/terminal_cases.sh" "$HERE/cli_cases.sh" "$HERE/snapshot_cases.sh"
-  "$HERE/pool_cases.sh" "$HERE/adopt_cases.sh")
+  "$HERE/pool_cases.sh" "$HERE/adopt_cases.sh" "$HERE/egress_cases.sh")
 for f in "${H_CASE_FILES[@]}"; do
   # shellcheck source=/dev/null
   source "$f"

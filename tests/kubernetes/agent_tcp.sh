@@ -36,7 +36,8 @@ case $? in
   *) echo "0 passed, 1 failed (the images)"; exit 1 ;;
 esac
 
-# The golden objects as they are, but for the sandbox's image and a fresh token.
+# The golden objects as they are, but for the sandbox's image, a fresh token and the egress relay
+# (--egress-relay-tcp, what the backend adds for a sandbox with allow_hosts).
 TOKEN=$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')
 python3 - "$SRC/tests/golden/kubernetes/strict.json" "$TOKEN" >"$WORK/objects.json" <<'PY'
 import base64, json, sys
@@ -44,6 +45,7 @@ objects = json.load(open(sys.argv[1]))
 for o in objects["items"]:
     if o["kind"] == "Pod":
         o["spec"]["containers"][0]["image"] = "localhost/agentbox-k8s-test:latest"
+        o["spec"]["containers"][0]["args"].append("--egress-relay-tcp")
     if o["kind"] == "Secret":
         o["data"]["token"] = base64.b64encode(sys.argv[2].encode()).decode()
 # The Secret before the pod that mounts it, as the backend creates them.
@@ -120,6 +122,48 @@ check "a command inside the pod cannot reach its agent, token in hand" \
   '[[ $(C exec "$AGENT" --result "$WORK/r" -- sh -c "command -v nc" 2>/dev/null) == */nc ]] &&
    [[ -z $(C exec "$AGENT" --result "$WORK/r" -- sh -c "nc -w 5 $IP 7070 <hello; nc -w 5 127.0.0.1 7070 <hello" 2>/dev/null) ]] &&
    grep -q "\"exit_code\":0" "$WORK/r"'
+
+# The egress relay (agent/egress_relay.h) through the agent's port: a hello naming it with the
+# token, then its lines; a connection of the pod's to the listener it made reaches the parked one.
+cat >"$WORK/relay.py" <<'PY'
+import json, os, socket, struct, subprocess, sys
+ip, token, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+def hello(tok):
+    s = socket.create_connection((ip, 7070), timeout=20)
+    p = json.dumps({"op": "hello", "token": tok, "to": "egress_relay"}).encode()
+    s.sendall(b"Q" + struct.pack("<I", len(p)) + p)
+    head = s.recv(5, socket.MSG_WAITALL)
+    return s, json.loads(s.recv(struct.unpack("<I", head[1:])[0], socket.MSG_WAITALL))
+if mode == "wrong":
+    _, body = hello(token[:-1] + ("1" if token[-1] == "0" else "0"))
+    sys.exit(0 if body.get("code") == "permission_denied" else "answered %r" % body)
+owner, body = hello(token)
+assert body.get("ok"), body
+owner.sendall(b"listen\n")
+ok, lid, port = owner.recv(64).decode().split()
+assert ok == "ok", ok
+parked, body = hello(token)
+assert body.get("ok"), body
+parked.sendall(b"park " + lid.encode() + b"\n")
+cmd = "echo through-the-relay | nc -w 5 127.0.0.1 " + port
+# busybox's nc waits for the other side to close: read, close, then wait for it.
+nc = subprocess.Popen([os.environ["AGENT_TEST_CLIENT"], "exec", "tcp:%s:7070" % ip, "--result",
+                       os.devnull, "--", "sh", "-c", cmd],
+                      env=dict(os.environ, AGENT_TEST_TOKEN=token), stdout=subprocess.DEVNULL)
+got = b""
+while not got.endswith(b"\n") and len(got) < 100:
+    chunk = parked.recv(64)
+    if not chunk:
+        break
+    got += chunk
+parked.close()
+nc.wait(timeout=30)
+sys.exit(0 if got == b"cthrough-the-relay\n" else "the parked connection got %r" % got)
+PY
+check "the egress relay: listen and park through the agent's port, a pod's connection relayed" \
+  'timeout 60 python3 "$WORK/relay.py" "$IP" "$TOKEN" ok'
+check "the egress relay refuses a wrong token" \
+  'timeout 60 python3 "$WORK/relay.py" "$IP" "$TOKEN" wrong'
 
 echo "$PASS passed, $FAIL failed"
 [[ $FAIL -eq 0 ]]

@@ -123,6 +123,20 @@ TEST(AgentOptions, ListenTcpWithATokenFileIsTheContainerAgent) {
   EXPECT_TRUE(ParseAgentArgs({"--listen-tcp", "[::]:7070", "--token-file", "/t"}).ok());
 }
 
+TEST(AgentOptions, TheTcpEgressRelayComesLastAndOnlyOverTcp) {
+  auto options = ParseAgentArgs(
+      {"--listen-tcp", "0.0.0.0:7070", "--token-file", "/t/token", "--egress-relay-tcp"});
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_TRUE(options->egress_relay_tcp);
+  EXPECT_TRUE(options->egress_relay_path.empty());
+  EXPECT_FALSE(
+      ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070", "--token-file", "/t"})->egress_relay_tcp);
+  EXPECT_FALSE(ParseAgentArgs({"--listen", "/s", "--egress-relay-tcp"}).ok());
+  EXPECT_FALSE(ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070", "--token-file", "/t",
+                               "--egress-relay-tcp", "--egress-relay-tcp"})
+                   .ok());
+}
+
 TEST(AgentOptions, ListenTcpNeedsAnAddressAndATokenFile) {
   EXPECT_FALSE(ParseAgentArgs({"--listen-tcp"}).ok());
   EXPECT_FALSE(ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070"}).ok());

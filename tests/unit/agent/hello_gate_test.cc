@@ -32,13 +32,14 @@ Conn Connect(HelloGate& gate, time_t now = 100) {
 }
 
 // Feeds the gate until it decides (a connection back, or this one gone from it).
-UniqueFd Drive(HelloGate& gate, int agent_fd) {
+UniqueFd Drive(HelloGate& gate, int agent_fd, HelloTarget* target = nullptr) {
+  HelloTarget ignored;
   for (int i = 0; i < 1000; ++i) {
     const auto fds = gate.fds();
     if (std::find(fds.begin(), fds.end(), agent_fd) == fds.end()) return UniqueFd();
     struct pollfd p = {agent_fd, POLLIN, 0};
     if (::poll(&p, 1, 5000) != 1) return UniqueFd();
-    UniqueFd conn = gate.OnReadable(agent_fd);
+    UniqueFd conn = gate.OnReadable(agent_fd, target ? target : &ignored);
     if (conn.valid()) return conn;
   }
   return UniqueFd();
@@ -69,6 +70,53 @@ TEST(HelloGate, TheRightTokenOpensTheConnection) {
   EXPECT_EQ(request->payload, R"({"op":"ping"})");
 }
 
+TEST(HelloGate, AnEgressRelayHelloIsToldApartAndNotReadPast) {
+  HelloGate gate(kToken, /*egress_relay=*/true);
+  Conn c = Connect(gate);
+  ASSERT_TRUE(WriteFrame(c.client.get(), FrameType::kRequest,
+                         HelloRequestToWire(kToken, HelloTarget::kEgressRelay))
+                  .ok());
+  ASSERT_EQ(::send(c.client.get(), "listen\n", 7, 0), 7);  // the relay's line, not the gate's
+  HelloTarget target = HelloTarget::kAgent;
+  UniqueFd conn = Drive(gate, c.agent, &target);
+  ASSERT_TRUE(conn.valid());
+  EXPECT_EQ(target, HelloTarget::kEgressRelay);
+  auto answer = ReadFrame(c.client.get());
+  ASSERT_TRUE(answer.ok());
+  EXPECT_TRUE(nlohmann::json::parse(answer->payload).value("ok", false));
+  char line[16] = {};
+  EXPECT_EQ(::recv(conn.get(), line, sizeof(line), 0), 7);
+  EXPECT_STREQ(line, "listen\n");
+}
+
+TEST(HelloGate, AnEgressRelayHelloNeedsTheToken) {
+  HelloGate gate(kToken, /*egress_relay=*/true);
+  Conn c = Connect(gate);
+  ASSERT_TRUE(
+      WriteFrame(c.client.get(), FrameType::kRequest,
+                 HelloRequestToWire("the-sandbox-token-0123456788", HelloTarget::kEgressRelay))
+          .ok());
+  EXPECT_FALSE(Drive(gate, c.agent).valid());
+  auto answer = ReadFrame(c.client.get());
+  ASSERT_TRUE(answer.ok());
+  EXPECT_EQ(nlohmann::json::parse(answer->payload).value("code", ""), "permission_denied");
+  EXPECT_TRUE(gate.fds().empty());
+}
+
+TEST(HelloGate, AnEgressRelayHelloWithoutARelayIsRefused) {
+  HelloGate gate(kToken);
+  Conn c = Connect(gate);
+  ASSERT_TRUE(WriteFrame(c.client.get(), FrameType::kRequest,
+                         HelloRequestToWire(kToken, HelloTarget::kEgressRelay))
+                  .ok());
+  EXPECT_FALSE(Drive(gate, c.agent).valid());
+  auto answer = ReadFrame(c.client.get());
+  ASSERT_TRUE(answer.ok());
+  auto body = nlohmann::json::parse(answer->payload);
+  EXPECT_FALSE(body.value("ok", true));
+  EXPECT_EQ(body.value("code", ""), "unavailable");
+}
+
 TEST(HelloGate, AHelloInPiecesIsWaitedFor) {
   HelloGate gate(kToken);
   Conn c = Connect(gate);
@@ -78,7 +126,8 @@ TEST(HelloGate, AHelloInPiecesIsWaitedFor) {
     ASSERT_EQ(::send(c.client.get(), &frame[i], 1, 0), 1);
     struct pollfd p = {c.agent, POLLIN, 0};
     ASSERT_EQ(::poll(&p, 1, 5000), 1);
-    UniqueFd conn = gate.OnReadable(c.agent);
+    HelloTarget target;
+    UniqueFd conn = gate.OnReadable(c.agent, &target);
     ASSERT_EQ(conn.valid(), i + 1 == frame.size()) << "after byte " << i;
   }
 }

@@ -105,7 +105,8 @@ class AgentTcpTest : public ::testing::Test {
           gate.Expire(HelloGate::MonotonicSeconds() + kHelloTimeoutSeconds);
           break;
         }
-        open = gate.OnReadable(fd);
+        HelloTarget target;
+        open = gate.OnReadable(fd, &target);
       }
       if (!open.valid()) continue;
       auto frame = ReadFrame(open.get());

@@ -49,6 +49,7 @@ inline SandboxSpec FullSpec() {
   spec.no_pull = true;
   spec.open_files = 4096;
   spec.random_seed = 42;
+  spec.allow_hosts = {"example.com", "*.pypi.org:443"};
   return spec;
 }
 

@@ -71,6 +71,20 @@ TEST(AgentHello, HelloCarriesTheToken) {
   EXPECT_FALSE(HelloTokenFromWire("not json").ok());
 }
 
+TEST(AgentHello, TheTargetRoundTripsAndAnUnknownOneIsRefused) {
+  auto agent = HelloFromWire(HelloRequestToWire("a-token-of-enough-bytes"));
+  ASSERT_TRUE(agent.ok());
+  EXPECT_EQ(agent->target, HelloTarget::kAgent);
+  auto relay =
+      HelloFromWire(HelloRequestToWire("a-token-of-enough-bytes", HelloTarget::kEgressRelay));
+  ASSERT_TRUE(relay.ok());
+  EXPECT_EQ(relay->target, HelloTarget::kEgressRelay);
+  EXPECT_EQ(relay->token, "a-token-of-enough-bytes");
+  // Never taken for the agent: a "to" the agent does not know is no hello at all.
+  EXPECT_FALSE(HelloFromWire(R"({"op":"hello","token":"a-token-of-enough-bytes","to":"x"})").ok());
+  EXPECT_FALSE(HelloFromWire(R"({"op":"hello","token":"a-token-of-enough-bytes","to":1})").ok());
+}
+
 TEST(AgentHello, TokensMatchOnlyWhenEqual) {
   EXPECT_TRUE(TokensMatch("0123456789abcdef", "0123456789abcdef"));
   EXPECT_FALSE(TokensMatch("0123456789abcdef", "0123456789abcdeF"));

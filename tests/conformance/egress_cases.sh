@@ -1,0 +1,114 @@
+# shellcheck shell=bash
+# Egress by allowlist (allow_hosts) on whatever backend the suite runs: `run` and a persistent
+# sandbox's execs and background processes reach an allowed host through agentbox's proxy, a host
+# not on the list is refused with the proxy's reason, and the proxy is gone after rm. On
+# kubernetes the proxy runs on this host and serves the pod through the agent's egress relay
+# (agent/egress_relay.h). The security suite (tests/security/cases/egress.sh) has the abuse
+# cases; these are the contract, on every backend, with nothing in the box but busybox's wget.
+#
+# Every server is the test's own on this host's loopback (tests/lib/egress_servers.py), named
+# through a hosts file the proxy reads (AGENTBOX_EGRESS_HOSTS_FILE): index.test and other.test
+# are 127.0.0.1, and loopback is opened only by a pattern naming the exact address.
+# shellcheck disable=SC2016,SC2034
+
+# egress_servers_up: the servers and the hosts file; ALLOW opens index.test's HTTP port only.
+egress_servers_up() {
+  command -v openssl >/dev/null || skip "openssl is needed for the test servers' certificate"
+  mkdir -p "$CASE_DIR/srv"
+  "$PY" "$HERE/../lib/egress_servers.py" "$CASE_DIR/srv" "$CASE_DIR/srv.ready" &
+  wait_until 30 test -s "$CASE_DIR/srv.ready" || fail "the egress test servers did not start"
+  read -r HTTP_PORT HTTPS_PORT HOLD_PORT <"$CASE_DIR/srv.ready"
+  printf '127.0.0.1 index.test other.test\n' >"$CASE_DIR/hosts"
+  export AGENTBOX_EGRESS_HOSTS_FILE=$CASE_DIR/hosts
+  ALLOW=(--allow-host "index.test:$HTTP_PORT" --allow-host "127.0.0.1:$HTTP_PORT")
+}
+
+# wget_to URL OUT: busybox's wget through the proxy variables the exec was given.
+wget_to() { printf 'busybox wget -q -O - %s >%s 2>&1; echo "rc=$?" >>%s' "$1" "$2" "$2"; }
+
+# egress_processes_of ID: pids of host processes holding the sandbox's egress log open (the
+# proxy's stderr), whatever became of the state dir.
+egress_processes_of() {
+  local fd
+  for fd in /proc/[0-9]*/fd/2; do
+    [[ $(readlink "$fd" 2>/dev/null) == *"/sandboxes/$1/egress.log"* ]] && echo "${fd#/proc/}" | cut -d/ -f1
+  done
+  return 0
+}
+no_egress_processes_of() { [[ -z $(egress_processes_of "$1") ]]; }
+
+case_egress_run_reaches_an_allowed_host_only() {
+  egress_servers_up
+  ab run "${AB_KIND[@]}" --json "${ALLOW[@]}" -- sh -c \
+    "busybox wget -q -O - http://index.test:$HTTP_PORT/hello.txt; busybox wget -q -O - http://other.test:$HTTP_PORT/hello.txt; echo done"
+  expect_rc 0
+  json_assert "r['stdout'].count('hello through the proxy') == 1" "want the allowed host's file once: ${AB_OUT:0:300}"
+  json_assert "[c['allowed'] for c in r['network']['connections'] if c.get('kind') != 'lookup'] == [True, False]"
+  json_assert "[c['host'] for c in r['network']['connections'] if c.get('kind') != 'lookup'] == ['index.test', 'other.test']"
+  json_assert "[c for c in r['network']['connections'] if c.get('kind') != 'lookup'][1]['reason'] == 'not in allow_hosts'"
+  # Without --json the refusal is said on stderr, in the proxy's words.
+  ab run "${AB_KIND[@]}" "${ALLOW[@]}" -- busybox wget -q -O - "http://other.test:$HTTP_PORT/hello.txt"
+  [[ $AB_RC != 0 ]] || fail "wget of a host not on the list succeeded"
+  expect_err_has "agentbox: network: connect to other.test:$HTTP_PORT denied by policy (allow_hosts)"
+}
+
+case_egress_persistent_execs_and_rm_ends_the_proxy() {
+  egress_servers_up
+  new_box "${ALLOW[@]}"
+  ab exec --json "$BOX" -- sh -c 'echo "$HTTP_PROXY $HTTPS_PROXY"'
+  json_assert "r['stdout'].startswith('http://127.0.0.1:')" "no proxy variables in the exec: ${AB_OUT:0:200}"
+  ab exec --json "$BOX" -- busybox wget -q -O - "http://index.test:$HTTP_PORT/hello.txt"
+  expect_rc 0
+  json_assert "r['stdout'] == 'hello through the proxy\n'"
+  json_assert "len(r['network']['connections']) == 1 and r['network']['connections'][0]['allowed']"
+  ab exec "$BOX" -- busybox wget -q -O - "http://other.test:$HTTP_PORT/hello.txt"
+  [[ $AB_RC != 0 ]] || fail "wget of a host not on the list succeeded"
+  expect_err_has "agentbox: network: connect to other.test:$HTTP_PORT denied by policy (allow_hosts)"
+  local pid
+  pid=$(egress_processes_of "$BOX" | head -1)
+  [[ -n $pid ]] || fail "no egress proxy runs for the sandbox"
+  ab rm -f "$BOX"
+  expect_rc 0
+  wait_until 10 no_egress_processes_of "$BOX" || fail "an egress proxy outlived rm: $(egress_processes_of "$BOX")"
+}
+
+case_egress_background_process_goes_through_the_proxy() {
+  egress_servers_up
+  new_box "${ALLOW[@]}"
+  ab exec -d "$BOX" -- sh -c "$(wget_to "http://index.test:$HTTP_PORT/hello.txt" /workspace/allowed.out)
+    $(wget_to "http://other.test:$HTTP_PORT/hello.txt" /workspace/denied.out)"
+  expect_rc 0
+  ab wait "$BOX" p1
+  ab exec "$BOX" -- cat /workspace/allowed.out /workspace/denied.out
+  expect_out_has "hello through the proxy" "a background process could not use the proxy"
+  expect_out_has "403" "a background process reached a host not on the list"
+  expect_out_has "rc=1"
+  ab rm -f "$BOX"
+  expect_rc 0
+  wait_until 10 no_egress_processes_of "$BOX" || fail "an egress proxy outlived rm: $(egress_processes_of "$BOX")"
+}
+
+# A create that cannot give the proxy leaves no proxy behind: an allowlist pattern the proxy
+# refuses is refused before anything starts, and nothing of the sandbox's remains.
+case_egress_bad_pattern_refused_with_nothing_left() {
+  ab create "${AB_KIND[@]}" --allow-host 'bad pattern!'
+  expect_one_line_error "a malformed allow_hosts pattern"
+  ab ls --json
+  json_assert "r == []" "the refused create left a sandbox"
+}
+
+# On kubernetes there is no pidfd of the pod's PID 1 on this host: a pod deleted behind
+# agentbox's back ends its proxy through the relay's background listener closing, and gc then
+# removes the sandbox. No proxy is left waiting for a pod that is gone.
+case_egress_pod_deleted_outside_ends_the_proxy() {
+  [[ $AB_BACKEND == kubernetes ]] || not_applicable "the proxy watches a pidfd of the sandbox's PID 1 here"
+  egress_servers_up
+  new_box "${ALLOW[@]}"
+  [[ -n $(egress_processes_of "$BOX") ]] || fail "no egress proxy runs for the sandbox"
+  timeout 60 kubectl delete pod "agentbox-$BOX" >/dev/null || fail "kubectl delete pod agentbox-$BOX"
+  wait_until 90 no_egress_processes_of "$BOX" || fail "the egress proxy outlived its pod: $(egress_processes_of "$BOX")"
+  ab gc
+  expect_rc 0
+  ab ls --json
+  json_assert "r == []" "gc left the sandbox whose pod is gone"
+}
