@@ -4,7 +4,8 @@
 # not on the list is refused with the proxy's reason, and the proxy is gone after rm. On
 # kubernetes the proxy runs on this host and serves the pod through the agent's egress relay
 # (agent/egress_relay.h). The security suite (tests/security/cases/egress.sh) has the abuse
-# cases; these are the contract, on every backend, with nothing in the box but busybox's wget.
+# cases; these are the contract, on every backend and image, with nothing in the box but
+# busybox's wget (the busybox roots) or python3's urllib (the Debian image, which has no busybox).
 #
 # Every server is the test's own on this host's loopback (tests/lib/egress_servers.py), named
 # through a hosts file the proxy reads (AGENTBOX_EGRESS_HOSTS_FILE): index.test and other.test
@@ -23,8 +24,14 @@ egress_servers_up() {
   ALLOW=(--allow-host "index.test:$HTTP_PORT" --allow-host "127.0.0.1:$HTTP_PORT")
 }
 
-# wget_to URL OUT: busybox's wget through the proxy variables the exec was given.
-wget_to() { printf 'busybox wget -q -O - %s >%s 2>&1; echo "rc=$?" >>%s' "$1" "$2" "$2"; }
+# FETCH defines `fetch URL` in the box's sh: the body on stdout through the proxy variables the
+# exec was given, an HTTP error (the proxy's 403) on stderr and exit 1, with whichever client the
+# root has.
+FETCH='fetch() { if command -v busybox >/dev/null 2>&1; then busybox wget -q -O - "$1"; else python3 -c "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=20).read().decode())" "$1"; fi; }'
+# fetch_in_box URL...: the box's sh command fetching each URL in turn.
+fetch_in_box() { printf '%s' "$FETCH"; printf '; fetch %s' "$@"; }
+# wget_to URL OUT: fetch URL into OUT, its exit status after it.
+wget_to() { printf '%s; fetch %s >%s 2>&1; echo "rc=$?" >>%s' "$FETCH" "$1" "$2" "$2"; }
 
 # egress_processes_of ID: pids of host processes holding the sandbox's egress log open (the
 # proxy's stderr), whatever became of the state dir.
@@ -40,14 +47,14 @@ no_egress_processes_of() { [[ -z $(egress_processes_of "$1") ]]; }
 case_egress_run_reaches_an_allowed_host_only() {
   egress_servers_up
   ab run "${AB_KIND[@]}" --json "${ALLOW[@]}" -- sh -c \
-    "busybox wget -q -O - http://index.test:$HTTP_PORT/hello.txt; busybox wget -q -O - http://other.test:$HTTP_PORT/hello.txt; echo done"
+    "$(fetch_in_box "http://index.test:$HTTP_PORT/hello.txt" "http://other.test:$HTTP_PORT/hello.txt"); echo done"
   expect_rc 0
   json_assert "r['stdout'].count('hello through the proxy') == 1" "want the allowed host's file once: ${AB_OUT:0:300}"
   json_assert "[c['allowed'] for c in r['network']['connections'] if c.get('kind') != 'lookup'] == [True, False]"
   json_assert "[c['host'] for c in r['network']['connections'] if c.get('kind') != 'lookup'] == ['index.test', 'other.test']"
   json_assert "[c for c in r['network']['connections'] if c.get('kind') != 'lookup'][1]['reason'] == 'not in allow_hosts'"
   # Without --json the refusal is said on stderr, in the proxy's words.
-  ab run "${AB_KIND[@]}" "${ALLOW[@]}" -- busybox wget -q -O - "http://other.test:$HTTP_PORT/hello.txt"
+  ab run "${AB_KIND[@]}" "${ALLOW[@]}" -- sh -c "$(fetch_in_box "http://other.test:$HTTP_PORT/hello.txt")"
   [[ $AB_RC != 0 ]] || fail "wget of a host not on the list succeeded"
   expect_err_has "agentbox: network: connect to other.test:$HTTP_PORT denied by policy (allow_hosts)"
 }
@@ -57,11 +64,11 @@ case_egress_persistent_execs_and_rm_ends_the_proxy() {
   new_box "${ALLOW[@]}"
   ab exec --json "$BOX" -- sh -c 'echo "$HTTP_PROXY $HTTPS_PROXY"'
   json_assert "r['stdout'].startswith('http://127.0.0.1:')" "no proxy variables in the exec: ${AB_OUT:0:200}"
-  ab exec --json "$BOX" -- busybox wget -q -O - "http://index.test:$HTTP_PORT/hello.txt"
+  ab exec --json "$BOX" -- sh -c "$(fetch_in_box "http://index.test:$HTTP_PORT/hello.txt")"
   expect_rc 0
   json_assert "r['stdout'] == 'hello through the proxy\n'"
   json_assert "len(r['network']['connections']) == 1 and r['network']['connections'][0]['allowed']"
-  ab exec "$BOX" -- busybox wget -q -O - "http://other.test:$HTTP_PORT/hello.txt"
+  ab exec "$BOX" -- sh -c "$(fetch_in_box "http://other.test:$HTTP_PORT/hello.txt")"
   [[ $AB_RC != 0 ]] || fail "wget of a host not on the list succeeded"
   expect_err_has "agentbox: network: connect to other.test:$HTTP_PORT denied by policy (allow_hosts)"
   local pid
