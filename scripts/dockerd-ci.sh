@@ -41,6 +41,27 @@ recorded_pid() {
   echo "$pid"
 }
 
+# mount_v1_controllers: on a cgroup v1 host without systemd, each controller the kernel has that
+# no hierarchy holds is mounted at /sys/fs/cgroup/NAME, as Debian's cgroupfs-mount does for a
+# daemon started by its init script. Without it (seen: a boot that left hugetlb out) runsc's
+# cgroup setup is partial and the container's OOM kill is not recorded: a memory limit hit under
+# gVisor reads as a lost agent instead of OOM (security_runsc's limits_memory_bomb_oom).
+mount_v1_controllers() {
+  [[ $(stat -f -c %T /sys/fs/cgroup 2>/dev/null) == tmpfs ]] || return 0
+  [[ -d /run/systemd/system ]] && return 0
+  local name enabled mounted
+  mounted=$(awk '$3 == "cgroup" {print $4}' /proc/self/mounts | tr ',' '\n')
+  while read -r name _ _ enabled; do
+    [[ $name != \#* && $enabled == 1 ]] || continue
+    grep -qx "$name" <<<"$mounted" && continue
+    grep -qw "$name" /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null && continue
+    mkdir -p "/sys/fs/cgroup/$name"
+    if mount -t cgroup -o "$name" cgroup "/sys/fs/cgroup/$name" 2>/dev/null; then
+      echo "dockerd-ci: mounted the cgroup v1 controller $name at /sys/fs/cgroup/$name (none held it)"
+    fi
+  done </proc/cgroups
+}
+
 cmd=${1:-}
 shift || true
 state=""
@@ -62,6 +83,7 @@ case "$cmd" in
       printf '{"runtimes": {"runsc": {"path": "%s", "runtimeArgs": ["--network=none", "--host-uds=create"]}}}\n' \
         "$(command -v runsc)" >/etc/docker/daemon.json
     fi
+    mount_v1_controllers
     [[ -n $state ]] || state=$(mktemp /run/agentbox-dockerd.XXXXXX)
     # No systemd in CI: dockerd runs in the background, in its own session, and starts its own
     # containerd.
