@@ -25,9 +25,6 @@ StatusOr<UniqueFd> ConnectAgent(const AgentEndpoint& agent);
 // frames, ExecRequest::stdin_frames).
 bool IsTcpEndpoint(const AgentEndpoint& agent);
 
-// Parses a {"ok":false,"code":..,"error":..} response into a Status; OkStatus for ok:true.
-Status ResponseStatus(const std::string& response_json);
-
 // A frame before the response (output or data); an error Status refuses it and ends the call.
 using AgentFrameSink = std::function<Status(const Frame&)>;
 

@@ -15,9 +15,10 @@
 
 namespace agentbox::egress {
 
-// Blocking, each step bounded by kHelloTimeoutSeconds; keepalives on (TuneAgentTcpConnection),
-// so a pod gone without a word closes the connection within about a minute. kUnavailable when
-// the agent does not answer, or refuses the token or the relay (its message then).
+// proto/agent_dial.h's DialAgentTcp with the relay's hello: blocking, each step bounded by
+// kHelloTimeoutSeconds; keepalives on, so a pod gone without a word closes the connection within
+// about a minute. kUnavailable when the agent does not answer, or refuses the token or the relay
+// (its message then).
 StatusOr<UniqueFd> DialTcpRelay(std::string_view address, std::string_view token);
 
 }  // namespace agentbox::egress

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "base/json_limits.h"
 #include "sys/fd_passing.h"
@@ -93,6 +94,14 @@ StatusOr<Frame> ReadFrame(int fd, int* received_fd) {
     AB_RETURN_IF_ERROR(CheckJsonLimits(frame.payload).WithContext("agent frame"));
   }
   return frame;
+}
+
+Status ResponseStatus(const std::string& response_json) {
+  auto j = nlohmann::json::parse(response_json, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Internal("malformed response from the agent");
+  if (j.value("ok", false)) return OkStatus();
+  return Status(StatusCodeFromName(j.value("code", "internal")),
+                j.value("error", std::string("the agent reported an unknown error")));
 }
 
 }  // namespace agentbox

@@ -108,4 +108,7 @@ Status WriteFrame(int fd, FrameType type, std::string_view payload, int pass_fd 
 // included).
 StatusOr<Frame> ReadFrame(int fd, int* received_fd = nullptr);
 
+// Parses a {"ok":false,"code":..,"error":..} response into a Status; OkStatus for ok:true.
+Status ResponseStatus(const std::string& response_json);
+
 }  // namespace agentbox
