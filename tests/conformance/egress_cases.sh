@@ -14,11 +14,7 @@
 
 # egress_servers_up: the servers and the hosts file; ALLOW opens index.test's HTTP port only.
 egress_servers_up() {
-  command -v openssl >/dev/null || skip "openssl is needed for the test servers' certificate"
-  mkdir -p "$CASE_DIR/srv"
-  "$PY" "$HERE/../lib/egress_servers.py" "$CASE_DIR/srv" "$CASE_DIR/srv.ready" &
-  wait_until 30 test -s "$CASE_DIR/srv.ready" || fail "the egress test servers did not start"
-  read -r HTTP_PORT HTTPS_PORT HOLD_PORT <"$CASE_DIR/srv.ready"
+  egress_servers_start
   printf '127.0.0.1 index.test other.test\n' >"$CASE_DIR/hosts"
   export AGENTBOX_EGRESS_HOSTS_FILE=$CASE_DIR/hosts
   ALLOW=(--allow-host "index.test:$HTTP_PORT" --allow-host "127.0.0.1:$HTTP_PORT")

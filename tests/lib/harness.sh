@@ -152,6 +152,17 @@ wait_until() {
   done
 }
 
+# egress_servers_start: the case's egress test servers (tests/lib/egress_servers.py: HTTP, TLS
+# and one that holds connections) on this host's loopback, up; their ports in HTTP_PORT,
+# HTTPS_PORT and HOLD_PORT, their files (the TLS certificate) in $CASE_DIR/srv.
+egress_servers_start() {
+  command -v openssl >/dev/null || skip "openssl is needed for the egress test servers' certificate"
+  mkdir -p "$CASE_DIR/srv"
+  "$PY" "$(dirname "${BASH_SOURCE[0]}")/egress_servers.py" "$CASE_DIR/srv" "$CASE_DIR/srv.ready" &
+  wait_until 30 test -s "$CASE_DIR/srv.ready" || fail "the egress test servers did not start"
+  read -r HTTP_PORT HTTPS_PORT HOLD_PORT <"$CASE_DIR/srv.ready"
+}
+
 # now_ms: a monotonic-enough wall clock in milliseconds.
 now_ms() { date +%s%3N; }
 

@@ -7,15 +7,9 @@
 # exactly, so the allowed cases name both the host and 127.0.0.1:PORT.
 # shellcheck disable=SC2016,SC2034
 
-EGRESS_SERVERS=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../lib" && pwd)/egress_servers.py
-
 # egress_setup: the servers, the hosts file, the cert in the workspace, ALLOW for index.test.
 egress_setup() {
-  command -v openssl >/dev/null || skip "openssl is needed to make the test's TLS certificate"
-  mkdir -p "$CASE_DIR/srv"
-  "$PY" "$EGRESS_SERVERS" "$CASE_DIR/srv" "$CASE_DIR/srv.ready" &
-  wait_until 30 test -s "$CASE_DIR/srv.ready" || fail "the egress test servers did not start"
-  read -r HTTP_PORT HTTPS_PORT HOLD_PORT <"$CASE_DIR/srv.ready"
+  egress_servers_start
   printf '127.0.0.1 index.test other.test rebind.test\n169.254.169.254 meta.test\n' >"$CASE_DIR/hosts"
   export AGENTBOX_EGRESS_HOSTS_FILE=$CASE_DIR/hosts
   install -m 0644 -o "${AB_WS_OWNER%:*}" -g "${AB_WS_OWNER#*:}" "$CASE_DIR/srv/cert.pem" "$WS/cert.pem"
