@@ -76,6 +76,7 @@ check "no CRDs: exit 125, one line naming what is missing" \
   "rc $RC: $(cat "$WORK/err")"
 check "no CRDs: no Secret, pod or NetworkPolicy made" \
   '[[ -z $(K get secrets,pods,networkpolicies -l app.kubernetes.io/managed-by=agentbox -o name) ]]'
+check "no CRDs: kubectl knows no sandboxclaims" '! K get sandboxclaims >/dev/null 2>&1'
 fake_k8s_stop
 
 # 2. With them, pods run for real.
@@ -85,6 +86,8 @@ case $? in
   2) skip "the fake server could not start podman" ;;
   *) echo "0 passed, 1 failed (the images)"; exit 1 ;;
 esac
+check "kubectl api-resources lists the three kinds of extensions.agents.x-k8s.io" \
+  '[[ $(timeout 60 kubectl api-resources --api-group=extensions.agents.x-k8s.io -o name | sort | paste -sd " ") == "sandboxclaims.extensions.agents.x-k8s.io sandboxtemplates.extensions.agents.x-k8s.io sandboxwarmpools.extensions.agents.x-k8s.io" ]]'
 A=$(AB create --backend kubernetes --name claim-a 2>"$WORK/err")
 check "a create through a claim" '[[ -n $A ]]' "$(cat "$WORK/err")"
 B=$(AB create --backend kubernetes --name claim-b 2>"$WORK/err")

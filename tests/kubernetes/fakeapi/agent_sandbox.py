@@ -67,8 +67,12 @@ class Controller:
     def _delete_pods(self, ns, selector):
         items, _ = self.store.list("pods", ns, selector)
         for pod in items:
-            if not pod["metadata"].get("deletionTimestamp"):
+            if pod["metadata"].get("deletionTimestamp"):
+                continue
+            if hasattr(self.pods, "delete"):
                 self.pods.delete(pod)
+            else:  # --no-podman: nothing runs, the object goes at once
+                self.store.delete("pods", ns, pod["metadata"]["name"])
 
     # -- claims -----------------------------------------------------------------------------
 
@@ -152,8 +156,9 @@ class Controller:
             self._delete_pods(m["namespace"], lambda o: (o["metadata"].get("labels") or {}).get(CLAIM_UID) == m["uid"])
             gone = self.store.delete("sandboxclaims", m["namespace"], m["name"])
         else:
-            gone = self.store.delete("sandboxwarmpools", m["namespace"], m["name"])
-            self._delete_pods(m["namespace"], lambda o: (o["metadata"].get("labels") or {}).get(POOL) == m["name"])
+            with self.lock:  # no refill (_fill) between the pool's end and its pods'
+                gone = self.store.delete("sandboxwarmpools", m["namespace"], m["name"])
+                self._delete_pods(m["namespace"], lambda o: (o["metadata"].get("labels") or {}).get(POOL) == m["name"])
         return gone or obj
 
     # -- warm pools -------------------------------------------------------------------------
