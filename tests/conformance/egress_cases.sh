@@ -157,7 +157,7 @@ case_egress_kubernetes_adopted_sandbox_gets_a_proxy_of_its_own() {
   json_assert "[c['allowed'] for c in r['network']['connections'] if c.get('kind') != 'lookup'] == [True]" \
     "B's exec must have the report of B's proxy"
   pb=$(egress_pid_in "$b" "$id")
-  [[ $pb != "$pa" ]] && proxy_runs "$pb" || fail "B's egress proxy: '$pb' (A's: $pa)"
+  { [[ $pb != "$pa" ]] && proxy_runs "$pb"; } || fail "B's egress proxy: '$pb' (A's: $pa)"
   in_dir "$b" exec "$id" -- sh -c "$(fetch_in_box "http://other.test:$HTTP_PORT/hello.txt")"
   [[ $AB_RC != 0 ]] || fail "a host not on the list was reached through B"
   expect_err_has "agentbox: network: connect to other.test:$HTTP_PORT denied by policy (allow_hosts)"
@@ -198,7 +198,7 @@ case_egress_kubernetes_adopted_sandbox_gets_a_proxy_of_its_own() {
   json_assert "r['exit_code'] != 0 and any(not c['allowed'] and c['host'] == 'other.test' for c in r['network']['connections'])" \
     "serve's exec reached a host not on the list"
   pc=$(egress_pid_in "$c" "$id")
-  [[ $pc != "$pa" && $pc != "$pb" ]] && proxy_runs "$pc" || fail "serve's egress proxy: '$pc'"
+  { [[ $pc != "$pa" && $pc != "$pb" ]] && proxy_runs "$pc"; } || fail "serve's egress proxy: '$pc'"
   # rm through B: B's proxy is killed, A's and serve's end with the pod's relay.
   in_dir "$b" rm -f "$id"
   expect_rc 0 "rm through B"
