@@ -122,6 +122,11 @@ void StopSandboxEgress(const SandboxRecord& record) {
   }
 }
 
+bool SandboxEgressRuns(const SandboxRecord& record) {
+  return !record.egress_socket.empty() &&
+         ProcessRunning(record.egress_pid, record.egress_start_time);
+}
+
 StatusOr<std::unique_ptr<ExecEgress>> OpenSandboxEgress(const SandboxRecord& record) {
   AB_ASSIGN_OR_RETURN(egress::ExecChannel channel, OpenChannel(record));
   return std::unique_ptr<ExecEgress>(new ChannelEgress(std::move(channel)));
