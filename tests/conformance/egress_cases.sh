@@ -204,4 +204,11 @@ case_egress_kubernetes_adopted_sandbox_gets_a_proxy_of_its_own() {
   expect_rc 0 "rm through B"
   wait_until 90 proxies_ended "$pa" "$pb" "$pc" || fail "an egress proxy outlived rm through B: A $pa, B $pb, serve $pc"
   wait_until 10 no_egress_processes_of "$id" || fail "egress processes of $id left: $(egress_processes_of "$id")"
+  # serve started its proxy as its own child: once it knows the sandbox is gone, it has reaped it
+  # (it stayed a zombie of serve's until serve exited).
+  api GET "/v1/sandboxes/$id"
+  [[ $AB_RC == 404 ]] || fail "serve still shows the removed sandbox: $AB_RC $AB_OUT"
+  local zombies
+  zombies=$(ps --ppid "$ADOPT_SERVE_PID" -o pid=,stat=,args= | awk '$2 ~ /^Z/')
+  [[ -z $zombies ]] || fail "serve keeps ended children unreaped: $zombies"
 }
