@@ -174,7 +174,8 @@ StatusOr<std::vector<SandboxRecord>> ListClaimRecords(ApiClient& client, const s
   for (const json& claim : claims.value("items", json::array())) {
     auto secret = secret_of.find(SandboxIdOf(claim));
     if (secret == secret_of.end() || Meta(claim).contains("deletionTimestamp")) continue;
-    if (!ReadClaimBinding(claim).ready) continue;  // being made
+    // A claim not bound yet is a sandbox being made (or one whose pod is lost): its record has no
+    // agent address, as a pod's without an IP, and it still counts against its tenant's quota.
     auto record = RecordFromObjects(ClaimAsPod(claim), secret->second);
     if (!record.ok()) continue;
     record->kube_claim = record->kube_pod;

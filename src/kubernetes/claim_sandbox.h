@@ -53,7 +53,7 @@ Status DeleteClaimObjects(ApiClient& client, const std::string& id);
 StatusOr<bool> ClaimGone(ApiClient& client, const std::string& id);
 
 // Every claim sandbox of `owner`, its record rebuilt from the claim's annotations, its Secret and
-// its status (the pod's IP); claims being deleted or not bound are left out.
+// its status (the pod's IP, none while it is not bound); claims being deleted are left out.
 StatusOr<std::vector<SandboxRecord>> ListClaimRecords(ApiClient& client, const std::string& owner);
 
 // Deletes the claims of `owner` whose sandbox is not is_live and that are being deleted, past
