@@ -34,6 +34,7 @@ json TemplateLabels(const ManifestInputs& in, const std::string& name) {
 
 StatusOr<json> SandboxTemplateManifest(const SandboxSpec& spec, ManifestInputs in) {
   in.token_by_claim = true;
+  in.agent_args = AgentArgs(spec, /*token_by_claim=*/true);  // never a token file: none is mounted
   in.identity = {};
   AB_ASSIGN_OR_RETURN(json pod, PodManifest(spec, in));
   json pod_spec = pod["spec"];

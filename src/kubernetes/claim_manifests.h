@@ -37,7 +37,8 @@ inline constexpr const char* kLabelTemplate = "agentbox.dev/template";
 // {labels: managed-by, owner, kLabelTemplate; the seccomp annotation}, spec: PodManifest's spec
 // with token_by_claim and without activeDeadlineSeconds (a warm pod's start is not its
 // sandbox's: the claim's lifecycle ends it)}, spec.networkPolicy {ingress: the agent's rule,
-// egress: none}. in.id is not used but for PodManifest's check; in.identity not at all.
+// egress: none}. The agent's args are AgentArgs(spec, token_by_claim) whatever in.agent_args
+// says; in.id is not used but for PodManifest's check; in.identity not at all.
 StatusOr<nlohmann::json> SandboxTemplateManifest(const SandboxSpec& spec, ManifestInputs in);
 
 // The NetworkPolicy of a template's pods (named as the template, selecting kLabelTemplate):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016,SC2034  # checks are strings check() evals, naming these variables
 # kubernetes_sandbox_claims: sandboxes made through agent-sandbox's SandboxClaim
 # (AGENTBOX_KUBE_SANDBOX_CLAIMS=1, docs/kubernetes.md) on the fake API server, which serves the
 # CRDs and runs a minimal controller with --agent-sandbox (tests/kubernetes/fakeapi/agent_sandbox.py):
