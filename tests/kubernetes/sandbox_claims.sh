@@ -8,15 +8,15 @@
 # mounted), its NetworkPolicy, a claim and a Secret per sandbox, and the controller's pod carries
 # the claim's uid; two sandboxes have different tokens, a second claim hello and another
 # sandbox's token are refused by a claimed agent; a SandboxWarmPool's ready pod is taken by a
-# create and answers with the new sandbox's token; another state dir finds the sandbox; rm
-# leaves no claim, pod or Secret. Prints "ok"/"FAIL" per check and "N passed, N failed"; 77
+# create and answers with the new sandbox's token; another state dir finds the sandbox; serve
+# makes its sandboxes the same way; rm leaves no claim, pod or Secret. Prints "ok"/"FAIL" per check and "N passed, N failed"; 77
 # (with the reason) where podman cannot run, which under CI=true is a failure.
 set -uo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 skip() { echo "skip: $1"; [[ "${CI:-}" == "true" ]] && exit 1; exit 77; }
 [[ $(id -u) -eq 0 ]] || skip "podman's bridge networks need root"
-for tool in python3 openssl kubectl podman ip busybox; do
+for tool in python3 openssl kubectl podman ip busybox curl; do
   command -v "$tool" >/dev/null || skip "$tool missing (scripts/install-deps.sh test installs it)"
 done
 : "${AGENTBOX:?the agentbox binary}" "${AGENTBOX_AGENT:?the static agent}"
@@ -25,7 +25,8 @@ WORK=$(mktemp -d /tmp/agentbox-k8s-claims.XXXXXX)
 PASS=0 FAIL=0
 # shellcheck source=tests/kubernetes/fake.sh
 source "$HERE/fake.sh"
-trap 'fake_k8s_stop 2>/dev/null; rm -rf "$WORK"' EXIT
+SERVE_PID=
+trap '[[ -n $SERVE_PID ]] && kill "$SERVE_PID" 2>/dev/null; fake_k8s_stop 2>/dev/null; rm -rf "$WORK"' EXIT
 ok() { PASS=$((PASS + 1)); echo "ok   $1"; }
 bad() { FAIL=$((FAIL + 1)); echo "FAIL $1${2:+: $2}"; }
 check() { if eval "$2"; then ok "$1"; else bad "$1" "${3:-}"; fi; }
@@ -163,6 +164,30 @@ check "a create takes the warm pod" \
 CLAIM_UID[$C]=$(K get sandboxclaim "agentbox-$C" -o jsonpath='{.metadata.uid}' 2>/dev/null)
 AB exec "$C" -- echo warm >"$WORK/out" 2>&1
 check "and execs in it" '[[ $(cat "$WORK/out") == warm ]]' "$(cat "$WORK/out")"
+
+# serve with the same environment (as deploy/ would run it with the variable added): a REST
+# create is a claim, its exec runs, DELETE removes the claim.
+SOCK=$WORK/serve.sock
+"$AGENTBOX" serve --listen "unix:$SOCK" --backend kubernetes 2>"$WORK/serve.log" &
+SERVE_PID=$!
+for _ in $(seq 600); do
+  grep -q "listening on" "$WORK/serve.log" 2>/dev/null && break
+  kill -0 "$SERVE_PID" 2>/dev/null || break
+  sleep 0.05
+done
+U() { timeout 180 curl -sS --unix-socket "$SOCK" -H 'Content-Type: application/json' "$@"; }
+R=$(U -d '{"name":"served"}' http://x/v1/sandboxes)
+S=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1]).get("id", ""))' "$R" 2>/dev/null)
+check "serve: a POST /v1/sandboxes is a claim" \
+  '[[ -n $S ]] && K get sandboxclaim "agentbox-$S" -o name >/dev/null' "$R"
+R=$(U -d '{"argv":["sh","-c","id -u"]}' "http://x/v1/sandboxes/$S/exec")
+check "serve: its exec runs as uid 1000" \
+  '[[ $(python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(d[\"exit_code\"], d[\"stdout\"].strip())" "$R") == "0 1000" ]]' "$R"
+U -X DELETE -o /dev/null "http://x/v1/sandboxes/$S"
+check "serve: DELETE removes the claim and its Secret" \
+  '! K get sandboxclaim "agentbox-$S" >/dev/null 2>&1 && gone secrets "agentbox.dev/sandbox=$S"'
+kill "$SERVE_PID" && wait "$SERVE_PID"
+SERVE_PID=
 
 # 4. rm: nothing of the sandboxes is left.
 AB rm "$A" "$B" "$C" >/dev/null 2>"$WORK/err"
