@@ -5,9 +5,15 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "egress/proxy_process.h"
 #include "proto/agent_hello.h"
@@ -16,6 +22,32 @@
 
 namespace agentbox {
 namespace {
+
+// The proxies this process started and has not reaped (pid, start time). A long-lived serve
+// starts them itself (kubernetes: for a sandbox adopted from elsewhere) and must wait for each,
+// or every one that ends (removed, or its pod gone through another replica) stays a zombie until
+// serve exits. Only these pids are waited for: another child's status is not ours to take.
+std::mutex g_proxies_mutex;
+std::vector<std::pair<pid_t, uint64_t>> g_proxies;
+
+// Reaps the proxies of g_proxies that have ended; forgets those no longer ours (their pid gone or
+// reused). `blocking_pid`, killed just now, is waited for until it has ended.
+void ReapProxies(pid_t blocking_pid) {
+  std::lock_guard<std::mutex> lock(g_proxies_mutex);
+  std::erase_if(g_proxies, [&](const std::pair<pid_t, uint64_t>& proxy) {
+    const auto [pid, start] = proxy;
+    if (ProcessStartTime(pid) != start) return true;
+    const bool wait = pid == blocking_pid;
+    if (!wait && ProcessRunning(pid, start)) return false;
+    siginfo_t info = {};
+    int rc;
+    while ((rc = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | (wait ? 0 : WNOHANG))) !=
+               0 &&
+           errno == EINTR) {
+    }
+    return rc != 0 || info.si_pid == pid;
+  });
+}
 
 class ChannelEgress : public ExecEgress {
  public:
@@ -98,6 +130,9 @@ Status SpawnProxy(SandboxRecord& record, int control) {
                                                           relay, record.state_dir + "/egress.log"));
   record.egress_pid = pid;
   record.egress_start_time = ProcessStartTime(pid);
+  ReapProxies(0);
+  std::lock_guard<std::mutex> lock(g_proxies_mutex);
+  g_proxies.emplace_back(pid, record.egress_start_time);
   return OkStatus();
 }
 
@@ -117,9 +152,15 @@ void StopSandboxEgress(const SandboxRecord& record) {
   if (record.egress_pid <= 0) return;
   UniqueFd pidfd(sys::PidfdOpen(record.egress_pid));
   // Checked through the pidfd: the pid cannot be reused while it is held.
-  if (pidfd.valid() && ProcessRunning(record.egress_pid, record.egress_start_time)) {
-    sys::PidfdSendSignal(pidfd.get(), SIGKILL);
-  }
+  const bool killed = pidfd.valid() &&
+                      ProcessRunning(record.egress_pid, record.egress_start_time) &&
+                      sys::PidfdSendSignal(pidfd.get(), SIGKILL) == 0;
+  ReapProxies(killed ? record.egress_pid : 0);
+}
+
+bool SandboxEgressRuns(const SandboxRecord& record) {
+  return !record.egress_socket.empty() &&
+         ProcessRunning(record.egress_pid, record.egress_start_time);
 }
 
 StatusOr<std::unique_ptr<ExecEgress>> OpenSandboxEgress(const SandboxRecord& record) {

@@ -21,6 +21,9 @@ namespace agentbox {
 Status StartSandboxEgress(SandboxRecord& record);
 // Kills the proxy if it still runs (it ends by itself once the sandbox's PID 1 is gone).
 void StopSandboxEgress(const SandboxRecord& record);
+// Whether the proxy record.egress_* names runs on this host (by its pid and start time; a zombie
+// not reaped yet has ended).
+bool SandboxEgressRuns(const SandboxRecord& record);
 StatusOr<std::unique_ptr<ExecEgress>> OpenSandboxEgress(const SandboxRecord& record);
 
 }  // namespace agentbox

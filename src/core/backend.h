@@ -84,6 +84,16 @@ class Backend {
     (void)record;
     return Unavailable("this backend has no egress proxy");
   }
+  // For a sandbox with allow_hosts used through this host: makes sure its egress proxy runs
+  // here, starting one with the record's own policy when none does (kubernetes: a record
+  // adopted from another state dir or replica, whose proxy, if any, is another host's, or one
+  // whose proxy has ended), and filling record.egress_*. An error when none can start: the exec
+  // is then refused, never run without the proxy. Nothing to do by default: elsewhere the proxy
+  // lives and ends with the box itself.
+  virtual Status ResumeEgress(SandboxRecord& record) {
+    (void)record;
+    return OkStatus();
+  }
   // Checks of the box's walls that only the backend can make, appended to `inspect --verify`'s
   // probe (kubernetes: the sandbox's NetworkPolicy as the cluster holds it). None by default.
   virtual std::vector<VerifyCheck> VerifyChecks(const SandboxRecord& record) {

@@ -277,7 +277,8 @@ StatusOr<ExecResult> SandboxManager::RunExec(const SandboxRecord& record,
   ExecRequest with_proxy;
   const ExecRequest* sent = &request;
   if (!record.spec.allow_hosts.empty()) {
-    AB_ASSIGN_OR_RETURN(egress, backend->OpenExecEgress(record));
+    AB_ASSIGN_OR_RETURN(SandboxRecord proxied, WithEgress(record));
+    AB_ASSIGN_OR_RETURN(egress, backend->OpenExecEgress(proxied));
     with_proxy = request;
     with_proxy.env = EgressProxyEnvironment(egress->port());
     with_proxy.env.insert(with_proxy.env.end(), request.env.begin(), request.env.end());

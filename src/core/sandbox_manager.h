@@ -219,6 +219,10 @@ class SandboxManager {
   bool DropIfGone(const SandboxRecord& record, bool alive);
   // A running sandbox for a background-process request (the same checks as Exec's).
   Status CheckUsable(const SandboxRecord& record);
+  // `record` as it is with its egress proxy running on this host (sandbox_manager_egress.cc):
+  // itself where nothing can be missing, else re-read, with a proxy started and kept when none
+  // ran (Backend::ResumeEgress). An error when none can start.
+  StatusOr<SandboxRecord> WithEgress(const SandboxRecord& record);
   Status Destroy(const SandboxRecord& record);
   // Destroy, for a sandbox whose ttl has passed.
   // Unavailable (and nothing done) for an idle ending while the sandbox is in use.

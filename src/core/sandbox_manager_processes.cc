@@ -15,10 +15,12 @@ StatusOr<ProcessInfo> SandboxManager::StartProcess(const SandboxRecord& record,
   ExecRequest detached = request;
   detached.detach = true;
   detached.pass_stdin = false;  // an interactive one's stdin is written with WriteProcessStdin
-  if (record.egress_background_port != 0) {
+  // The proxy running on this host (one adopted from elsewhere gets its own here).
+  AB_ASSIGN_OR_RETURN(SandboxRecord proxied, WithEgress(record));
+  if (proxied.egress_background_port != 0) {
     // The sandbox's listener for background processes (backend_common/sandbox_egress.h); a
     // command's own -e of the variables wins, as in Exec.
-    detached.env = EgressProxyEnvironment(record.egress_background_port);
+    detached.env = EgressProxyEnvironment(proxied.egress_background_port);
     detached.env.insert(detached.env.end(), request.env.begin(), request.env.end());
   }
   // Its start is a use: it waits while a restore has the workspace to itself.

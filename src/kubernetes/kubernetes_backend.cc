@@ -155,6 +155,23 @@ class KubernetesBackend : public Backend {
     return OpenSandboxEgress(record);
   }
 
+  // A sandbox found through this state dir but made elsewhere (another state dir, another
+  // serve replica, serve restarted on an empty one) has no proxy here, and a proxy ends with
+  // its relay's background listener: this host starts its own, exactly as Create does, with the
+  // policy the pod's record carries. Another host's proxy for the same sandbox is no concern:
+  // each holds relay listeners of its own (each exec's and its background one), so every
+  // command's HTTP_PROXY names a listener of the proxy of the host it was run through.
+  Status ResumeEgress(SandboxRecord& record) override {
+    if (record.spec.allow_hosts.empty() || SandboxEgressRuns(record)) return OkStatus();
+    record.egress_pid = 0;
+    record.egress_start_time = 0;
+    record.egress_socket.clear();
+    record.egress_background_port = 0;
+    Status st = StartEgress(record);
+    if (!st.ok()) StopSandboxEgress(record);
+    return st;
+  }
+
   bool IsAlive(const SandboxRecord& record) override {
     return !record.agent_socket.empty() && AgentAnswers(record);
   }

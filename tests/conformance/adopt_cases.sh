@@ -26,6 +26,7 @@ adopt_case() {
 adopt_serve() {
   ADOPT_SOCK=$CASE_DIR/adopt.sock
   AGENTBOX_STATE_DIR=$1 "$AGENTBOX" serve --listen "unix:$ADOPT_SOCK" 2>"$CASE_DIR/adopt-serve.log" &
+  ADOPT_SERVE_PID=$!
   wait_until 30 grep -q "listening on" "$CASE_DIR/adopt-serve.log" 2>/dev/null ||
     fail "agentbox serve did not start: $(head -c 300 "$CASE_DIR/adopt-serve.log")"
 }

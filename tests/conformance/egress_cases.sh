@@ -115,3 +115,100 @@ case_egress_pod_deleted_outside_ends_the_proxy() {
   ab ls --json
   json_assert "r == []" "gc left the sandbox whose pod is gone"
 }
+
+# egress_pid_in DIR ID: the egress proxy's pid in state dir DIR's record of sandbox ID (0: none).
+egress_pid_in() {
+  "$PY" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("egress_pid", 0))' \
+    "$1/sandboxes/$2/sandbox.json" 2>/dev/null || echo 0
+}
+# proxy_runs PID: PID is a process that has not ended (a zombie not reaped yet has).
+proxy_runs() {
+  local state
+  state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+  [[ -n $state && $state != Z ]]
+}
+proxies_ended() {
+  local p
+  for p in "$@"; do ! proxy_runs "$p" || return 1; done
+}
+
+# On kubernetes a sandbox is found through any state dir of its owner (adopt_cases.sh): one with
+# allow_hosts used through another state dir, or a serve on an empty one, gets a proxy of that
+# host's own, with the pod's recorded allow_hosts: allowed hosts reached, others refused in the
+# proxy's words, as through its maker, whose own proxy keeps serving it; a proxy that ended is
+# started again by the next exec. rm through one ends the proxy of each. Before this the exec was
+# refused ("has no egress proxy").
+case_egress_kubernetes_adopted_sandbox_gets_a_proxy_of_its_own() {
+  [[ $AB_BACKEND == kubernetes ]] || not_applicable "only a kubernetes sandbox is found through another state dir"
+  adopt_case egress
+  egress_servers_up
+  local a b c id pa pb pc body
+  new_state_dir a
+  new_state_dir b
+  in_dir "$a" create "${AB_KIND[@]}" "${ALLOW[@]}"
+  expect_rc 0 "create with --allow-host through state dir A"
+  id=$AB_OUT
+  pa=$(egress_pid_in "$a" "$id")
+  proxy_runs "$pa" || fail "no egress proxy of A runs: '$pa'"
+  # B has never seen it: its first exec adopts it and starts B's own proxy.
+  in_dir "$b" exec --json "$id" -- sh -c "$(fetch_in_box "http://index.test:$HTTP_PORT/hello.txt")"
+  expect_rc 0 "an allowed host through state dir B"
+  json_assert "r['stdout'] == 'hello through the proxy\n'"
+  json_assert "[c['allowed'] for c in r['network']['connections'] if c.get('kind') != 'lookup'] == [True]" \
+    "B's exec must have the report of B's proxy"
+  pb=$(egress_pid_in "$b" "$id")
+  { [[ $pb != "$pa" ]] && proxy_runs "$pb"; } || fail "B's egress proxy: '$pb' (A's: $pa)"
+  in_dir "$b" exec "$id" -- sh -c "$(fetch_in_box "http://other.test:$HTTP_PORT/hello.txt")"
+  [[ $AB_RC != 0 ]] || fail "a host not on the list was reached through B"
+  expect_err_has "agentbox: network: connect to other.test:$HTTP_PORT denied by policy (allow_hosts)"
+  [[ $(egress_pid_in "$b" "$id") == "$pb" ]] || fail "B's second exec started another proxy"
+  # A background process through B goes through B's proxy too.
+  in_dir "$b" exec -d "$id" -- sh -c "$(wget_to "http://index.test:$HTTP_PORT/hello.txt" /workspace/bg.out)"
+  expect_rc 0
+  in_dir "$b" wait "$id" p1
+  in_dir "$b" exec "$id" -- cat /workspace/bg.out
+  expect_out_has "hello through the proxy" "a background process through B could not use B's proxy"
+  # A, whose CLI that made it has exited, still goes through its own.
+  in_dir "$a" exec "$id" -- sh -c "$(fetch_in_box "http://index.test:$HTTP_PORT/hello.txt")"
+  expect_rc 0 "an allowed host through A after B's proxy started"
+  [[ $(egress_pid_in "$a" "$id") == "$pa" ]] || fail "A's exec started another proxy"
+  # A proxy gone (killed here; or its relay's background listener lost) is started again by
+  # the next exec, with the same list.
+  kill -KILL "$pa"
+  wait_until 10 proxies_ended "$pa" || fail "A's proxy $pa survived SIGKILL"
+  in_dir "$a" exec "$id" -- sh -c "$(fetch_in_box "http://index.test:$HTTP_PORT/hello.txt")"
+  expect_rc 0 "an allowed host through A after its proxy was killed"
+  in_dir "$a" exec "$id" -- sh -c "$(fetch_in_box "http://other.test:$HTTP_PORT/hello.txt")"
+  [[ $AB_RC != 0 ]] || fail "a host not on the list was reached through A's new proxy"
+  expect_err_has "denied by policy (allow_hosts)"
+  pa=$(egress_pid_in "$a" "$id")
+  proxy_runs "$pa" || fail "A's new egress proxy: '$pa'"
+  # serve on an empty state dir: the API's exec, allowed and refused.
+  new_state_dir c
+  adopt_serve "$c"
+  body=$("$PY" -c 'import json, sys; print(json.dumps({"argv": ["sh", "-c", sys.argv[1]]}))' \
+    "$(fetch_in_box "http://index.test:$HTTP_PORT/hello.txt")")
+  api POST "/v1/sandboxes/$id/exec" "$body"
+  [[ $AB_RC == 200 ]] || fail "exec over the API of serve on an empty state dir: $AB_RC $AB_OUT"
+  json_assert "r['exit_code'] == 0 and r['stdout'] == 'hello through the proxy\n'" "serve's allowed fetch"
+  body=$("$PY" -c 'import json, sys; print(json.dumps({"argv": ["sh", "-c", sys.argv[1]]}))' \
+    "$(fetch_in_box "http://other.test:$HTTP_PORT/hello.txt")")
+  api POST "/v1/sandboxes/$id/exec" "$body"
+  [[ $AB_RC == 200 ]] || fail "the API's exec of a refused fetch: $AB_RC $AB_OUT"
+  json_assert "r['exit_code'] != 0 and any(not c['allowed'] and c['host'] == 'other.test' for c in r['network']['connections'])" \
+    "serve's exec reached a host not on the list"
+  pc=$(egress_pid_in "$c" "$id")
+  { [[ $pc != "$pa" && $pc != "$pb" ]] && proxy_runs "$pc"; } || fail "serve's egress proxy: '$pc'"
+  # rm through B: B's proxy is killed, A's and serve's end with the pod's relay.
+  in_dir "$b" rm -f "$id"
+  expect_rc 0 "rm through B"
+  wait_until 90 proxies_ended "$pa" "$pb" "$pc" || fail "an egress proxy outlived rm through B: A $pa, B $pb, serve $pc"
+  wait_until 10 no_egress_processes_of "$id" || fail "egress processes of $id left: $(egress_processes_of "$id")"
+  # serve started its proxy as its own child: once it knows the sandbox is gone, it has reaped it
+  # (it stayed a zombie of serve's until serve exited).
+  api GET "/v1/sandboxes/$id"
+  [[ $AB_RC == 404 ]] || fail "serve still shows the removed sandbox: $AB_RC $AB_OUT"
+  local zombies
+  zombies=$(ps --ppid "$ADOPT_SERVE_PID" -o pid=,stat=,args= | awk '$2 ~ /^Z/')
+  [[ -z $zombies ]] || fail "serve keeps ended children unreaped: $zombies"
+}

@@ -16,6 +16,13 @@ namespace {
 struct Elsewhere {
   std::vector<SandboxRecord> records;
   std::set<std::string> gone;
+  // ResumeEgress: what it answers, the proxy pid it "starts", and the pids it was given.
+  Status resume = OkStatus();
+  pid_t next_proxy = 4242;
+  std::vector<pid_t> resumed_with;
+  // OpenExecEgress: the proxy pid of the record it was given (it then stops the exec before
+  // the agent, which is nowhere).
+  std::vector<pid_t> opened_with;
 };
 
 class ElsewhereBackend : public Backend {
@@ -36,6 +43,16 @@ class ElsewhereBackend : public Backend {
     return out;
   }
   bool Gone(const SandboxRecord& r) override { return world_->gone.count(r.id) > 0; }
+  Status ResumeEgress(SandboxRecord& r) override {
+    world_->resumed_with.push_back(r.egress_pid);
+    if (!world_->resume.ok()) return world_->resume;
+    if (r.egress_pid == 0) r.egress_pid = world_->next_proxy;  // "starts" one when none runs
+    return OkStatus();
+  }
+  StatusOr<std::unique_ptr<ExecEgress>> OpenExecEgress(const SandboxRecord& r) override {
+    world_->opened_with.push_back(r.egress_pid);
+    return Unavailable("stopped before the agent");
+  }
   std::vector<std::string> CollectGarbage(const std::vector<std::string>&) override { return {}; }
 
  private:
@@ -158,6 +175,51 @@ TEST_F(SandboxAdoptTest, TenantsNameMadeTwiceIsAmbiguous) {
   SandboxManager manager = Manager();
   EXPECT_EQ(manager.FindTenantSandbox("a", "build").status().code(), StatusCode::kInvalidArgument);
   EXPECT_TRUE(manager.FindTenantSandbox("a", "9f8e").ok());
+}
+
+// An adopted sandbox with allow_hosts: its exec first has the backend start a proxy on this host
+// (Backend::ResumeEgress), kept in the record so later execs, rm and gc here know it, and the
+// exec's listener is opened from that record.
+TEST_F(SandboxAdoptTest, AdoptedSandboxsExecStartsAndKeepsItsProxy) {
+  SandboxRecord made = Made("0a1b2c3d4e5f", "web");
+  made.spec.allow_hosts = {"example.com"};
+  world_.records = {made};  // the pod's record: no proxy (the maker's is its own host's)
+  SandboxManager manager = Manager();
+  auto found = manager.Find("web");
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  OutputCapture output(1024, /*forward_fds=*/false);
+  ExecRequest request;
+  request.argv = {"true"};
+  auto first = manager.Exec(found->record, request, output);
+  EXPECT_EQ(first.status().message(), "stopped before the agent");
+  EXPECT_EQ(world_.resumed_with, std::vector<pid_t>({0}));
+  EXPECT_EQ(world_.opened_with, std::vector<pid_t>({4242}));
+  EXPECT_EQ(manager.store().Load("0a1b2c3d4e5f")->egress_pid, 4242);
+  // The next exec, from a record read before the proxy started, finds it in the store.
+  (void)manager.Exec(found->record, request, output);
+  EXPECT_EQ(world_.resumed_with, std::vector<pid_t>({0, 4242}));
+  EXPECT_EQ(world_.opened_with, std::vector<pid_t>({4242, 4242}));
+}
+
+// A proxy that cannot start refuses the exec, naming why: it never runs without its allow_hosts.
+TEST_F(SandboxAdoptTest, AdoptedSandboxsExecRefusedWhenNoProxyStarts) {
+  SandboxRecord made = Made("0a1b2c3d4e5f", "web");
+  made.spec.allow_hosts = {"example.com"};
+  world_.records = {made};
+  world_.resume = Unavailable("the pod's agent refused the relay");
+  SandboxManager manager = Manager();
+  auto found = manager.Find("web");
+  ASSERT_TRUE(found.ok()) << found.status().message();
+  OutputCapture output(1024, /*forward_fds=*/false);
+  ExecRequest request;
+  request.argv = {"true"};
+  auto refused = manager.Exec(found->record, request, output);
+  EXPECT_EQ(refused.status().code(), StatusCode::kUnavailable);
+  EXPECT_NE(refused.status().message().find("egress proxy"), std::string::npos);
+  EXPECT_NE(refused.status().message().find("the pod's agent refused the relay"),
+            std::string::npos);
+  EXPECT_TRUE(world_.opened_with.empty()) << "the exec went on without a proxy";
+  EXPECT_EQ(manager.store().Load("0a1b2c3d4e5f")->egress_pid, 0);
 }
 
 }  // namespace
