@@ -1,5 +1,6 @@
 #include "kubernetes/mcp_session_secret.h"
 
+#include "kubernetes/exec_credential.h"
 #include "kubernetes/object_names.h"
 
 namespace agentbox::kubernetes {
@@ -62,6 +63,19 @@ StatusOr<SharedMcpSession> McpSessionFromSecret(const json& secret, const std::s
                            " label is not its tenant's");
   }
   return session;
+}
+
+bool McpSessionAbandoned(const json& secret, const std::set<std::string>& keys_with_sandbox,
+                         int64_t now) {
+  const json meta = Member(secret, "metadata");
+  const json labels = Member(meta, "labels");
+  const std::string key = Text(labels, kLabelMcpSession);
+  if (key.empty() || labels.contains(kLabelSandbox) ||
+      Text(meta, "name") != McpSessionSecretName(key) || keys_with_sandbox.count(key) > 0) {
+    return false;
+  }
+  auto made = ParseRfc3339(Text(meta, "creationTimestamp"));
+  return made && now - WallClock::to_time_t(*made) >= kAbandonedMcpSessionSeconds;
 }
 
 }  // namespace agentbox::kubernetes

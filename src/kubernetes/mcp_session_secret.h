@@ -8,7 +8,9 @@
 // Pure: JSON in, JSON out.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -30,5 +32,16 @@ StatusOr<nlohmann::json> McpSessionSecret(const SharedMcpSession& session, const
 // when its labels and annotations disagree (changed by hand).
 StatusOr<SharedMcpSession> McpSessionFromSecret(const nlohmann::json& secret,
                                                 const std::string& owner);
+
+// How long gc keeps a session's record that no live sandbox carries the key of.
+inline constexpr int64_t kAbandonedMcpSessionSeconds = 3600;
+
+// Whether `secret` is a session's record (as McpSessionSecret makes them) that gc removes: none
+// of `keys_with_sandbox` (the mcp-session labels of the owner's live pods) is its key, and the
+// cluster made it kAbandonedMcpSessionSeconds or more before `now` (unix seconds). Such a
+// session was abandoned without a DELETE (no replica can tell it has ended), or has had no
+// sandbox that long; its client, if any, gets a 404 and begins a new session, as MCP allows.
+bool McpSessionAbandoned(const nlohmann::json& secret,
+                         const std::set<std::string>& keys_with_sandbox, int64_t now);
 
 }  // namespace agentbox::kubernetes

@@ -170,6 +170,10 @@ for n in 1 2; do
 done
 R=$(MCP "$TOKEN_A" 1 "$SID" "$(bash_call 7 'cat mcp.txt')")
 check "a's session goes on after b's tries" '[[ $(code "$R") == 200 && $(body "$R") == *via-2* ]]' "$R"
+mkdir -p "$WORK/gc-state"
+GC=$(AGENTBOX_STATE_DIR=$WORK/gc-state AGENTBOX_KUBE_OWNER=agentbox-replicas-test "$AGENTBOX" gc 2>&1)
+check "gc of the same owner keeps a session that goes on: its record and its sandbox" \
+  '[[ -n $(K get secret "agentbox-mcp-$KEY" -o name) && -n $(pod_of "$MSB") && $GC != *agentbox-mcp-* ]]' "$GC"
 R=$(A 2 -X DELETE -H "Mcp-Session-Id: $SID" http://x/mcp)
 check "DELETE /mcp through replica 2 ends it: 204, its sandbox's pod and its record are deleted" \
   '[[ $(code "$R") == 204 ]] && gone "$MSB" && [[ -z $(K get secret "agentbox-mcp-$KEY" -o name 2>/dev/null) ]]' "$R"

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "kubernetes/object_names.h"
 
 namespace agentbox::kubernetes {
@@ -56,6 +58,27 @@ TEST(KubernetesMcpSessionSecret, EditedByHandIsRefused) {
   EXPECT_EQ(McpSessionFromSecret(renamed, "o").status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(McpSessionSecret({"not a label!", "a"}, "o", "t").status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// gc's rule: a session's record is removed once no live pod carries its key and it has been in
+// the cluster an hour; a young one, one whose sandbox lives, and other Secrets are kept.
+TEST(KubernetesMcpSessionSecret, AbandonedOnlyWithoutASandboxAndAfterAnHour) {
+  json secret = McpSessionSecret({kKey, "team-a"}, "o", "t").value();
+  secret["metadata"]["creationTimestamp"] = "2026-12-06T01:00:00Z";
+  const int64_t made = 1796518800;  // 2026-12-06T01:00:00Z
+  const std::set<std::string> none, its_sandbox = {kKey};
+  EXPECT_FALSE(McpSessionAbandoned(secret, none, made + kAbandonedMcpSessionSeconds - 1));
+  EXPECT_TRUE(McpSessionAbandoned(secret, none, made + kAbandonedMcpSessionSeconds));
+  EXPECT_FALSE(McpSessionAbandoned(secret, its_sandbox, made + 10 * kAbandonedMcpSessionSeconds));
+  json no_time = secret;
+  no_time["metadata"].erase("creationTimestamp");
+  EXPECT_FALSE(McpSessionAbandoned(no_time, none, made + 10 * kAbandonedMcpSessionSeconds));
+  json sandbox_secret = secret;  // a sandbox's token Secret is never a session's record
+  sandbox_secret["metadata"]["labels"][kLabelSandbox] = "0123456789ab";
+  EXPECT_FALSE(McpSessionAbandoned(sandbox_secret, none, made + 10 * kAbandonedMcpSessionSeconds));
+  json renamed = secret;
+  renamed["metadata"]["name"] = "agentbox-token";
+  EXPECT_FALSE(McpSessionAbandoned(renamed, none, made + 10 * kAbandonedMcpSessionSeconds));
 }
 
 }  // namespace
