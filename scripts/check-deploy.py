@@ -9,8 +9,8 @@ NetworkPolicy admits (the value of kLabelRole/kRoleServer in src/kubernetes/obje
 run non-root, read-only, without capabilities or privilege escalation; serve makes every sandbox
 a pod (`--backend kubernetes`) in the Role's namespace (AGENTBOX_KUBE_NAMESPACE); more than one
 replica shares one AGENTBOX_KUBE_OWNER and its Service keeps a client on one replica
-(sessionAffinity ClientIP: an MCP session is one replica's). One line per
-problem; the last line is `deploy: N passed, N failed`.
+(sessionAffinity ClientIP: an MCP session's calls in flight and cursors are one replica's). One
+line per problem; the last line is `deploy: N passed, N failed`.
 """
 import argparse
 import glob
@@ -75,7 +75,8 @@ def check_serve(doc, label, role_namespaces, problems):
 
 def check_replicas(doc, services, problems):
     """More than one replica is safe only when they share their sandboxes' and tenants' owner,
-    and a client's MCP session stays on the replica that began it."""
+    and a client's MCP session stays on one replica (its calls in flight, log level and output
+    cursors are that replica's; the session itself is shared through the owner)."""
     if doc["spec"].get("replicas", 1) <= 1:
         return
     pod = doc["spec"]["template"]
@@ -95,7 +96,8 @@ def check_replicas(doc, services, problems):
     for s in selecting:
         if s["spec"].get("sessionAffinity") != "ClientIP":
             problems.append(f"Service {s['metadata']['name']}: several serve replicas need "
-                            "sessionAffinity ClientIP (an MCP session is one replica's)")
+                            "sessionAffinity ClientIP (an MCP session's calls in flight are "
+                            "one replica's)")
 
 
 def main():

@@ -23,7 +23,8 @@ int CreateSubcommand(const Args& args) {
   auto manager = OpenSandboxManager();
   if (!manager.ok()) return FailWith(manager.status());
   auto record =
-      manager->Create(*spec, invocation->name, {invocation->tenant, invocation->tenant_name});
+      manager->Create(*spec, invocation->name,
+                      {invocation->tenant, invocation->tenant_name, invocation->mcp_session});
   if (!record.ok()) return FailWith(record.status());
   if (invocation->run.json) {
     // The new sandbox as `inspect` shows it; a sandbox gone meanwhile (a ttl of a second) says so.

@@ -48,6 +48,14 @@ class ExecEgress {
   virtual NetworkReport Finish() = 0;
 };
 
+// An MCP session of `agentbox serve` as every replica sharing a backend's sandboxes sees it
+// (Backend::SharesMcpSessions): its key, a digest of the session id (mcp/session_key.h; never
+// the id itself, which is a credential), and the tenant that began it.
+struct SharedMcpSession {
+  std::string key;
+  std::string tenant;  // "" for the anonymous caller
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -110,6 +118,24 @@ class Backend {
   virtual bool Gone(const SandboxRecord& record) {
     (void)record;
     return false;
+  }
+  // Whether serve's MCP sessions are kept here beyond one replica (kubernetes: in the cluster,
+  // when $AGENTBOX_KUBE_OWNER names an owner the replicas share), so a session begun on one
+  // replica goes on on another. False by default: a session is its replica's.
+  virtual bool SharesMcpSessions() { return false; }
+  // The session's record: saved once when it begins (kAlreadyExists when the key is taken),
+  // looked up by key (kNotFound when none, also when it is another owner's), deleted when it
+  // ends (gone already is fine). kUnavailable when the cluster cannot be asked.
+  virtual Status SaveMcpSession(const SharedMcpSession& session) {
+    (void)session;
+    return Unavailable("this backend keeps no MCP sessions");
+  }
+  virtual StatusOr<SharedMcpSession> LoadMcpSession(const std::string& key) {
+    return NotFound("no MCP session " + key);
+  }
+  virtual Status DeleteMcpSession(const std::string& key) {
+    (void)key;
+    return OkStatus();
   }
   // Removes what crashed runs and sandboxes left behind (cgroups, containers, private temp
   // workspaces) that belong to none of live_ids. Returns what it removed, one line each.

@@ -103,7 +103,8 @@ StatusOr<SandboxRecord> SandboxManager::Create(const SandboxSpec& spec, const st
   if (!name.empty()) AB_RETURN_IF_ERROR(ValidateSandboxName(name));
   // A warm box was made for no tenant, and where the box carries its tenant (kubernetes: labels,
   // which serve's Role may not patch) a claimed one could not be given it: made fresh instead.
-  const bool carries_tenant = !tenant.tenant.empty() && Adopts(spec.backend);
+  const bool carries_tenant =
+      (!tenant.tenant.empty() || !tenant.mcp_session.empty()) && Adopts(spec.backend);
   if (Poolable(spec) && !carries_tenant) {
     Status error;
     if (auto warm = ClaimWarm(spec, name, &error)) {
@@ -130,6 +131,7 @@ StatusOr<SandboxRecord> SandboxManager::CreateRecord(const SandboxSpec& spec,
   record.pool_key = pool_key;
   record.tenant = tenant.tenant;
   record.tenant_name = tenant.name;
+  record.mcp_session = tenant.mcp_session;
   record.backend = spec.backend;
   record.created_at = NowRfc3339();
   record.spec = spec;

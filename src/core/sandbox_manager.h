@@ -201,6 +201,15 @@ class SandboxManager {
   // kNotFound when none is (another tenant's never is), kInvalidArgument when several are.
   StatusOr<SandboxStatus> FindTenantSandbox(const std::string& tenant, const std::string& ref);
 
+  // serve's MCP sessions shared between replicas (sandbox_manager_mcp.cc): the backend of `kind`
+  // when it SharesMcpSessions, else nullptr (the sessions are the replica's own).
+  Backend* McpSessionStore(BackendKind kind);
+  // The sandbox of MCP session `key` of `tenant` among the adopting backends' (made through
+  // another replica), adopted into the store as FindTenantSandbox does; nullopt when it has none
+  // yet. Another tenant's is never matched. kUnavailable when the cluster cannot be asked.
+  StatusOr<std::optional<SandboxStatus>> FindMcpSessionSandbox(const std::string& tenant,
+                                                               const std::string& key);
+
  private:
   StatusOr<Backend*> BackendFor(BackendKind kind);
   // The one of them `ref` names, adopted into the store; `not_here` (the store's answer) when

@@ -81,6 +81,7 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
             {"pool_key", r.pool_key},
             {"adopted", r.adopted}};
   if (!r.tenant.empty()) j["tenant"] = {{"tenant", r.tenant}, {"name", r.tenant_name}};
+  if (!r.mcp_session.empty()) j["mcp_session"] = r.mcp_session;
   if (r.backend == BackendKind::kKubernetes) {
     j["kubernetes"] = {{"kubeconfig", r.spec.kube.kubeconfig},
                        {"context", r.spec.kube.context},
@@ -131,6 +132,7 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
       r.tenant = j.at("tenant").value("tenant", "");
       r.tenant_name = j.at("tenant").value("name", "");
     }
+    r.mcp_session = j.value("mcp_session", "");
   } catch (const json::exception& e) {
     return Internal(std::string("corrupt sandbox record: ") + e.what());
   }

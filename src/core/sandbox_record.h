@@ -82,6 +82,10 @@ struct SandboxRecord {
   // backend writes them on the sandbox's objects, so every serve replica knows whose it is.
   std::string tenant;
   std::string tenant_name;
+  // The sandbox of an MCP session of serve whose session the replicas share (Backend's
+  // SharesMcpSessions): the session's key (mcp/session_key.h, a digest: never the session id,
+  // which is a credential), so any replica finds the session's sandbox. "" for none.
+  std::string mcp_session;
 
   // Non-empty while the sandbox waits, started, in a warm pool (core/warm_pool.h): hidden from
   // ls and from lookups until a create claims it.
@@ -90,8 +94,9 @@ struct SandboxRecord {
 
 // The tenant of `agentbox serve` a sandbox is made for (SandboxRecord's tenant, tenant_name).
 struct SandboxTenant {
-  std::string tenant;  // "" for none
-  std::string name;    // the tenant's name for the sandbox; "" for none
+  std::string tenant;       // "" for none
+  std::string name;         // the tenant's name for the sandbox; "" for none
+  std::string mcp_session;  // SandboxRecord's mcp_session; "" for none
 };
 
 // When a sandbox made at `now` with `spec` expires (0: never), and whether `record` has.

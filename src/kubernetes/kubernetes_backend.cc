@@ -21,6 +21,7 @@
 #include "kubernetes/claim_manifests.h"
 #include "kubernetes/claim_sandbox.h"
 #include "kubernetes/cluster_target.h"
+#include "kubernetes/mcp_session_secret.h"
 #include "kubernetes/network_policy_check.h"
 #include "kubernetes/object_names.h"
 #include "kubernetes/pod_record.h"
@@ -282,6 +283,37 @@ class KubernetesBackend : public Backend {
     if (!access.ok()) return Prefixed(access.status());
     return access->server + "\n" + access->namespace_name + "\n" + access->origin +
            (ClaimsMode() ? "\nsandbox-claims" : "");
+  }
+
+  // Only with an owner the operator named: the replicas of one serve share it, and a session is
+  // no business of an agentbox whose owner is its own host and state dir.
+  bool SharesMcpSessions() override {
+    return ClusterConfigured() && !EnvOr("AGENTBOX_KUBE_OWNER", "").empty();
+  }
+
+  Status SaveMcpSession(const SharedMcpSession& session) override {
+    AB_ASSIGN_OR_RETURN(ApiClient client, Client({}));
+    AB_ASSIGN_OR_RETURN(nlohmann::json secret,
+                        kubernetes::McpSessionSecret(session, owner_, NowRfc3339()));
+    return Prefixed(client.Create(kubernetes::kSecrets, secret).status());
+  }
+
+  StatusOr<SharedMcpSession> LoadMcpSession(const std::string& key) override {
+    AB_ASSIGN_OR_RETURN(ApiClient client, Client({}));
+    auto secret = client.Get(kubernetes::kSecrets, kubernetes::McpSessionSecretName(key));
+    if (!secret.ok()) return Prefixed(secret.status());
+    // Being deleted (ended through another replica): over already.
+    if (secret->value("metadata", nlohmann::json::object()).contains("deletionTimestamp")) {
+      return NotFound("no MCP session " + key);
+    }
+    return kubernetes::McpSessionFromSecret(*secret, owner_);
+  }
+
+  Status DeleteMcpSession(const std::string& key) override {
+    AB_ASSIGN_OR_RETURN(ApiClient client, Client({}));
+    Status st = client.Delete(kubernetes::kSecrets, kubernetes::McpSessionSecretName(key));
+    if (st.code() == StatusCode::kNotFound) return OkStatus();
+    return Prefixed(st);
   }
 
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {

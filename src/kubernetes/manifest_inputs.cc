@@ -38,6 +38,9 @@ nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in
   if (!in.identity.tenant.empty()) {
     meta["labels"][kLabelTenant] = NameLabelValue(in.identity.tenant);
   }
+  if (!in.identity.mcp_session.empty()) {
+    meta["labels"][kLabelMcpSession] = in.identity.mcp_session;
+  }
   if (in.owners.empty()) return meta;
   nlohmann::json owners = nlohmann::json::array();
   for (const OwnerReference& o : in.owners) {

@@ -31,6 +31,8 @@ struct SandboxIdentity {
   // serve's tenant that owns it, and the tenant's name for it (SandboxRecord's); "" for none.
   std::string tenant;
   std::string tenant_name;
+  // serve's MCP session the sandbox belongs to (SandboxRecord's mcp_session); "" for none.
+  std::string mcp_session;
 };
 
 struct ManifestInputs {

@@ -28,6 +28,11 @@ inline constexpr const char* kLabelName = "agentbox.dev/name";
 // (NameLabelValue of the tenant's id from the tokens file, never a token), on all three objects:
 // a tenant's objects are one selector away (`kubectl get pods -l agentbox.dev/tenant=a`).
 inline constexpr const char* kLabelTenant = "agentbox.dev/tenant";
+// serve's MCP session a sandbox belongs to, where the replicas share sessions: the session's key
+// (a digest of its id, never the id), on the sandbox's three objects and on the session's own
+// record, the Secret kMcpSessionPrefix + key (mcp_session_secret.h).
+inline constexpr const char* kLabelMcpSession = "agentbox.dev/mcp-session";
+inline constexpr const char* kMcpSessionPrefix = "agentbox-mcp-";
 // What the pod carries of the sandbox's record, so any agentbox sharing the owner rebuilds it
 // from the cluster (kubernetes/pod_record.h): its name, when it was made and ends (RFC 3339;
 // unix seconds, "0" for no ttl), its policy without env (JSON), and "true" on a warm pool's pod.

@@ -71,8 +71,8 @@ json RecordAnnotations(const SandboxSpec& spec, const SandboxIdentity& identity)
 }
 
 SandboxIdentity IdentityOf(const SandboxRecord& record) {
-  return {record.name,   record.created_at, record.expires_at, !record.pool_key.empty(),
-          record.tenant, record.tenant_name};
+  return {record.name,   record.created_at,  record.expires_at, !record.pool_key.empty(),
+          record.tenant, record.tenant_name, record.mcp_session};
 }
 
 std::string EnvSecretValue(const SandboxSpec& spec) {
@@ -104,6 +104,10 @@ StatusOr<SandboxRecord> RecordFromObjects(const json& pod, const json& secret) {
   // The label is what a selector finds: a pod whose two disagree was changed by hand.
   if (!r.tenant.empty() && Text(labels, kLabelTenant) != NameLabelValue(r.tenant)) {
     return Corrupt(pod_name, "its " + std::string(kLabelTenant) + " label is not its tenant's");
+  }
+  r.mcp_session = Text(labels, kLabelMcpSession);
+  if (!r.mcp_session.empty() && !IsLabelValue(r.mcp_session)) {
+    return Corrupt(pod_name, "its " + std::string(kLabelMcpSession) + " label is no key");
   }
   r.backend = BackendKind::kKubernetes;
   r.created_at = Text(annotations, kAnnotationCreatedAt);

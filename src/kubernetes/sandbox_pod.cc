@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "kubernetes/exec_credential.h"
+#include "kubernetes/mcp_session_secret.h"
 #include "kubernetes/object_names.h"
 #include "kubernetes/pod_manifest.h"
 #include "kubernetes/pod_record.h"
@@ -32,11 +33,11 @@ std::string NameOf(const json& object) {
   return object.value("metadata", json::object()).value("name", "");
 }
 
-std::string SandboxIdOf(const json& object) {
-  return object.value("metadata", json::object())
-      .value("labels", json::object())
-      .value(kLabelSandbox, "");
+std::string LabelOf(const json& object, const char* label) {
+  return object.value("metadata", json::object()).value("labels", json::object()).value(label, "");
 }
+
+std::string SandboxIdOf(const json& object) { return LabelOf(object, kLabelSandbox); }
 
 bool Young(const json& object, int64_t now) {
   auto made = ParseRfc3339(
@@ -141,15 +142,26 @@ std::vector<std::string> CollectSandboxObjects(
   const int64_t now = std::time(nullptr);
   auto pods = client.List(kPods, OwnerSelector(owner));
   if (!pods.ok()) return {};  // what lives cannot be told: remove nothing
-  std::set<std::string> alive;
+  std::set<std::string> alive, live_sessions;
   for (const json& pod : pods->value("items", json::array())) {
-    if (PodIsLive(pod, now)) alive.insert(SandboxIdOf(pod));
+    if (!PodIsLive(pod, now)) continue;
+    alive.insert(SandboxIdOf(pod));
+    live_sessions.insert(LabelOf(pod, kLabelMcpSession));
   }
   std::vector<std::string> removed;
   for (const ResourceKind& kind : kSandboxKinds) {
     auto list = client.List(kind, OwnerSelector(owner));
     if (!list.ok()) continue;
     for (const json& item : list->value("items", json::array())) {
+      if (std::string_view(kind.plural) == kSecrets.plural &&
+          McpSessionAbandoned(item, live_sessions, now)) {
+        Status st = client.Delete(kind, NameOf(item));
+        if (st.ok() || st.code() == StatusCode::kNotFound) {
+          removed.push_back("kubernetes secrets " + client.namespace_name() + "/" + NameOf(item) +
+                            " (MCP session without a sandbox)");
+        }
+        continue;
+      }
       const std::string id = SandboxIdOf(item);
       if (id.empty() || is_live(id) || alive.count(id) > 0) continue;
       if (std::string_view(kind.plural) != kPods.plural && Young(item, now)) continue;

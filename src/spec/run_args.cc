@@ -172,10 +172,11 @@ StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args,
   CreateInvocation create;
   std::vector<std::string> rest;
   // --name, --ttl and --idle-timeout are the flags run does not have (and serve's --tenant,
-  // --tenant-name).
+  // --tenant-name, --mcp-session).
   for (size_t i = 0; i < args.size(); ++i) {
     std::string flag;
-    for (const char* own : {"--name", "--ttl", "--idle-timeout", "--tenant", "--tenant-name"}) {
+    for (const char* own :
+         {"--name", "--ttl", "--idle-timeout", "--tenant", "--tenant-name", "--mcp-session"}) {
       if (args[i] == own || args[i].starts_with(std::string(own) + "=")) flag = own;
     }
     if (flag.empty()) {
@@ -191,6 +192,8 @@ StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args,
       create.tenant = value;
     } else if (flag == "--tenant-name") {
       create.tenant_name = value;
+    } else if (flag == "--mcp-session") {
+      create.mcp_session = value;
     } else {
       const char* key = flag == "--ttl" ? "ttl" : "idle_timeout";
       AB_RETURN_IF_ERROR(SetFieldFromText(key, value, &create.run.flags).WithContext(flag));

@@ -48,6 +48,9 @@ struct CreateInvocation {
   // (kubernetes: labels of its objects, so every serve replica knows whose it is).
   std::string tenant;
   std::string tenant_name;
+  // ... and, for an MCP session's sandbox where serve's replicas share sessions, the session's
+  // key (a digest of its id, never the id), so any replica finds the session's sandbox.
+  std::string mcp_session;
 };
 StatusOr<CreateInvocation> ParseCreateArgs(const std::vector<std::string>& args,
                                            const EnvLookup& caller_env = CallerEnvironment);

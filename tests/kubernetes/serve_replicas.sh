@@ -5,7 +5,9 @@
 # its name through replica 2 (exec, inspect, files, list); tenant b gets the 404 of a missing
 # sandbox for it on both, by name and by id, and cannot remove it; a's max_sandboxes and its
 # names hold across the replicas; both restarted on new empty state dirs, a still finds its
-# sandboxes; removed through one replica, the other says 404 and a's quota is free again.
+# sandboxes; removed through one replica, the other says 404 and a's quota is free again. Then
+# an MCP session begun on replica 1 goes on on replica 2 in the same sandbox; tenant b gets the
+# 404 of a made-up id for its id on both; DELETE through 2 ends it on 1 too, its pod deleted.
 # Uses serve_backend.sh's helpers (ok, bad, check, K, jq_, pod_of, gone) and $WORK.
 
 REPLICA_PIDS=()
@@ -134,4 +136,60 @@ for id in "$W2" "$W3"; do
 done
 check "a's sandboxes removed through replica 1: no pod of tenant a is left" \
   'gone "$W2" && gone "$W3" && [[ -z $(K get pod -l agentbox.dev/tenant=a -o name) ]]'
+
+# An MCP session (2025 revisions) begun on replica 1 goes on on replica 2: the same sandbox.
+MCP_INIT='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"replicas","version":"1"}}}'
+# MCP TOKEN N SID BODY: a POST /mcp of session SID to replica N; prints the body, then the status.
+MCP() { RT "$1" "$2" "${JH[@]}" -H "Mcp-Session-Id: $3" -d "$4" http://x/mcp; }
+bash_call() { printf '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"bash","arguments":{"command":"%s"}}}' "$1" "$2"; }
+SID=$(A 1 "${JH[@]}" -D - -o /dev/null -d "$MCP_INIT" http://x/mcp | tr -d '\r' | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}')
+KEY=$(printf '%s' "$SID" | sha256sum | cut -c1-48)
+check "a begins an MCP session on replica 1: its record is the Secret agentbox-mcp-KEY (a digest of the id), tenant a, never the id" \
+  '[[ -n $SID && $(K get secret -l "agentbox.dev/mcp-session=$KEY,agentbox.dev/tenant=a,agentbox.dev/owner=agentbox-replicas-test" -o name) == "secret/agentbox-mcp-$KEY" ]] &&
+   ! K get secret,pod -o json | grep -q "$SID"' "$(K get secret --show-labels 2>&1)"
+R=$(MCP "$TOKEN_A" 1 "$SID" "$(bash_call 2 'echo via-1 > mcp.txt; echo written')")
+MSB=$(K get pod -l "agentbox.dev/mcp-session=$KEY,agentbox.dev/tenant=a" -o name | sed 's|^pod/agentbox-||')
+check "its first bash call on replica 1 makes its sandbox, a pod labelled with the session's key" \
+  '[[ $(code "$R") == 200 && $(body "$R") == *written* && -n $MSB && $MSB != *$'"'"'\n'"'"'* ]]' "$R"
+R=$(MCP "$TOKEN_A" 2 "$SID" "$(bash_call 3 'cat mcp.txt')")
+check "the same Mcp-Session-Id on replica 2 runs bash in the same sandbox: the file written through 1" \
+  '[[ $(code "$R") == 200 && $(body "$R") == *via-1* ]] &&
+   [[ $(K get pod -l "agentbox.dev/mcp-session=$KEY" -o name | wc -l) == 1 ]]' "$R"
+R=$(MCP "$TOKEN_A" 2 "$SID" "$(bash_call 4 'echo via-2 >> mcp.txt')")
+R2=$(MCP "$TOKEN_A" 1 "$SID" "$(bash_call 5 'cat mcp.txt')")
+check "... and what replica 2 writes, replica 1 reads" \
+  '[[ $(code "$R") == 200 && $(code "$R2") == 200 && $(body "$R2") == *via-1*via-2* ]]' "$R / $R2"
+MADE_UP=0123456789abcdef0123456789abcdef
+for n in 1 2; do
+  R=$(MCP "$TOKEN_B" $n "$SID" "$(bash_call 6 'cat mcp.txt')")
+  R2=$(MCP "$TOKEN_B" $n "$MADE_UP" "$(bash_call 6 'cat mcp.txt')")
+  R3=$(B $n -X DELETE -H "Mcp-Session-Id: $SID" http://x/mcp)
+  check "tenant b's use of a's session id on replica $n: the 404 of a made-up id, and it cannot end it" \
+    '[[ $(code "$R") == 404 && $(code "$R3") == 404 ]] &&
+     [[ $(body "$R" | sed "s/$SID/$MADE_UP/") == "$(body "$R2")" ]] && [[ -n $(pod_of "$MSB") ]]' "$R / $R2 / $R3"
+done
+R=$(MCP "$TOKEN_A" 1 "$SID" "$(bash_call 7 'cat mcp.txt')")
+check "a's session goes on after b's tries" '[[ $(code "$R") == 200 && $(body "$R") == *via-2* ]]' "$R"
+mkdir -p "$WORK/gc-state"
+GC=$(AGENTBOX_STATE_DIR=$WORK/gc-state AGENTBOX_KUBE_OWNER=agentbox-replicas-test "$AGENTBOX" gc 2>&1)
+check "gc of the same owner keeps a session that goes on: its record and its sandbox" \
+  '[[ -n $(K get secret "agentbox-mcp-$KEY" -o name) && -n $(pod_of "$MSB") && $GC != *agentbox-mcp-* ]]' "$GC"
+R=$(A 2 -X DELETE -H "Mcp-Session-Id: $SID" http://x/mcp)
+check "DELETE /mcp through replica 2 ends it: 204, its sandbox's pod and its record are deleted" \
+  '[[ $(code "$R") == 204 ]] && gone "$MSB" && [[ -z $(K get secret "agentbox-mcp-$KEY" -o name 2>/dev/null) ]]' "$R"
+R=$(MCP "$TOKEN_A" 1 "$SID" "$(bash_call 8 'true')")
+R2=$(A 1 -X DELETE -H "Mcp-Session-Id: $SID" http://x/mcp)
+check "... on replica 1 too, which began it: 404 for a call and for DELETE" \
+  '[[ $(code "$R") == 404 && $(code "$R2") == 404 && $(body "$R") == *"no MCP session"* ]]' "$R / $R2"
+# Begun on replica 2, its first call on replica 1, its sandbox then found by replica 2.
+SID2=$(A 2 "${JH[@]}" -D - -o /dev/null -d "$MCP_INIT" http://x/mcp | tr -d '\r' | awk -F': ' 'tolower($1)=="mcp-session-id"{print $2}')
+KEY2=$(printf '%s' "$SID2" | sha256sum | cut -c1-48)
+R=$(MCP "$TOKEN_A" 1 "$SID2" "$(bash_call 9 'echo first-on-1 > f2.txt')")
+R2=$(MCP "$TOKEN_A" 2 "$SID2" "$(bash_call 10 'cat f2.txt')")
+MSB2=$(K get pod -l "agentbox.dev/mcp-session=$KEY2" -o name | sed 's|^pod/agentbox-||')
+check "begun on replica 2, first called on 1: replica 2 then works in the sandbox 1 made, one pod" \
+  '[[ $(code "$R") == 200 && $(code "$R2") == 200 && $(body "$R2") == *first-on-1* && -n $MSB2 && $MSB2 != *$'"'"'\n'"'"'* ]]' "$R / $R2"
+R=$(A 1 -X DELETE -H "Mcp-Session-Id: $SID2" http://x/mcp)
+check "ended through replica 1: no pod and no session record of tenant a is left" \
+  '[[ $(code "$R") == 204 ]] && gone "$MSB2" && [[ -z $(K get secret -l agentbox.dev/tenant=a -o name) ]]' "$R"
 stop_replicas

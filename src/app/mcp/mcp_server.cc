@@ -73,6 +73,8 @@ void McpServer::CancelAll() {
 
 std::string McpServer::sandbox_id() const { return impl_->session.sandbox_id(); }
 
+void McpServer::Detach() { impl_->session.Detach(); }
+
 bool McpServer::has_running_task() const { return impl_->tasks.HasRunningCommand(); }
 
 std::optional<json> McpServer::Impl::HandleOne(const json& message, const McpNotify& notify) {

@@ -14,6 +14,7 @@
 
 #include "app/mcp/mcp_quota.h"
 #include "base/status.h"
+#include "core/sandbox_manager.h"
 #include "proto/exec_result.h"
 #include "spec/units.h"
 
@@ -27,6 +28,10 @@ struct McpOptions {
   // How the session's own sandbox is made (serve: with the operator's defaults); unset:
   // `agentbox create [--policy FILE]`. Returns the new id.
   std::function<StatusOr<std::string>()> create_sandbox;
+  // The session's own sandbox when it has one already, made by another serve replica for the
+  // same session (the sessions they share: app/server/mcp_shared.h); "" when it has none yet,
+  // and create_sandbox then makes it. Unset: every session makes its own.
+  std::function<StatusOr<std::string>(SandboxManager&)> find_own_sandbox;
   // The most a tool call's `timeout` may ask (serve: the operator's ceiling).
   double max_timeout_seconds = kMaxTimeoutSeconds;
   // The most exec's `output_limit` may ask (serve: the operator's ceiling); 0: no ceiling.
@@ -67,6 +72,10 @@ class McpServer {
 
   // The session's sandbox once a tool call has made or found it; "" before. Thread-safe.
   std::string sandbox_id() const;
+
+  // This server lets go of its session without ending it: the session goes on elsewhere (another
+  // serve replica), so its sandbox stays when this server is destroyed. Thread-safe.
+  void Detach();
 
  private:
   struct Impl;

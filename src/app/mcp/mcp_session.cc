@@ -77,6 +77,12 @@ std::string McpSession::sandbox_id() {
   return record_ ? record_->id : "";
 }
 
+void McpSession::Detach() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  owned_ = false;
+  detached_ = true;  // and a tool call still to come makes none that nobody would remove
+}
+
 uint64_t McpSession::OutputCursor(const std::string& proc) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = output_cursors_.find(proc);
@@ -94,8 +100,15 @@ Status McpSession::Acquire() {
     AB_ASSIGN_OR_RETURN(SandboxManager manager, OpenSandboxManager());
     manager_.emplace(std::move(manager));
   }
+  if (detached_) return Unavailable("this MCP session goes on elsewhere; retry the request");
   std::string ref = options_.sandbox;
-  const bool create = ref.empty();
+  bool create = ref.empty();
+  bool own = create;
+  if (create && options_.find_own_sandbox) {
+    // Made for this session through another replica: the session's, so removed with it.
+    AB_ASSIGN_OR_RETURN(ref, options_.find_own_sandbox(*manager_));
+    create = ref.empty();
+  }
   if (create) {
     AB_ASSIGN_OR_RETURN(ref, CreateOwnSandbox());
   }
@@ -112,7 +125,7 @@ Status McpSession::Acquire() {
   // reading here, under our mutex, fills those caches before tool calls run Exec in parallel.
   (void)manager_->InspectJson(found->record.id);
   record_ = found->record;
-  owned_ = create;
+  owned_ = own;
   return OkStatus();
 }
 

@@ -43,6 +43,8 @@ class McpSession {
   const McpOptions& options() const { return options_; }
   // The sandbox's id once Sandbox() succeeded; "" before. Thread-safe.
   std::string sandbox_id();
+  // The session goes on elsewhere: its sandbox is no longer removed with this object.
+  void Detach();
 
   // Where this session's next process_output of background process `proc` starts: the offset
   // after what it returned last (0 before). Thread-safe. A sandbox keeps at most 32 processes, and
@@ -60,7 +62,8 @@ class McpSession {
   std::mutex mutex_;
   std::optional<SandboxManager> manager_;
   std::optional<SandboxRecord> record_;
-  bool owned_ = false;                              // made by us: removed with the session
+  bool owned_ = false;     // made by us (or for the session elsewhere): removed with it
+  bool detached_ = false;  // Detach ran: the session is another's now
   std::map<std::string, uint64_t> output_cursors_;  // guarded by mutex_
 };
 

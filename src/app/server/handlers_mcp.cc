@@ -14,10 +14,16 @@
 // A tools/call in flight ends early, its command's process tree killed, on notifications/cancelled
 // POSTed on another connection of the session, when its own client hangs up, or at shutdown. A
 // cancelled request then gets no response on its SSE stream, as over stdio.
+//
+// On a backend that shares sessions between serve's replicas (mcp_shared.h), a 2025 session is
+// the cluster's: begun on one replica, it goes on on any (each makes its copy on first use, bound
+// to the session's one sandbox); every request checks that it still goes on (one read of its
+// record), and DELETE on any replica ends it everywhere.
 #include <optional>
 #include <string_view>
 
 #include "app/server/mcp_sessions.h"
+#include "app/server/mcp_shared.h"
 #include "app/server/sandbox_creator.h"
 #include "app/server/server_context.h"
 #include "app/server/shared_stream.h"
@@ -26,6 +32,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/modern_request.h"
 #include "mcp/protocol.h"
+#include "mcp/session_key.h"
 #include "mcp/streamable_http.h"
 
 namespace agentbox {
@@ -44,16 +51,27 @@ constexpr int kKeepAliveMs = 15000;
 
 // A new McpServer for caller: its sandbox and commands count against the tenant's quotas, as
 // REST's do; its sandbox gets the operator's defaults (its default backend, and limits within the
-// ceilings, as a REST create's), and its tool calls the operator's ceilings.
-StatusOr<std::shared_ptr<McpServer>> NewServer(ServerContext& ctx, const Caller& caller) {
+// ceilings, as a REST create's), and its tool calls the operator's ceilings. `shared_key`: the
+// key of a session the replicas share (mcp_shared.h), whose sandbox carries it and may have been
+// made by another replica already; "" for this replica's own.
+StatusOr<std::shared_ptr<McpServer>> NewServer(ServerContext& ctx, const Caller& caller,
+                                               const std::string& shared_key = "") {
   McpOptions options{"", "", ctx.self_exe,
                      std::make_shared<TenantQuota>(*ctx.tenants, caller, ctx.state_root)};
   json policy = json::object();
   AB_RETURN_IF_ERROR(ApplyServerDefaults(ctx.config, &policy));
   options.create_sandbox = [exe = ctx.self_exe, root = ctx.state_root, policy,
-                            tenant = caller.tenant] {
-    return CreateSandboxInHelper(exe, root, policy, "", {tenant, ""});
+                            tenant = caller.tenant, shared_key] {
+    return CreateSandboxInHelper(exe, root, policy, "", {tenant, "", shared_key});
   };
+  if (!shared_key.empty()) {
+    options.find_own_sandbox = [tenant = caller.tenant,
+                                shared_key](SandboxManager& manager) -> StatusOr<std::string> {
+      AB_ASSIGN_OR_RETURN(std::optional<SandboxStatus> found,
+                          manager.FindMcpSessionSandbox(tenant, shared_key));
+      return found ? found->record.id : "";
+    };
+  }
   options.max_timeout_seconds = ctx.config.limits.Get("timeout").max;
   options.max_output_limit = static_cast<uint64_t>(ctx.config.limits.Get("output_limit").max);
   options.bash_output_chars = static_cast<size_t>(ctx.config.mcp_bash_output_chars);
@@ -69,11 +87,47 @@ StatusOr<std::shared_ptr<McpServer>> NewServer(ServerContext& ctx, const Caller&
   return std::make_shared<McpServer>(std::move(options));
 }
 
+Status NoSession(const std::string& id) { return NotFound("no MCP session \"" + id + "\""); }
+
+// A new session of the caller (initialize), recorded for the other replicas when they share
+// sessions (a 503, and no session, when the cluster cannot take it).
+StatusOr<std::shared_ptr<McpServer>> BeginSession(ServerContext& ctx, Exchange& ex, Backend* shared,
+                                                  const std::string& id) {
+  AB_ASSIGN_OR_RETURN(std::shared_ptr<McpServer> server,
+                      NewServer(ctx, ex.caller, shared ? mcp::SessionKey(id) : ""));
+  AB_RETURN_IF_ERROR(ctx.mcp->Add(ex.caller, id, server, shared != nullptr));
+  if (!shared) return server;
+  if (Status recorded = RecordSharedSession(*shared, ex.caller, id); !recorded.ok()) {
+    (void)ctx.mcp->Remove(id, ex.caller.tenant);
+    return recorded;
+  }
+  return server;
+}
+
+// A shared session's request: it must still go on (ended through another replica: this copy is
+// dropped, 404); a replica that has no copy yet makes one, bound to the session's sandbox.
+StatusOr<std::shared_ptr<McpServer>> ContinueShared(ServerContext& ctx, Exchange& ex,
+                                                    Backend& shared, const std::string& id) {
+  std::shared_ptr<McpServer> server = ctx.mcp->Get(id, ex.caller.tenant);
+  AB_ASSIGN_OR_RETURN(bool goes_on, SharedSessionGoesOn(shared, ex.caller, id));
+  if (!goes_on) {
+    if (server) (void)ctx.mcp->Remove(id, ex.caller.tenant);
+    return NoSession(id);
+  }
+  if (server) return server;
+  AB_ASSIGN_OR_RETURN(server, NewServer(ctx, ex.caller, mcp::SessionKey(id)));
+  server = ctx.mcp->Adopt(ex.caller, id, std::move(server));
+  if (!server) return NoSession(id);
+  return server;
+}
+
 // The session a legacy POST belongs to; its initialize makes one when it names none (429 when
 // the tenant holds all the sessions it may).
 StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex,
                                                 bool is_initialize, std::string* session_id) {
   *session_id = ex.request.Header("mcp-session-id");
+  SandboxManager manager = ctx.Manager();
+  Backend* shared = SharedMcpStore(ctx, manager);
   if (session_id->empty()) {
     if (!is_initialize) {
       return InvalidArgument(
@@ -81,12 +135,12 @@ StatusOr<std::shared_ptr<McpServer>> SessionFor(ServerContext& ctx, Exchange& ex
           "or the request must carry _meta[\"io.modelcontextprotocol/protocolVersion\"] "
           "(2026-07-28)");
     }
-    AB_ASSIGN_OR_RETURN(std::shared_ptr<McpServer> server, NewServer(ctx, ex.caller));
-    AB_ASSIGN_OR_RETURN(*session_id, ctx.mcp->Add(ex.caller, server));
-    return server;
+    *session_id = McpSessions::NewId();
+    return BeginSession(ctx, ex, shared, *session_id);
   }
+  if (shared) return ContinueShared(ctx, ex, *shared, *session_id);
   auto server = ctx.mcp->Get(*session_id, ex.caller.tenant);
-  if (!server) return NotFound("no MCP session \"" + *session_id + "\"");
+  if (!server) return NoSession(*session_id);
   return server;
 }
 
@@ -267,9 +321,20 @@ void HandleMcpDelete(ServerContext& ctx, Exchange& ex) {
   Status version = mcp::CheckProtocolVersionHeader(ex.request.Header("mcp-protocol-version"));
   if (!version.ok()) return ex.ReplyError(version);
   if (session_id.empty()) return ex.ReplyError(InvalidArgument("DELETE /mcp needs Mcp-Session-Id"));
-  if (!ctx.mcp->Remove(session_id, ex.caller.tenant)) {
-    return ex.ReplyError(NotFound("no MCP session \"" + session_id + "\""));
+  SandboxManager manager = ctx.Manager();
+  if (Backend* shared = SharedMcpStore(ctx, manager)) {
+    auto goes_on = SharedSessionGoesOn(*shared, ex.caller, session_id);
+    if (!goes_on.ok()) return ex.ReplyError(goes_on.status());
+    if (*goes_on) {
+      Status ended = EndSharedSession(ctx, manager, *shared, ex.caller, session_id);
+      (void)ctx.mcp->Remove(session_id, ex.caller.tenant);  // this replica's copy, if any
+      if (!ended.ok()) return ex.ReplyError(ended);
+      return ex.Reply(204, "", "");
+    }
+    (void)ctx.mcp->Remove(session_id, ex.caller.tenant);  // ended elsewhere: a stale copy
+    return ex.ReplyError(NoSession(session_id));
   }
+  if (!ctx.mcp->Remove(session_id, ex.caller.tenant)) return ex.ReplyError(NoSession(session_id));
   ex.Reply(204, "", "");
 }
 

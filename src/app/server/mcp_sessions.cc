@@ -1,6 +1,7 @@
 #include "app/server/mcp_sessions.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "sys/random_id.h"
 
@@ -24,9 +25,16 @@ std::vector<mcp::SessionUse> McpSessions::UsesLocked(const std::string& tenant) 
   return uses;
 }
 
-StatusOr<std::string> McpSessions::Add(const Caller& caller, std::shared_ptr<McpServer> server) {
-  std::string id = RandomHexId();
-  std::shared_ptr<McpServer> evicted;  // ended outside the lock: it may remove a sandbox
+std::string McpSessions::NewId() { return RandomHexId(); }
+
+void McpSessions::EndOrLetGo(Session& session) {
+  if (session.shared) session.server->Detach();
+  session.server->CancelAll();
+}
+
+Status McpSessions::Add(const Caller& caller, const std::string& id,
+                        std::shared_ptr<McpServer> server, bool shared) {
+  std::optional<Session> evicted;  // ended outside the lock: it may remove a sandbox
   {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto now = mcp::SessionClock::now();
@@ -34,13 +42,27 @@ StatusOr<std::string> McpSessions::Add(const Caller& caller, std::shared_ptr<Mcp
                         mcp::AdmitSession(caller, UsesLocked(caller.tenant), now, stale_after_));
     if (stale) {
       auto it = sessions_.find(*stale);
-      evicted = std::move(it->second.server);
+      evicted = std::move(it->second);
       sessions_.erase(it);
     }
-    sessions_[id] = Session{caller.tenant, std::move(server), now};
+    sessions_[id] = Session{caller.tenant, std::move(server), now, false, shared};
   }
-  if (evicted) evicted->CancelAll();
-  return id;
+  if (evicted) EndOrLetGo(*evicted);
+  return OkStatus();
+}
+
+std::shared_ptr<McpServer> McpSessions::Adopt(const Caller& caller, const std::string& id,
+                                              std::shared_ptr<McpServer> server) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto now = mcp::SessionClock::now();
+  auto [it, added] =
+      sessions_.emplace(id, Session{caller.tenant, server, now, false, /*shared=*/true});
+  if (!added) {
+    server->Detach();  // never used: it has no sandbox, but must make none on its way out
+    if (it->second.tenant != caller.tenant || it->second.stateless) return nullptr;
+  }
+  it->second.last_use = now;
+  return it->second.server;
 }
 
 std::shared_ptr<McpServer> McpSessions::Get(const std::string& id, const std::string& tenant) {
@@ -84,7 +106,7 @@ bool McpSessions::Remove(const std::string& id, const std::string& tenant) {
 }
 
 size_t McpSessions::EndIdle() {
-  std::vector<std::shared_ptr<McpServer>> doomed;  // ended outside the lock, as in Remove
+  std::vector<Session> doomed;  // ended outside the lock, as in Remove
   {
     std::lock_guard<std::mutex> lock(mutex_);
     std::vector<mcp::SessionUse> uses;
@@ -93,11 +115,11 @@ size_t McpSessions::EndIdle() {
     }
     for (const std::string& id : mcp::IdleSessions(uses, mcp::SessionClock::now(), stale_after_)) {
       auto it = sessions_.find(id);
-      doomed.push_back(std::move(it->second.server));
+      doomed.push_back(std::move(it->second));
       sessions_.erase(it);
     }
   }
-  for (auto& server : doomed) server->CancelAll();
+  for (Session& session : doomed) EndOrLetGo(session);
   return doomed.size();
 }
 
@@ -107,7 +129,7 @@ void McpSessions::Clear() {
     std::lock_guard<std::mutex> lock(mutex_);
     doomed.swap(sessions_);
   }
-  for (auto& [id, session] : doomed) session.server->CancelAll();
+  for (auto& [id, session] : doomed) EndOrLetGo(session);
 }
 
 }  // namespace agentbox

@@ -5,6 +5,11 @@
 // the revision's cacheScope "private" is. A tenant holds at most as many sessions as its
 // max_sandboxes allows (mcp/session_cap.h); its stateless server counts as one of them but is
 // never refused (its sandbox is, by the quota, on its first tool call). Idle ones are ended alike.
+//
+// A session shared with serve's other replicas (app/server/mcp_shared.h: the kubernetes backend
+// with a shared owner) is only this replica's copy of it: ending it here as idle, to make room,
+// or at shutdown lets go of the copy (McpServer::Detach) and leaves the session, its record and
+// its sandbox to the replicas; only DELETE /mcp (the handler) ends it everywhere.
 #pragma once
 
 #include <chrono>
@@ -30,10 +35,18 @@ class McpSessions {
   explicit McpSessions(mcp::SessionClock::duration stale_after = kStaleAfter)
       : stale_after_(stale_after) {}
 
-  // Stores a new session of caller's tenant under a fresh random id (128 bits, hex) and returns
-  // the id. QuotaExceeded (429) when the tenant holds all the sessions it may and none is
-  // stale; a stale one is ended to make room.
-  StatusOr<std::string> Add(const Caller& caller, std::shared_ptr<McpServer> server);
+  // A fresh session id: 128 random bits, hex.
+  static std::string NewId();
+  // Stores a new session of caller's tenant under `id` (NewId's). QuotaExceeded (429) when the
+  // tenant holds all the sessions it may and none is stale; a stale one is ended to make room.
+  // `shared`: the session is the replicas' (above).
+  Status Add(const Caller& caller, const std::string& id, std::shared_ptr<McpServer> server,
+             bool shared = false);
+  // Stores this replica's copy of a shared session another replica began, never refused by the
+  // cap (the session exists already; it counts here from now on). When a concurrent request
+  // stored one first, that one is returned (and `server` dropped, detached).
+  std::shared_ptr<McpServer> Adopt(const Caller& caller, const std::string& id,
+                                   std::shared_ptr<McpServer> server);
   // The session, or nullptr when unknown or another tenant's. The caller's reference keeps it
   // alive through a request even if it is removed meanwhile; Release marks the request's end.
   std::shared_ptr<McpServer> Get(const std::string& id, const std::string& tenant);
@@ -61,8 +74,11 @@ class McpSessions {
     std::shared_ptr<McpServer> server;
     mcp::SessionClock::time_point last_use;
     bool stateless = false;  // a tenant's 2026-07-28 server: never found by Get
+    bool shared = false;     // the replicas' session: let go of, not ended, but by Remove
   };
   std::vector<mcp::SessionUse> UsesLocked(const std::string& tenant) const;
+  // Ends a session taken out of the map, or lets go of a shared one's copy (above).
+  static void EndOrLetGo(Session& session);
 
   const mcp::SessionClock::duration stale_after_;
   std::mutex mutex_;

@@ -77,6 +77,9 @@ StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
   if (!name.empty()) args.insert(args.end(), {"--name", name});
   if (!tenant.tenant.empty()) args.insert(args.end(), {"--tenant", tenant.tenant});
   if (!tenant.name.empty()) args.insert(args.end(), {"--tenant-name", tenant.name});
+  if (!tenant.mcp_session.empty()) {
+    args.insert(args.end(), {"--mcp-session", tenant.mcp_session});
+  }
   return RunCreateHelper(self_exe, args);
 }
 

@@ -15,7 +15,8 @@ namespace agentbox {
 
 // The id of the new sandbox; on failure the helper's one-line reason (kAlreadyExists when the
 // name was taken meanwhile, else kUnavailable). `tenant` (a tenant's create) goes to the helper
-// as --tenant and --tenant-name: the record keeps it, and a kubernetes sandbox's objects carry it.
+// as --tenant and --tenant-name (and an MCP session's key as --mcp-session): the record keeps
+// them, and a kubernetes sandbox's objects carry them.
 StatusOr<std::string> CreateSandboxInHelper(const std::string& self_exe,
                                             const std::string& state_root,
                                             const nlohmann::json& policy, const std::string& name,

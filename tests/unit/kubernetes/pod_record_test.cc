@@ -122,6 +122,28 @@ TEST(KubernetesPodRecord, TenantIsALabelOnEveryObjectAndComesBack) {
   EXPECT_EQ(again.tenant_name, "build");
 }
 
+// An MCP session's sandbox where serve's replicas share sessions: the session's key (a digest,
+// never the id) labels all three objects, so any replica finds the session's sandbox, and comes
+// back into the record; a sandbox of no session has no such label.
+TEST(KubernetesPodRecord, McpSessionKeyIsALabelOnEveryObjectAndComesBack) {
+  const std::string key(48, 'c');
+  ManifestInputs in = Inputs();
+  in.identity.tenant = "team-a";
+  in.identity.mcp_session = key;
+  auto [pod, secret] = Objects(SpecWithEnv(), in);
+  const json policy = SandboxNetworkPolicy(in).value();
+  for (const json* object : std::initializer_list<const json*>{&pod, &secret, &policy}) {
+    EXPECT_EQ((*object)["metadata"]["labels"][kLabelMcpSession], key);
+  }
+  auto record = RecordFromObjects(pod, secret);
+  ASSERT_TRUE(record.ok()) << record.status().message();
+  EXPECT_EQ(record->mcp_session, key);
+  EXPECT_EQ(IdentityOf(*record).mcp_session, key);
+  auto [plain_pod, plain_secret] = Objects(SpecWithEnv(), Inputs());
+  EXPECT_FALSE(plain_pod["metadata"]["labels"].contains(kLabelMcpSession));
+  EXPECT_EQ(RecordFromObjects(plain_pod, plain_secret)->mcp_session, "");
+}
+
 TEST(KubernetesPodRecord, NoTenantNoTenantLabelOrAnnotation) {
   auto [pod, secret] = Objects(SpecWithEnv(), Inputs());
   EXPECT_FALSE(pod["metadata"]["labels"].contains(kLabelTenant));
