@@ -187,7 +187,8 @@ StatusOr<std::vector<SandboxRecord>> ListClaimRecords(ApiClient& client, const s
 
 std::vector<std::string> CollectClaims(ApiClient& client, const std::string& owner,
                                        const std::function<bool(const std::string& id)>& is_live,
-                                       std::set<std::string>* kept) {
+                                       std::set<std::string>* kept,
+                                       std::set<std::string>* kept_sessions) {
   auto claims = client.List(kSandboxClaims, OwnerSelector(owner));
   if (!claims.ok()) return {};
   const int64_t now = std::time(nullptr);
@@ -205,6 +206,8 @@ std::vector<std::string> CollectClaims(ApiClient& client, const std::string& own
         meta.contains("deletionTimestamp") || (expires > 0 && now >= expires) || stale;
     if (is_live(id) || !over) {
       kept->insert(id);
+      const std::string session = meta.value("labels", json::object()).value(kLabelMcpSession, "");
+      if (!session.empty()) kept_sessions->insert(session);
       continue;
     }
     Status st = client.Delete(kSandboxClaims, meta.value("name", ""));

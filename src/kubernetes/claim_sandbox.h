@@ -58,9 +58,11 @@ StatusOr<std::vector<SandboxRecord>> ListClaimRecords(ApiClient& client, const s
 
 // Deletes the claims of `owner` whose sandbox is not is_live and that are being deleted, past
 // their expires-at, or not bound and older than a few minutes. Returns one line per claim
-// removed, and fills *kept with the ids of claims that stay (their Secrets are not garbage).
+// removed, and fills *kept with the ids of claims that stay (their Secrets are not garbage) and
+// *kept_sessions with the MCP session keys they carry (nor are those sessions' Secrets).
 std::vector<std::string> CollectClaims(ApiClient& client, const std::string& owner,
                                        const std::function<bool(const std::string& id)>& is_live,
-                                       std::set<std::string>* kept);
+                                       std::set<std::string>* kept,
+                                       std::set<std::string>* kept_sessions);
 
 }  // namespace agentbox::kubernetes

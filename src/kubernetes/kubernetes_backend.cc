@@ -323,12 +323,13 @@ class KubernetesBackend : public Backend {
       return std::find(live_ids.begin(), live_ids.end(), id) != live_ids.end();
     };
     if (!ClaimsMode()) return kubernetes::CollectSandboxObjects(*client, owner_, is_live);
-    // The claims first: a claim that stays keeps its Secret (its pod has no sandbox label).
-    std::set<std::string> kept;
-    auto removed = kubernetes::CollectClaims(*client, owner_, is_live, &kept);
+    // The claims first: a claim that stays keeps its Secret and its MCP session's (its pod has no
+    // sandbox or session label).
+    std::set<std::string> kept, kept_sessions;
+    auto removed = kubernetes::CollectClaims(*client, owner_, is_live, &kept, &kept_sessions);
     for (std::string& line : kubernetes::CollectSandboxObjects(
-             *client, owner_,
-             [&](const std::string& id) { return is_live(id) || kept.count(id); })) {
+             *client, owner_, [&](const std::string& id) { return is_live(id) || kept.count(id); },
+             kept_sessions)) {
       removed.push_back(std::move(line));
     }
     return removed;
