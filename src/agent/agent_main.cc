@@ -5,6 +5,9 @@
 //   agentbox-agent --listen-tcp HOST:PORT --token-file PATH
 //                                  a pod (kubernetes): listens on TCP, every connection's hello
 //                                  carries the token read once from PATH (proto/agent_hello.h)
+//   agentbox-agent --listen-tcp HOST:PORT --token-by-claim
+//                                  a pod of a shared SandboxTemplate: no token until the first
+//                                  claim hello sets it (agent/hello_gate.h)
 #include <cstdio>
 #include <string>
 #include <vector>

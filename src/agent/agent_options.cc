@@ -17,7 +17,8 @@
 namespace agentbox {
 namespace {
 
-// `--listen-tcp HOST:PORT --token-file PATH` from args[i] on, the last arguments.
+// `--listen-tcp HOST:PORT (--token-file PATH | --token-by-claim)` from args[i] on, the last
+// arguments.
 StatusOr<AgentOptions> ParseTcpMode(const std::vector<std::string>& args, size_t i,
                                     AgentOptions options) {
   if (i + 1 == args.size()) return InvalidArgument("--listen-tcp needs HOST:PORT");
@@ -25,14 +26,19 @@ StatusOr<AgentOptions> ParseTcpMode(const std::vector<std::string>& args, size_t
   options.mode = AgentMode::kContainer;
   options.listen_tcp = args[i + 1];
   i += 2;
-  if (i == args.size() || args[i] != kAgentTokenFileFlag) {
-    return InvalidArgument("--listen-tcp needs --token-file PATH after it");
+  if (i < args.size() && args[i] == kAgentTokenByClaimFlag) {
+    options.token_by_claim = true;
+    ++i;
+  } else {
+    if (i == args.size() || args[i] != kAgentTokenFileFlag) {
+      return InvalidArgument("--listen-tcp needs --token-file PATH or --token-by-claim after it");
+    }
+    if (i + 1 == args.size() || args[i + 1].empty()) {
+      return InvalidArgument("--token-file needs a path");
+    }
+    options.token_file = args[i + 1];
+    i += 2;
   }
-  if (i + 1 == args.size() || args[i + 1].empty()) {
-    return InvalidArgument("--token-file needs a path");
-  }
-  options.token_file = args[i + 1];
-  i += 2;
   if (i < args.size() && args[i] == kAgentEgressRelayTcpFlag) {
     options.egress_relay_tcp = true;
     ++i;

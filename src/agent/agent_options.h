@@ -33,6 +33,10 @@ struct AgentOptions {
   std::string listen_tcp;
   std::string token_file;
   std::string token;  // read from token_file once at start (ReadAgentToken)
+  // --token-by-claim instead of --token-file: a pod of a shared SandboxTemplate (kubernetes,
+  // SandboxClaim), which has no Secret of its own; the first claim hello sets the token
+  // (agent/hello_gate.h), and nothing is served before it.
+  bool token_by_claim = false;
   // --disk-watch: the workspace's disk limit is held by the kernel, and each exec reports an
   // allocation it refused (proc/fallocate_watch.h).
   bool disk_watch = false;
@@ -59,7 +63,8 @@ struct AgentOptions {
 };
 
 // `agentbox-agent` -> kNative; `agentbox-agent [--clock-start SECONDS] (--listen PATH
-// [--egress-relay PATH] | --listen-tcp HOST:PORT --token-file PATH [--egress-relay-tcp])` ->
+// [--egress-relay PATH] | --listen-tcp HOST:PORT (--token-file PATH | --token-by-claim)
+// [--egress-relay-tcp])` ->
 // kContainer; `--disk-watch`,
 // `--user UID:GID`, `--random-seed N` and `--open-files N` may come first in either, in any
 // order. Anything else is kInvalidArgument (the caller prints the usage and exits 2). args
@@ -74,6 +79,6 @@ Status ReadAgentToken(AgentOptions* options);
 inline constexpr const char* kAgentUsage =
     "usage: agentbox-agent [--disk-watch] [--user UID:GID] [--random-seed N] [--open-files N] "
     "[[--clock-start SECONDS] (--listen SOCKET_PATH [--egress-relay SOCKET_PATH] | "
-    "--listen-tcp HOST:PORT --token-file PATH [--egress-relay-tcp])]";
+    "--listen-tcp HOST:PORT (--token-file PATH | --token-by-claim) [--egress-relay-tcp])]";
 
 }  // namespace agentbox

@@ -173,7 +173,7 @@ class Agent {
         relay_fd_(sockets.relay.release()),
         relay_feed_(sockets.relay_feed.release()) {
     if (!options.listen_tcp.empty()) {
-      gate_ = std::make_unique<HelloGate>(options.token, relay_feed_ >= 0);
+      gate_ = std::make_unique<HelloGate>(options.token, relay_feed_ >= 0, options.token_by_claim);
     }
     context_.exec = {options.mode, options.disk_watch, options.random_seed, options.open_files};
     context_.workspace_fd = workspace_fd;

@@ -97,6 +97,17 @@ bool HelloGate::Verify(const Pending& p, HelloTarget* target) {
     LogRefused("its first request is no hello");
     return false;
   }
+  if (hello->target == HelloTarget::kClaim) {
+    Claim(p, hello->token);
+    return false;  // a claim opens nothing itself: the host connects again with the token
+  }
+  if (unclaimed_) {
+    LogRefused("the sandbox is not claimed yet");
+    Answer(p.conn.get(), {{"ok", false},
+                          {"code", "permission_denied"},
+                          {"error", "the agent has no token yet (it waits for its claim)"}});
+    return false;
+  }
   if (!TokensMatch(hello->token, token_)) {
     LogRefused("wrong token");
     Answer(
@@ -113,6 +124,30 @@ bool HelloGate::Verify(const Pending& p, HelloTarget* target) {
   Answer(p.conn.get(), {{"ok", true}});
   *target = hello->target;
   return true;
+}
+
+// The one claim of a --token-by-claim agent: the first sets the token for good. A peer in the
+// pod's own network never gets here (refused by address before its hello), and the pod's
+// NetworkPolicy admits only agentbox, which claims right after the pod is bound to its claim.
+void HelloGate::Claim(const Pending& p, const std::string& token) {
+  if (!unclaimed_) {
+    LogRefused("a second claim");
+    Answer(
+        p.conn.get(),
+        {{"ok", false}, {"code", "permission_denied"}, {"error", "the agent is claimed already"}});
+    return;
+  }
+  auto checked = CheckAgentToken(token);
+  if (!checked.ok()) {
+    LogRefused("a claim with an unusable token");
+    Answer(p.conn.get(), {{"ok", false},
+                          {"code", "invalid_argument"},
+                          {"error", "the claim's token: " + checked.status().message()}});
+    return;
+  }
+  token_ = std::move(*checked);
+  unclaimed_ = false;
+  Answer(p.conn.get(), {{"ok", true}});
 }
 
 UniqueFd HelloGate::OnReadable(int fd, HelloTarget* target) {

@@ -23,8 +23,14 @@ class HelloGate {
  public:
   // egress_relay: the sandbox has an egress relay, so a hello for it (HelloTarget::kEgressRelay)
   // is accepted; without one it is answered unavailable and closed.
-  explicit HelloGate(std::string token, bool egress_relay = false)
-      : token_(std::move(token)), egress_relay_(egress_relay) {}
+  // token_by_claim (--token-by-claim, `token` empty): every hello is refused until a first claim
+  // hello (HelloTarget::kClaim) sets the token; the gate then works as with that token, and
+  // every later claim hello is refused. The claim's connection is closed after its answer.
+  explicit HelloGate(std::string token, bool egress_relay = false, bool token_by_claim = false)
+      : token_(std::move(token)), egress_relay_(egress_relay), unclaimed_(token_by_claim) {}
+
+  // With token_by_claim: whether a claim hello set the token yet.
+  bool claimed() const { return !unclaimed_; }
 
   // An accepted connection (blocking or not: every read here is MSG_DONTWAIT), accepted at
   // `now` (seconds of a monotonic clock, MonotonicSeconds()).
@@ -53,9 +59,11 @@ class HelloGate {
   // True while the hello may still complete; false: drop it. *done once all of it is read.
   static bool ReadSome(Pending& p, bool* done);
   bool Verify(const Pending& p, HelloTarget* target);
+  void Claim(const Pending& p, const std::string& token);
 
   std::string token_;
   bool egress_relay_;
+  bool unclaimed_;  // --token-by-claim and no claim yet: token_ is empty and opens nothing
   std::vector<Pending> pending_;
 };
 

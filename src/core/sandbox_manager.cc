@@ -434,6 +434,7 @@ StatusOr<std::string> SandboxManager::InspectJson(const std::string& ref) {
       {"policy", SpecToPolicyJson(r.spec)}};
   if (r.backend == BackendKind::kKubernetes) {
     j["kubernetes"] = {{"namespace", r.spec.kube.namespace_name}, {"pod", r.kube_pod}};
+    if (!r.kube_claim.empty()) j["kubernetes"]["sandbox_claim"] = r.kube_claim;
   }
   nlohmann::json usage = nullptr;
   std::optional<uint64_t> pids_max;  // the box's, as its kernel says now

@@ -87,6 +87,7 @@ std::string SandboxRecordToJson(const SandboxRecord& r) {
                        {"context", r.spec.kube.context},
                        {"namespace", r.spec.kube.namespace_name},
                        {"pod", r.kube_pod}};
+    if (!r.kube_claim.empty()) j["kubernetes"]["claim"] = r.kube_claim;
   }
   return j.dump(2) + "\n";
 }
@@ -149,6 +150,7 @@ StatusOr<SandboxRecord> SandboxRecordFromJson(const std::string& text) {
     const json& k = j.at("kubernetes");
     r.spec.kube = {k.value("kubeconfig", ""), k.value("context", ""), k.value("namespace", "")};
     r.kube_pod = k.value("pod", "");
+    r.kube_claim = k.value("claim", "");
   }
   return r;
 }

@@ -68,6 +68,10 @@ struct SandboxRecord {
   // kubernetes: the sandbox's pod (its agent at agent_socket "tcp:POD_IP:7070", with
   // agent_token), in spec.kube's namespace (resolved at create) on the cluster spec.kube names.
   std::string kube_pod;
+  // kubernetes through agent-sandbox (AGENTBOX_KUBE_SANDBOX_CLAIMS): the sandbox's SandboxClaim,
+  // whose controller made (or took from a warm pool) kube_pod; rm deletes the claim. "": a pod
+  // agentbox made itself.
+  std::string kube_claim;
   // Not made through this state dir but adopted from where the backend keeps its sandboxes
   // (Backend::Adoptable: another serve replica's, or this one's before a restart). Its idle
   // timeout is not counted here: its uses through others are not seen.

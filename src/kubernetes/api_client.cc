@@ -95,6 +95,10 @@ StatusOr<json> ApiClient::JsonCall(const std::string& method, const std::string&
   return ParseObject(response.body, what);
 }
 
+StatusOr<json> ApiClient::GetPath(const std::string& path) {
+  return JsonCall("GET", path, "", 200);
+}
+
 StatusOr<json> ApiClient::Get(const ResourceKind& kind, const std::string& name) {
   return JsonCall("GET", Path(kind, name), "", 200);
 }

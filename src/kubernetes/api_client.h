@@ -47,6 +47,9 @@ class ApiClient {
 
   const std::string& namespace_name() const { return namespace_; }
 
+  // A cluster-wide document by its path ("/apis/GROUP/VERSION": discovery); kNotFound when the
+  // server serves no such path.
+  StatusOr<nlohmann::json> GetPath(const std::string& path);
   // The object; kNotFound when there is none.
   StatusOr<nlohmann::json> Get(const ResourceKind& kind, const std::string& name);
   // The object as the server stored it; kAlreadyExists when the name is taken.

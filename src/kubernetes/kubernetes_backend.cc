@@ -8,6 +8,7 @@
 #include <ctime>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -17,6 +18,8 @@
 #include "base/sha256.h"
 #include "core/agent_client.h"
 #include "core/pids_limit.h"
+#include "kubernetes/claim_manifests.h"
+#include "kubernetes/claim_sandbox.h"
 #include "kubernetes/cluster_target.h"
 #include "kubernetes/mcp_session_secret.h"
 #include "kubernetes/network_policy_check.h"
@@ -126,6 +129,14 @@ bool ClusterConfigured() {
   return false;
 }
 
+// AGENTBOX_KUBE_SANDBOX_CLAIMS=1 (the operator's environment, never a policy key): sandboxes
+// are made through agent-sandbox's SandboxClaim (kubernetes/claim_sandbox.h), and refused when
+// the cluster does not serve it.
+bool ClaimsMode() {
+  const std::string value = EnvOr("AGENTBOX_KUBE_SANDBOX_CLAIMS", "");
+  return !value.empty() && value != "0";
+}
+
 class KubernetesBackend : public Backend {
  public:
   explicit KubernetesBackend(const std::string& state_root) : owner_(OwnerLabel(state_root)) {}
@@ -139,6 +150,7 @@ class KubernetesBackend : public Backend {
     record.workspace_temporary = true;                   // the pod's emptyDir goes with it
     // Written on the pod, so its lifetime starts here (a warm one's when a create claims it).
     if (record.pool_key.empty()) record.expires_at = ExpiryOf(record.spec, std::time(nullptr));
+    if (ClaimsMode()) return CreateByClaim(client, record);
     Status st = Prefixed(kubernetes::CreateSandboxObjects(
         client, record.spec, Inputs(record, client), record.agent_token));
     if (st.ok()) st = Start(client, record);
@@ -147,6 +159,41 @@ class KubernetesBackend : public Backend {
     if (!st.ok()) {
       StopSandboxEgress(record);
       (void)kubernetes::DeleteSandboxObjects(client, record.id);
+    }
+    return st;
+  }
+
+  // Through agent-sandbox: the shape's SandboxTemplate (the pod spec agentbox wrote, its agent
+  // waiting for its claim), a SandboxClaim of it, and once the controller bound it to a running
+  // pod (fresh, or a warm one of a SandboxWarmPool), the claim hello giving that pod's agent
+  // this sandbox's fresh token. A refused claim (the pod claimed already) fails the create.
+  Status CreateByClaim(ApiClient& client, SandboxRecord& record) {
+    AB_RETURN_IF_ERROR(Prefixed(kubernetes::CheckClaimsServed(client)));
+    record.kube_claim = kubernetes::PodName(record.id);
+    kubernetes::ManifestInputs in = Inputs(record, client);
+    in.agent_args = kubernetes::AgentArgs(record.spec, /*token_by_claim=*/true);
+    const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
+    Status st = Prefixed(
+        kubernetes::CreateClaimObjects(client, record.spec, in, record.agent_token).status());
+    if (st.ok()) {
+      auto bound = kubernetes::AwaitClaimBound(client, record.id, deadline);
+      if (bound.ok()) {
+        record.kube_pod = bound->pod;
+        record.agent_socket = kubernetes::AgentAddress(bound->ip);
+        st = Prefixed(kubernetes::ClaimAgent(record.agent_socket, record.agent_token, deadline));
+      } else {
+        st = Prefixed(bound.status());
+      }
+    }
+    if (st.ok() && !AgentAnswers(record)) {
+      st = Unavailable("backend kubernetes: the agent of " + record.kube_claim +
+                       "'s pod does not answer after its claim");
+    }
+    if (st.ok()) st = RefuseUnheldExplicitPids(record);
+    if (st.ok() && !record.spec.allow_hosts.empty()) st = StartEgress(record);
+    if (!st.ok()) {
+      StopSandboxEgress(record);
+      (void)kubernetes::DeleteClaimObjects(client, record.id);
     }
     return st;
   }
@@ -182,12 +229,21 @@ class KubernetesBackend : public Backend {
     AB_ASSIGN_OR_RETURN(ApiClient client, Client({}));
     auto records = kubernetes::ListSandboxRecords(client, owner_);
     if (!records.ok()) return Prefixed(records.status());
+    if (ClaimsMode()) {
+      auto claimed = kubernetes::ListClaimRecords(client, owner_);
+      if (!claimed.ok()) return Prefixed(claimed.status());
+      for (SandboxRecord& r : *claimed) records->push_back(std::move(r));
+    }
     return records;
   }
 
   bool Gone(const SandboxRecord& record) override {
     auto client = Client(record.spec.kube);
     if (!client.ok()) return false;
+    if (!record.kube_claim.empty()) {
+      auto gone = kubernetes::ClaimGone(*client, record.id);
+      return gone.ok() && *gone;
+    }
     // No pod, or one on its way out (a removal through another state dir, still stopping).
     auto pod = client->Get(kubernetes::kPods, kubernetes::PodName(record.id));
     if (!pod.ok()) return pod.status().code() == StatusCode::kNotFound;
@@ -197,6 +253,9 @@ class KubernetesBackend : public Backend {
   Status Destroy(const SandboxRecord& record) override {
     StopSandboxEgress(record);  // whatever the cluster says: no proxy outlives its sandbox here
     AB_ASSIGN_OR_RETURN(ApiClient client, Client(record.spec.kube));
+    if (!record.kube_claim.empty()) {
+      return Prefixed(kubernetes::DeleteClaimObjects(client, record.id));
+    }
     return Prefixed(kubernetes::DeleteSandboxObjects(client, record.id));
   }
 
@@ -211,6 +270,7 @@ class KubernetesBackend : public Backend {
   std::vector<VerifyCheck> VerifyChecks(const SandboxRecord& record) override {
     auto client = Client(record.spec.kube);
     if (!client.ok()) return {kubernetes::NetworkPolicyCheck({}, client.status())};
+    if (!record.kube_claim.empty()) return {TemplatePolicyCheck(record, *client)};
     auto live = client->Get(kubernetes::kNetworkPolicies, kubernetes::PodName(record.id));
     return {kubernetes::NetworkPolicyCheck(Inputs(record, *client), live)};
   }
@@ -221,7 +281,8 @@ class KubernetesBackend : public Backend {
   StatusOr<std::string> PoolScope(const SandboxSpec& spec) override {
     auto access = kubernetes::ResolveCluster(spec.kube, kubernetes::ClusterEnvFromProcess());
     if (!access.ok()) return Prefixed(access.status());
-    return access->server + "\n" + access->namespace_name + "\n" + access->origin;
+    return access->server + "\n" + access->namespace_name + "\n" + access->origin +
+           (ClaimsMode() ? "\nsandbox-claims" : "");
   }
 
   // Only with an owner the operator named: the replicas of one serve share it, and a session is
@@ -258,9 +319,20 @@ class KubernetesBackend : public Backend {
   std::vector<std::string> CollectGarbage(const std::vector<std::string>& live_ids) override {
     auto client = Client({});
     if (!client.ok()) return {};  // no cluster here: nothing of ours can be in one
-    return kubernetes::CollectSandboxObjects(*client, owner_, [&](const std::string& id) {
+    auto is_live = [&](const std::string& id) {
       return std::find(live_ids.begin(), live_ids.end(), id) != live_ids.end();
-    });
+    };
+    if (!ClaimsMode()) return kubernetes::CollectSandboxObjects(*client, owner_, is_live);
+    // The claims first: a claim that stays keeps its Secret and its MCP session's (its pod has no
+    // sandbox or session label).
+    std::set<std::string> kept, kept_sessions;
+    auto removed = kubernetes::CollectClaims(*client, owner_, is_live, &kept, &kept_sessions);
+    for (std::string& line : kubernetes::CollectSandboxObjects(
+             *client, owner_, [&](const std::string& id) { return is_live(id) || kept.count(id); },
+             kept_sessions)) {
+      removed.push_back(std::move(line));
+    }
+    return removed;
   }
 
  private:
@@ -285,6 +357,18 @@ class KubernetesBackend : public Backend {
     const std::string own = OwnNamespace();
     if (own != client.namespace_name()) in.server_namespace = own;
     return in;
+  }
+
+  // A claim sandbox's pod is policed by its template's NetworkPolicy (claim_manifests.h).
+  VerifyCheck TemplatePolicyCheck(const SandboxRecord& record, ApiClient& client) {
+    kubernetes::ManifestInputs in = Inputs(record, client);
+    in.agent_args = kubernetes::AgentArgs(record.spec, /*token_by_claim=*/true);
+    auto tmpl = kubernetes::SandboxTemplateManifest(record.spec, in);
+    if (!tmpl.ok()) return kubernetes::NetworkPolicyCheck(in, tmpl.status());
+    const std::string name = (*tmpl)["metadata"]["name"];
+    auto live = client.Get(kubernetes::kNetworkPolicies, name);
+    const nlohmann::json want = kubernetes::TemplateNetworkPolicy(in, name);
+    return kubernetes::NetworkPolicyCheck(in, live, &want);
   }
 
   // allow_hosts: the sandbox's egress proxy on this host (backend_common/sandbox_egress.h). The

@@ -19,7 +19,8 @@ namespace agentbox {
 // state_root: the state dir whose sandboxes this backend serves (hashed with the host name into
 // the objects' agentbox.dev/owner label unless $AGENTBOX_KUBE_OWNER names one, which serve's
 // replicas share): `gc` and adoption (Backend::Adoptable: the pods carry the records,
-// kubernetes/pod_record.h) see only that owner's sandboxes.
+// kubernetes/pod_record.h) see only that owner's sandboxes. With $AGENTBOX_KUBE_SANDBOX_CLAIMS=1
+// sandboxes are made through agent-sandbox's SandboxClaim instead (kubernetes/claim_sandbox.h).
 std::unique_ptr<Backend> MakeKubernetesBackend(const std::string& state_root);
 
 }  // namespace agentbox

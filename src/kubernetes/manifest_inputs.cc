@@ -7,7 +7,7 @@
 
 namespace agentbox::kubernetes {
 
-std::vector<std::string> AgentArgs(const SandboxSpec& spec) {
+std::vector<std::string> AgentArgs(const SandboxSpec& spec, bool token_by_claim) {
   std::vector<std::string> args;
   if (spec.user != SandboxUser{})
     args.insert(args.end(), {kAgentUserFlag, SandboxUserText(spec.user)});
@@ -15,9 +15,13 @@ std::vector<std::string> AgentArgs(const SandboxSpec& spec) {
     args.insert(args.end(), {kAgentRandomSeedFlag, std::to_string(*spec.random_seed)});
   }
   args.insert(args.end(), {kAgentOpenFilesFlag, std::to_string(spec.open_files)});
-  args.insert(args.end(),
-              {kAgentListenTcpFlag, "0.0.0.0:" + std::to_string(kAgentPort), kAgentTokenFileFlag,
-               std::string(kAgentTokenDir) + "/" + kAgentTokenKey});
+  args.insert(args.end(), {kAgentListenTcpFlag, "0.0.0.0:" + std::to_string(kAgentPort)});
+  if (token_by_claim) {
+    args.push_back(kAgentTokenByClaimFlag);
+  } else {
+    args.insert(args.end(),
+                {kAgentTokenFileFlag, std::string(kAgentTokenDir) + "/" + kAgentTokenKey});
+  }
   // The egress relay (agent/egress_relay.h), reached only through the agent's port with the
   // token: the host's proxy serves the pod's commands through it; the pod gets no egress.
   if (!spec.allow_hosts.empty()) args.push_back(kAgentEgressRelayTcpFlag);

@@ -53,13 +53,17 @@ struct ManifestInputs {
   // The agentbox.dev/owner label's value (object_names.h kLabelOwner); "": no such label.
   std::string owner;
   SandboxIdentity identity;
+  // The pod of a shared SandboxTemplate (kubernetes/claim_manifests.h): no per-sandbox Secret is
+  // mounted; the agent gets its token from its claim hello (agent_args: --token-by-claim).
+  bool token_by_claim = false;
 };
 
 // The agent's arguments for a sandbox of `spec`, as docker's container gives them
 // (docker/container_config.cc), but listening on the pod's TCP port with the Secret's token
 // instead of a host socket, and with what a pod spec cannot say: the open_files limit, which
 // the agent sets on each exec (a pod has no ulimit).
-std::vector<std::string> AgentArgs(const SandboxSpec& spec);
+// token_by_claim: --token-by-claim instead of the token file (a SandboxTemplate's pod).
+std::vector<std::string> AgentArgs(const SandboxSpec& spec, bool token_by_claim = false);
 
 // metadata {name, labels (managed-by, sandbox id, owner, name and tenant when set), ownerReferences
 // when there are owners}.

@@ -4,7 +4,8 @@
 
 namespace agentbox::kubernetes {
 
-VerifyCheck NetworkPolicyCheck(const ManifestInputs& in, const StatusOr<nlohmann::json>& live) {
+VerifyCheck NetworkPolicyCheck(const ManifestInputs& in, const StatusOr<nlohmann::json>& live,
+                               const nlohmann::json* given) {
   VerifyCheck check{"network_policy", "ingress only TCP 7070 from serve, no egress", "", false, ""};
   if (!live.ok()) {
     check.got = live.status().code() == StatusCode::kNotFound
@@ -12,7 +13,7 @@ VerifyCheck NetworkPolicyCheck(const ManifestInputs& in, const StatusOr<nlohmann
                     : "unreadable: " + live.status().message();
     return check;
   }
-  auto want = SandboxNetworkPolicy(in);
+  auto want = given ? StatusOr<nlohmann::json>(*given) : SandboxNetworkPolicy(in);
   if (!want.ok()) {
     check.got = "unknown: " + want.status().message();
     return check;

@@ -19,6 +19,9 @@ namespace agentbox::kubernetes {
 // "network_policy": `live` is the GET of the sandbox's NetworkPolicy (not_found: there is none;
 // another error: unreadable, also a failure). An empty egress list the server leaves out of its
 // answer counts as the empty list agentbox sent.
-VerifyCheck NetworkPolicyCheck(const ManifestInputs& in, const StatusOr<nlohmann::json>& live);
+// `want`: the policy to compare with, when it is not the sandbox's own (a SandboxTemplate's,
+// claim_manifests.h TemplateNetworkPolicy).
+VerifyCheck NetworkPolicyCheck(const ManifestInputs& in, const StatusOr<nlohmann::json>& live,
+                               const nlohmann::json* want = nullptr);
 
 }  // namespace agentbox::kubernetes

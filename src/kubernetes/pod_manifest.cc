@@ -60,13 +60,15 @@ json Volumes(const SandboxSpec& spec, const ManifestInputs& in) {
   json token = {{"secretName", SecretName(in.id)},
                 {"defaultMode", 0440},
                 {"items", {{{"key", kAgentTokenKey}, {"path", kAgentTokenKey}}}}};
-  return {
+  json volumes = {
       EmptyDir("agent", 64 * kMiB, false),
       EmptyDir("workspace", spec.limits.disk_bytes, false),
       EmptyDir("tmp", spec.tmp_bytes, true),
       EmptyDir("shm", spec.shm_bytes, true),
-      {{"name", "agent-token"}, {"secret", token}},
   };
+  // A shared template's pod has no Secret of its own: its token comes with its claim.
+  if (!in.token_by_claim) volumes.push_back({{"name", "agent-token"}, {"secret", token}});
+  return volumes;
 }
 
 json Mount(const char* name, const char* path, bool read_only) {
@@ -92,6 +94,12 @@ json SandboxContainer(const SandboxSpec& spec, const ManifestInputs& in) {
     size_t eq = kv.find('=');
     env.push_back({{"name", kv.substr(0, eq)}, {"value", kv.substr(eq + 1)}});
   }
+  json mounts = {Mount("agent", kAgentDir, true)};
+  if (!in.token_by_claim) mounts.push_back(Mount("agent-token", kAgentTokenDir, true));
+  for (json m : {Mount("workspace", kWorkspaceDir, false), Mount("tmp", "/tmp", false),
+                 Mount("shm", "/dev/shm", false)}) {
+    mounts.push_back(std::move(m));
+  }
   return {
       {"name", kSandboxContainer},
       {"image", spec.image},
@@ -103,10 +111,7 @@ json SandboxContainer(const SandboxSpec& spec, const ManifestInputs& in) {
       {"ports", {{{"name", "agent"}, {"containerPort", kAgentPort}, {"protocol", "TCP"}}}},
       {"securityContext", ContainerSecurity(spec, in)},
       {"resources", Resources(spec.limits)},
-      {"volumeMounts",
-       {Mount("agent", kAgentDir, true), Mount("agent-token", kAgentTokenDir, true),
-        Mount("workspace", kWorkspaceDir, false), Mount("tmp", "/tmp", false),
-        Mount("shm", "/dev/shm", false)}},
+      {"volumeMounts", mounts},
   };
 }
 

@@ -23,21 +23,24 @@ StatusOr<json> AgentTokenSecret(const ManifestInputs& in, const std::string& tok
   };
 }
 
-StatusOr<json> SandboxNetworkPolicy(const ManifestInputs& in) {
-  AB_RETURN_IF_ERROR(CheckSandboxId(in.id));
+json AgentIngressRule(const ManifestInputs& in) {
   json peer = {{"podSelector", {{"matchLabels", {{kLabelRole, kRoleServer}}}}}};
   if (!in.server_namespace.empty()) {
     peer["namespaceSelector"] = {
         {"matchLabels", {{"kubernetes.io/metadata.name", in.server_namespace}}}};
   }
-  json ingress = {
+  return {
       {"from", {peer}},
       {"ports", {{{"protocol", "TCP"}, {"port", kAgentPort}}}},
   };
+}
+
+StatusOr<json> SandboxNetworkPolicy(const ManifestInputs& in) {
+  AB_RETURN_IF_ERROR(CheckSandboxId(in.id));
   json spec = {
       {"podSelector", {{"matchLabels", {{kLabelSandbox, in.id}}}}},
       {"policyTypes", {"Ingress", "Egress"}},
-      {"ingress", {ingress}},
+      {"ingress", {AgentIngressRule(in)}},
       {"egress", json::array()},  // governed and empty: no egress at all
   };
   return json{{"apiVersion", "networking.k8s.io/v1"},

@@ -24,4 +24,8 @@ StatusOr<nlohmann::json> AgentTokenSecret(const ManifestInputs& in, const std::s
 // egress step). kInvalidArgument for a bad id.
 StatusOr<nlohmann::json> SandboxNetworkPolicy(const ManifestInputs& in);
 
+// That policy's one ingress rule: TCP to the agent's port from serve's pods (in
+// in.server_namespace when set). Shared with a SandboxTemplate's policy (claim_manifests.h).
+nlohmann::json AgentIngressRule(const ManifestInputs& in);
+
 }  // namespace agentbox::kubernetes

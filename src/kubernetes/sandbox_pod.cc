@@ -137,12 +137,13 @@ StatusOr<std::vector<SandboxRecord>> ListSandboxRecords(ApiClient& client,
 
 std::vector<std::string> CollectSandboxObjects(
     ApiClient& client, const std::string& owner,
-    const std::function<bool(const std::string& id)>& is_live) {
+    const std::function<bool(const std::string& id)>& is_live,
+    const std::set<std::string>& claims_sessions) {
   // What the cluster says lives, whoever of the owner made it: pods not ended nor expired.
   const int64_t now = std::time(nullptr);
   auto pods = client.List(kPods, OwnerSelector(owner));
   if (!pods.ok()) return {};  // what lives cannot be told: remove nothing
-  std::set<std::string> alive, live_sessions;
+  std::set<std::string> alive, live_sessions = claims_sessions;
   for (const json& pod : pods->value("items", json::array())) {
     if (!PodIsLive(pod, now)) continue;
     alive.insert(SandboxIdOf(pod));

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -43,8 +44,11 @@ StatusOr<std::vector<SandboxRecord>> ListSandboxRecords(ApiClient& client,
 // pod the cluster still runs (another agentbox sharing the owner may have made it) unless past
 // its expires-at; a Secret or NetworkPolicy younger than a few minutes is left alone (its pod
 // may be on its way). One line per object.
+// live_sessions: MCP session keys live sandboxes carry beyond the pods' (SandboxClaims',
+// claim_sandbox.h CollectClaims), whose Secrets stay.
 std::vector<std::string> CollectSandboxObjects(
     ApiClient& client, const std::string& owner,
-    const std::function<bool(const std::string& id)>& is_live);
+    const std::function<bool(const std::string& id)>& is_live,
+    const std::set<std::string>& live_sessions = {});
 
 }  // namespace agentbox::kubernetes

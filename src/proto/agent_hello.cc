@@ -82,11 +82,13 @@ std::string NewAgentToken() { return RandomHexId() + RandomHexId(); }
 
 namespace {
 constexpr const char* kEgressRelayTarget = "egress_relay";
+constexpr const char* kClaimTarget = "claim";
 }  // namespace
 
 std::string HelloRequestToWire(std::string_view token, HelloTarget target) {
   nlohmann::json hello = {{"op", "hello"}, {"token", std::string(token)}};
   if (target == HelloTarget::kEgressRelay) hello["to"] = kEgressRelayTarget;
+  if (target == HelloTarget::kClaim) hello["to"] = kClaimTarget;
   return hello.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -99,11 +101,15 @@ StatusOr<Hello> HelloFromWire(std::string_view payload) {
   Hello hello;
   hello.token = j["token"].get<std::string>();
   if (j.contains("to")) {
-    // Only the one other target there is: anything else is refused, never taken for the agent.
-    if (!j["to"].is_string() || j["to"].get<std::string>() != kEgressRelayTarget) {
-      return InvalidArgument("a hello's \"to\" must be \"egress_relay\" when given");
+    // Only the targets there are: anything else is refused, never taken for the agent.
+    const std::string to = j["to"].is_string() ? j["to"].get<std::string>() : "";
+    if (to == kEgressRelayTarget) {
+      hello.target = HelloTarget::kEgressRelay;
+    } else if (to == kClaimTarget) {
+      hello.target = HelloTarget::kClaim;
+    } else {
+      return InvalidArgument("a hello's \"to\" must be \"egress_relay\" or \"claim\" when given");
     }
-    hello.target = HelloTarget::kEgressRelay;
   }
   return hello;
 }

@@ -24,6 +24,8 @@ namespace agentbox {
 // The agent's flags for the TCP mode: `--listen-tcp HOST:PORT --token-file PATH`.
 inline constexpr const char* kAgentListenTcpFlag = "--listen-tcp";
 inline constexpr const char* kAgentTokenFileFlag = "--token-file";
+// Instead of --token-file PATH: no token yet; the first claim hello (HelloTarget::kClaim) sets it.
+inline constexpr const char* kAgentTokenByClaimFlag = "--token-by-claim";
 
 // The host's record of a TCP agent: "tcp:HOST:PORT" (HOST an IPv4 or IPv6 literal, the latter
 // bracketed or not: the last colon starts the port).
@@ -68,7 +70,10 @@ std::string NewAgentToken();
 // ({"op":"hello","token":...,"to":"egress_relay"}): the host's egress proxy asking for the
 // sandbox's egress relay (agent/egress_relay.h); PID 1 hands the connection to the relay, and it
 // then speaks proto/relay_wire.h. An agent without a relay closes such a connection after its ok.
-enum class HelloTarget { kAgent, kEgressRelay };
+// kClaim ({"op":"hello","token":...,"to":"claim"}): an agent started with --token-by-claim (a
+// pod of a shared SandboxTemplate, which cannot hold a per-sandbox Secret) takes the hello's token
+// as its own, once; the connection is then closed. Every other agent refuses it.
+enum class HelloTarget { kAgent, kEgressRelay, kClaim };
 
 struct Hello {
   std::string token;

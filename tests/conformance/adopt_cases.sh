@@ -39,8 +39,15 @@ api() {
   AB_OUT=$(cat "$CASE_DIR/api.out")
 }
 
-# adopt_objects ID: the pod, Secret and NetworkPolicy of sandbox ID in the cluster, one a line.
-adopt_objects() { timeout 60 kubectl get pods,secrets,networkpolicies -l "agentbox.dev/sandbox=$1" -o name; }
+# adopt_objects ID: the pod, Secret and NetworkPolicy of sandbox ID in the cluster, one a line;
+# through agent-sandbox (AGENTBOX_KUBE_SANDBOX_CLAIMS) its claim, and the claim's pod, which
+# carries the claim's uid instead of the sandbox's label (found by its owner, the claim).
+adopt_objects() {
+  timeout 60 kubectl get pods,secrets,networkpolicies -l "agentbox.dev/sandbox=$1" -o name
+  [[ -n ${AGENTBOX_KUBE_SANDBOX_CLAIMS:-} ]] || return 0
+  timeout 60 kubectl get sandboxclaims -l "agentbox.dev/sandbox=$1" -o name
+  timeout 60 kubectl get pods -o jsonpath="{range .items[?(@.metadata.ownerReferences[0].name==\"agentbox-$1\")]}pod/{.metadata.name}{\"\n\"}{end}"
+}
 adopt_objects_gone() { [[ -z $(adopt_objects "$1") ]]; }
 
 case_kubernetes_sandbox_found_through_an_empty_state_dir() {

@@ -11,11 +11,12 @@
 #                               returns once it listens (the FAKE_K8S_* of its ready file set,
 #                               KUBECONFIG exported), or 1 with its log when it exited first.
 #   fake_k8s_stop               SIGTERM to that server (its pid only), waits for its cleanup.
-#   fake_k8s_up DIR IMAGE AGENT both images from this machine's files (the busybox test root as
+#   fake_k8s_up DIR IMAGE AGENT [ARGS...]  both images from this machine's files (the busybox test root as
 #                               IMAGE, the agent image of AGENT under its default tag
 #                               agentbox-agent:VERSION), then the server with them: returns 0,
 #                               1 when an image could not be made, 2 when the server did not start
-#                               (what went wrong printed either way).
+#                               (what went wrong printed either way). ARGS go to the server
+#                               (--agent-sandbox: agent-sandbox's CRDs and controller).
 FAKE_K8S_HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 FAKE_K8S_SERVER_PID=
 
@@ -54,10 +55,11 @@ fake_k8s_stop() {
 
 fake_k8s_up() {
   local dir=$1 image=$2 agent=$3
+  shift 3
   fake_k8s_image "$dir" || { echo "fake_k8s_up: cannot build the busybox root"; return 1; }
   bash "$FAKE_K8S_HERE/../../scripts/build-agent-image.sh" --agent "$agent" \
     --output "$dir/agent.tar" >/dev/null || { echo "fake_k8s_up: build-agent-image.sh failed"; return 1; }
   # "s": podman's sockets under it must stay within a unix socket path's 108 bytes.
-  fake_k8s_start "$dir/s" --image-import "$image=$dir/root.tar" --image-load "$dir/agent.tar" ||
+  fake_k8s_start "$dir/s" --image-import "$image=$dir/root.tar" --image-load "$dir/agent.tar" "$@" ||
     { echo "fake_k8s_up: the fake API server could not start podman (log above)"; return 2; }
 }

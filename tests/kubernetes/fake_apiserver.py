@@ -4,6 +4,7 @@
     fake_apiserver.py --state-dir DIR --ready-file FILE --token TOKEN [--namespace NS]
         [--image-import NAME=ROOTFS.tar]... [--image-load DOCKER-ARCHIVE]... [--no-podman]
         [--history N] [--seccomp-profile-root DIR] [--request-log FILE] [--exit-with-parent]
+        [--agent-sandbox]
 
 Serves HTTPS on 127.0.0.1 (a port it picks) with a CA it makes, bearer-token auth, and the subset
 of the API in docs/testing.md; pods run for real under podman (tests/kubernetes/fakeapi/pods.py).
@@ -22,7 +23,7 @@ import threading
 import http.server
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakeapi import handler, pods, store, tls  # noqa: E402
+from fakeapi import agent_sandbox, handler, pods, store, tls  # noqa: E402
 from fakeapi.secrets import Secrets  # noqa: E402
 from fakeapi.podman import Podman  # noqa: E402
 
@@ -39,6 +40,8 @@ def parse_args():
     p.add_argument("--seccomp-profile-root")
     p.add_argument("--no-podman", action="store_true", help="pods stay Pending (API only)")
     p.add_argument("--request-log")
+    p.add_argument("--agent-sandbox", action="store_true",
+                   help="serve agent-sandbox's extensions CRDs and run its minimal controller")
     p.add_argument("--exit-with-parent", action="store_true",
                    help="SIGTERM (and so the cleanup) when the parent dies, even by SIGKILL")
     return p.parse_args()
@@ -96,6 +99,10 @@ def main():
         else:
             pm, hook, events = start_podman(args, st)
             hooks["pods"] = hook
+        if args.agent_sandbox:
+            agent_sandbox.enable()
+            controller = agent_sandbox.Controller(st, hooks["pods"])
+            hooks["sandboxclaims"] = hooks["sandboxwarmpools"] = controller
         ca, crt, key = tls.make(args.state_dir)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(crt, key)

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Unit tests of the fake API server's parts kubectl cannot reach (stdlib unittest, no podman):
-the route check before a pod IP is handed out, phases, the bounded history, selectors."""
+the route check before a pod IP is handed out, phases, the bounded history, selectors, and the
+agent-sandbox controller's pods (made from a template, taken from a warm pool, deleted with their
+claim)."""
 import io
 import os
 import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakeapi import pods, selectors, store  # noqa: E402
+from fakeapi import agent_sandbox, pods, selectors, store  # noqa: E402
 
 
 class FakePodman:
@@ -101,6 +103,54 @@ class Selectors(unittest.TestCase):
         self.assertTrue(selectors.fields("metadata.name=w,status.phase!=Failed")(obj))
         with self.assertRaises(selectors.Invalid):
             selectors.fields("spec.nodeName=x")
+
+
+class AgentSandboxController(unittest.TestCase):
+    """The controller with pods that only exist as objects (no podman): set Running by hand."""
+
+    def setUp(self):
+        self.st = store.Store()
+        self.ctl = agent_sandbox.Controller(self.st, pods.PodValidation())
+        self.st.create("sandboxtemplates", {"kind": "SandboxTemplate", "metadata": {"name": "t", "namespace": "ns"},
+                                            "spec": {"podTemplate": {"metadata": {"labels": {"tier": "x"}},
+                                                                     "spec": {"containers": [{"name": "c", "image": "i"}]}}}})
+
+    def claim(self, name, warmpool="default"):
+        return self.st.create("sandboxclaims", {"kind": "SandboxClaim", "metadata": {"name": name, "namespace": "ns"},
+                                                "spec": {"sandboxTemplateRef": {"name": "t"}, "warmpool": warmpool}})
+
+    def run_pod(self, name):
+        self.st.update("pods", "ns", name, lambda o: o.update(status={"phase": "Running", "podIP": "10.1.1.1"}))
+
+    def test_a_claim_gets_a_pod_of_its_template_and_loses_it_with_the_claim(self):
+        c = self.claim("a", "none")
+        self.ctl._take_warm(c, "t", "none")  # no pool: nothing to take
+        self.assertIsNone(self.ctl._take_warm(c, "t", "default"))
+        pod = self.ctl._make_pod("ns", "a", self.st.get("sandboxtemplates", "ns", "t"),
+                                 {agent_sandbox.CLAIM_UID: c["metadata"]["uid"]}, c)
+        self.assertEqual(pod["metadata"]["labels"], {"tier": "x", agent_sandbox.CLAIM_UID: c["metadata"]["uid"]})
+        self.assertEqual(pod["metadata"]["ownerReferences"][0]["uid"], c["metadata"]["uid"])
+        self.ctl.delete(c)
+        self.assertIsNone(self.st.get("pods", "ns", "a"))
+        self.assertIsNone(self.st.get("sandboxclaims", "ns", "a"))
+
+    def test_a_pool_is_filled_and_a_claim_takes_its_ready_pod(self):
+        pool = self.st.create("sandboxwarmpools", {"kind": "SandboxWarmPool", "metadata": {"name": "w", "namespace": "ns"},
+                                                   "spec": {"replicas": 2, "sandboxTemplateRef": {"name": "t"}}})
+        self.ctl._fill(pool)
+        warm, _ = self.st.list("pods", "ns", lambda o: o["metadata"]["labels"].get(agent_sandbox.POOL) == "w")
+        self.assertEqual(len(warm), 2)
+        c = self.claim("b")
+        self.assertIsNone(self.ctl._take_warm(c, "t", "default"))  # none ready yet
+        self.run_pod(warm[0]["metadata"]["name"])
+        self.assertIsNone(self.ctl._take_warm(c, "t", "another-pool"))
+        taken = self.ctl._take_warm(c, "t", "w")
+        self.assertEqual(taken["metadata"]["name"], warm[0]["metadata"]["name"])
+        self.assertNotIn(agent_sandbox.POOL, taken["metadata"]["labels"])
+        self.assertEqual(taken["metadata"]["labels"][agent_sandbox.CLAIM_UID], c["metadata"]["uid"])
+        self.ctl.delete(self.st.get("sandboxwarmpools", "ns", "w"))
+        left, _ = self.st.list("pods", "ns", lambda o: True)
+        self.assertEqual([p["metadata"]["name"] for p in left], [taken["metadata"]["name"]])
 
 
 if __name__ == "__main__":

@@ -31,7 +31,11 @@ work=$(mktemp -d /tmp/agentbox-k8s-lane.XXXXXX)
 source "$here/fake.sh"
 trap 'fake_k8s_stop; rm -rf "$work"' EXIT
 
-fake_k8s_up "$work" localhost/agentbox-test:latest "$agent"
+# AGENTBOX_KUBE_SANDBOX_CLAIMS=1: the same cases through agent-sandbox's SandboxClaim, on a fake
+# that serves its CRDs and runs its minimal controller (tests/kubernetes/fakeapi/agent_sandbox.py).
+server_args=()
+[[ -n ${AGENTBOX_KUBE_SANDBOX_CLAIMS:-} ]] && server_args=(--agent-sandbox)
+fake_k8s_up "$work" localhost/agentbox-test:latest "$agent" "${server_args[@]}"
 case $? in
   0) ;;
   2) skip "the fake API server could not start podman (log above)" ;;

@@ -64,13 +64,13 @@ def api_versions():
 
 
 def _groups():
-    return sorted({v[0] for v in RESOURCES.values() if v[0]})
+    return sorted({(v[0], v[1]) for v in RESOURCES.values() if v[0]})
 
 
 def api_group_list():
     groups = []
-    for g in _groups():
-        gv = {"groupVersion": g + "/v1", "version": "v1"}
+    for g, version in _groups():
+        gv = {"groupVersion": "%s/%s" % (g, version), "version": version}
         groups.append({"name": g, "versions": [gv], "preferredVersion": gv})
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": groups}
 

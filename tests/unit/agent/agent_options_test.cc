@@ -137,6 +137,22 @@ TEST(AgentOptions, TheTcpEgressRelayComesLastAndOnlyOverTcp) {
                    .ok());
 }
 
+TEST(AgentOptions, TokenByClaimReplacesTheTokenFile) {
+  auto options =
+      ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070", "--token-by-claim", "--egress-relay-tcp"});
+  ASSERT_TRUE(options.ok()) << options.status().message();
+  EXPECT_TRUE(options->token_by_claim);
+  EXPECT_TRUE(options->token_file.empty());
+  EXPECT_TRUE(options->egress_relay_tcp);
+  EXPECT_FALSE(
+      ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070", "--token-file", "/t"})->token_by_claim);
+  // One or the other, never both; and only over TCP.
+  EXPECT_FALSE(
+      ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070", "--token-by-claim", "--token-file", "/t"})
+          .ok());
+  EXPECT_FALSE(ParseAgentArgs({"--listen", "/s", "--token-by-claim"}).ok());
+}
+
 TEST(AgentOptions, ListenTcpNeedsAnAddressAndATokenFile) {
   EXPECT_FALSE(ParseAgentArgs({"--listen-tcp"}).ok());
   EXPECT_FALSE(ParseAgentArgs({"--listen-tcp", "0.0.0.0:7070"}).ok());

@@ -198,5 +198,61 @@ TEST(HelloGate, AClientGoneBeforeItsHelloIsDropped) {
   EXPECT_TRUE(gate.fds().empty());
 }
 
+// Sends one hello and returns the gate's answer (the connection is then the gate's to close).
+nlohmann::json HelloAnswer(HelloGate& gate, const std::string& token, HelloTarget target,
+                           UniqueFd* opened = nullptr) {
+  Conn c = Connect(gate);
+  EXPECT_TRUE(
+      WriteFrame(c.client.get(), FrameType::kRequest, HelloRequestToWire(token, target)).ok());
+  UniqueFd conn = Drive(gate, c.agent);
+  if (opened) *opened = std::move(conn);
+  auto answer = ReadFrame(c.client.get());
+  if (!answer.ok()) return nlohmann::json::object();
+  return nlohmann::json::parse(answer->payload);
+}
+
+TEST(HelloGate, AnUnclaimedAgentOpensNothingUntilItsClaim) {
+  HelloGate gate("", /*egress_relay=*/false, /*token_by_claim=*/true);
+  EXPECT_FALSE(gate.claimed());
+  // No token opens it yet, not even the empty one it holds.
+  for (const std::string& token : {std::string(""), std::string(kToken)}) {
+    UniqueFd opened;
+    auto body = HelloAnswer(gate, token, HelloTarget::kAgent, &opened);
+    EXPECT_FALSE(opened.valid());
+    EXPECT_EQ(body.value("code", ""), "permission_denied");
+  }
+  // A claim with a token too short to be one is refused, and claims nothing.
+  EXPECT_EQ(HelloAnswer(gate, "short", HelloTarget::kClaim).value("code", ""), "invalid_argument");
+  EXPECT_FALSE(gate.claimed());
+  UniqueFd opened;
+  EXPECT_TRUE(HelloAnswer(gate, kToken, HelloTarget::kClaim, &opened).value("ok", false));
+  EXPECT_FALSE(opened.valid());  // the claim's connection carries nothing more
+  EXPECT_TRUE(gate.claimed());
+  // Then the claimed token is the gate's, as with --token-file.
+  EXPECT_TRUE(HelloAnswer(gate, kToken, HelloTarget::kAgent, &opened).value("ok", false));
+  EXPECT_TRUE(opened.valid());
+  EXPECT_EQ(
+      HelloAnswer(gate, "the-sandbox-token-0123456788", HelloTarget::kAgent).value("code", ""),
+      "permission_denied");
+  EXPECT_TRUE(gate.fds().empty());
+}
+
+TEST(HelloGate, ASecondClaimIsRefusedAndKeepsTheFirstToken) {
+  HelloGate gate("", false, true);
+  ASSERT_TRUE(HelloAnswer(gate, kToken, HelloTarget::kClaim).value("ok", false));
+  const std::string other = "another-sandbox-token-987654321";
+  EXPECT_EQ(HelloAnswer(gate, other, HelloTarget::kClaim).value("code", ""), "permission_denied");
+  EXPECT_EQ(HelloAnswer(gate, other, HelloTarget::kAgent).value("code", ""), "permission_denied");
+  EXPECT_TRUE(HelloAnswer(gate, kToken, HelloTarget::kAgent).value("ok", false));
+}
+
+TEST(HelloGate, AnAgentWithATokenFileRefusesEveryClaim) {
+  HelloGate gate(kToken);
+  EXPECT_EQ(
+      HelloAnswer(gate, "another-sandbox-token-987654321", HelloTarget::kClaim).value("code", ""),
+      "permission_denied");
+  EXPECT_TRUE(HelloAnswer(gate, kToken, HelloTarget::kAgent).value("ok", false));
+}
+
 }  // namespace
 }  // namespace agentbox

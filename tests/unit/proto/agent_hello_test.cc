@@ -80,6 +80,9 @@ TEST(AgentHello, TheTargetRoundTripsAndAnUnknownOneIsRefused) {
   ASSERT_TRUE(relay.ok());
   EXPECT_EQ(relay->target, HelloTarget::kEgressRelay);
   EXPECT_EQ(relay->token, "a-token-of-enough-bytes");
+  auto claim = HelloFromWire(HelloRequestToWire("a-token-of-enough-bytes", HelloTarget::kClaim));
+  ASSERT_TRUE(claim.ok());
+  EXPECT_EQ(claim->target, HelloTarget::kClaim);
   // Never taken for the agent: a "to" the agent does not know is no hello at all.
   EXPECT_FALSE(HelloFromWire(R"({"op":"hello","token":"a-token-of-enough-bytes","to":"x"})").ok());
   EXPECT_FALSE(HelloFromWire(R"({"op":"hello","token":"a-token-of-enough-bytes","to":1})").ok());
