@@ -69,8 +69,14 @@ StatusOr<std::string> CreateClaimObjects(ApiClient& client, const SandboxSpec& s
   AB_ASSIGN_OR_RETURN(json secret, AgentTokenSecret(in, token, EnvSecretValue(spec)));
   AB_ASSIGN_OR_RETURN(json tmpl, SandboxTemplateManifest(spec, in));
   const std::string name = tmpl["metadata"]["name"];
-  AB_ASSIGN_OR_RETURN(json claim, SandboxClaimManifest(spec, in, name));
-  AB_RETURN_IF_ERROR(client.Create(kSecrets, secret).status());
+  AB_RETURN_IF_ERROR(SandboxClaimManifest(spec, in, name).status());  // refused: nothing made
+  AB_ASSIGN_OR_RETURN(json made, client.Create(kSecrets, secret));
+  // The claim is the Secret's dependent (the cluster's garbage collector removes it, and so its
+  // pod, when the Secret goes); the template and its policy are shared, no one sandbox's.
+  ManifestInputs owned = in;
+  AB_ASSIGN_OR_RETURN(OwnerReference root, SecretOwner(made));
+  owned.owners.push_back(std::move(root));
+  AB_ASSIGN_OR_RETURN(json claim, SandboxClaimManifest(spec, owned, name));
   // The policy before the template: no pod of the template runs unpoliced.
   AB_RETURN_IF_ERROR(CreateShared(client, kNetworkPolicies, TemplateNetworkPolicy(in, name)));
   AB_RETURN_IF_ERROR(CreateShared(client, kSandboxTemplates, tmpl));

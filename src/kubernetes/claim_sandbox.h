@@ -24,8 +24,8 @@ namespace agentbox::kubernetes {
 Status CheckClaimsServed(ApiClient& client);
 
 // The Secret (token, env), the template (AlreadyExists is fine: it is the shape's), the
-// template's NetworkPolicy (likewise), then the claim. Returns the template's name. On failure
-// the caller deletes the sandbox's objects (DeleteClaimObjects).
+// template's NetworkPolicy (likewise), then the claim, owned by the Secret (SecretOwner). Returns
+// the template's name. On failure the caller deletes the sandbox's objects (DeleteClaimObjects).
 StatusOr<std::string> CreateClaimObjects(ApiClient& client, const SandboxSpec& spec,
                                          const ManifestInputs& in, const std::string& token);
 

@@ -28,6 +28,15 @@ std::vector<std::string> AgentArgs(const SandboxSpec& spec, bool token_by_claim)
   return args;
 }
 
+StatusOr<OwnerReference> SecretOwner(const nlohmann::json& created_secret) {
+  const nlohmann::json meta = created_secret.value("metadata", nlohmann::json::object());
+  OwnerReference owner{"v1", "Secret", meta.value("name", ""), meta.value("uid", ""), false};
+  if (owner.name.empty() || owner.uid.empty()) {
+    return Internal("the API server returned the Secret it made without metadata.name and uid");
+  }
+  return owner;
+}
+
 nlohmann::json SandboxMetadata(const std::string& name, const ManifestInputs& in) {
   nlohmann::json meta = {
       {"name", name},

@@ -7,12 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "base/status.h"
 #include "spec/sandbox_spec.h"
 
 namespace agentbox::kubernetes {
 
-// An owner of the sandbox's objects (serve's Deployment, a SandboxClaim): when it is deleted,
-// the cluster's garbage collector deletes them too.
+// An owner of the sandbox's objects (the sandbox's token Secret, SecretOwner below): when it is
+// deleted, the cluster's garbage collector deletes them too. blockOwnerDeletion is written as
+// controller is.
 struct OwnerReference {
   std::string api_version;  // "apps/v1"
   std::string kind;         // "Deployment"
@@ -64,6 +66,13 @@ struct ManifestInputs {
 // the agent sets on each exec (a pod has no ulimit).
 // token_by_claim: --token-by-claim instead of the token file (a SandboxTemplate's pod).
 std::vector<std::string> AgentArgs(const SandboxSpec& spec, bool token_by_claim = false);
+
+// The sandbox's token Secret, as the API server returned it from its create, as the owner of the
+// sandbox's other objects (its pod and NetworkPolicy; a SandboxClaim, never the shared template):
+// deleting the Secret (`kubectl delete secret agentbox-ID-token`) deletes them. Neither controller
+// nor blocking: blockOwnerDeletion needs delete rights on the owner's finalizers where the
+// OwnerReferencesPermissionEnforcement admission runs. kInternal without metadata.name and uid.
+StatusOr<OwnerReference> SecretOwner(const nlohmann::json& created_secret);
 
 // metadata {name, labels (managed-by, sandbox id, owner, name and tenant when set), ownerReferences
 // when there are owners}.

@@ -50,9 +50,17 @@ bool Young(const json& object, int64_t now) {
 Status CreateSandboxObjects(ApiClient& client, const SandboxSpec& spec, const ManifestInputs& in,
                             const std::string& token) {
   AB_ASSIGN_OR_RETURN(json secret, AgentTokenSecret(in, token, EnvSecretValue(spec)));
-  AB_ASSIGN_OR_RETURN(json policy, SandboxNetworkPolicy(in));
-  AB_ASSIGN_OR_RETURN(json pod, PodManifest(spec, in));
-  AB_RETURN_IF_ERROR(client.Create(kSecrets, secret).status());
+  // Each manifest made once before anything is created: one refused leaves nothing behind.
+  AB_RETURN_IF_ERROR(SandboxNetworkPolicy(in).status());
+  AB_RETURN_IF_ERROR(PodManifest(spec, in).status());
+  AB_ASSIGN_OR_RETURN(json made, client.Create(kSecrets, secret));
+  // The Secret is the root: the policy and the pod are its dependents, so the cluster's garbage
+  // collector removes them when it goes (its uid is only known now).
+  ManifestInputs owned = in;
+  AB_ASSIGN_OR_RETURN(OwnerReference root, SecretOwner(made));
+  owned.owners.push_back(std::move(root));
+  AB_ASSIGN_OR_RETURN(json policy, SandboxNetworkPolicy(owned));
+  AB_ASSIGN_OR_RETURN(json pod, PodManifest(spec, owned));
   AB_RETURN_IF_ERROR(client.Create(kNetworkPolicies, policy).status());
   return client.Create(kPods, pod).status();
 }

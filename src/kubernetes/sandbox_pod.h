@@ -18,7 +18,8 @@
 namespace agentbox::kubernetes {
 
 // Creates the Secret holding `token`, the NetworkPolicy, then the pod (so it never runs
-// unpoliced or without its token). On failure the caller deletes what was made.
+// unpoliced or without its token); the policy and pod are owned by the Secret (SecretOwner:
+// deleting it deletes them). On failure the caller deletes what was made.
 Status CreateSandboxObjects(ApiClient& client, const SandboxSpec& spec, const ManifestInputs& in,
                             const std::string& token);
 

@@ -135,3 +135,43 @@ case_kubernetes_adoption_refuses_ambiguity() {
   in_dir "$c" ls --json
   json_assert "sorted(s['name'] for s in r) == ['twin', 'twin']" "ls shows both"
 }
+
+# owners_of OBJECT: its ownerReferences, one a line: apiVersion kind name uid controller block.
+owners_of() {
+  timeout 60 kubectl get "$1" -o jsonpath='{range .metadata.ownerReferences[*]}{.apiVersion} {.kind} {.name} {.uid} {.controller} {.blockOwnerDeletion}{"\n"}{end}'
+}
+
+# The sandbox's token Secret is the root of its objects (docs/kubernetes.md, "A sandbox's
+# objects"): its pod and NetworkPolicy (through agent-sandbox its SandboxClaim, and so the claim's
+# pod; never the shared template's policy) name the Secret's uid, so deleting the Secret alone
+# removes the sandbox through the cluster's garbage collector; agentbox then lists nothing of it
+# and its gc keeps nothing of it.
+case_kubernetes_secret_owns_the_sandbox_objects() {
+  adopt_case owned
+  local a id uid want obj
+  new_state_dir a
+  in_dir "$a" create "${AB_KIND[@]}"
+  expect_rc 0
+  id=$AB_OUT
+  uid=$(timeout 60 kubectl get secret "agentbox-$id-token" -o jsonpath='{.metadata.uid}')
+  [[ -n $uid ]] || fail "Secret agentbox-$id-token has no uid"
+  want="v1 Secret agentbox-$id-token $uid false false"
+  local owned=(pod/agentbox-"$id" networkpolicy/agentbox-"$id")
+  [[ -z ${AGENTBOX_KUBE_SANDBOX_CLAIMS:-} ]] || owned=(sandboxclaim/agentbox-"$id")
+  for obj in "${owned[@]}"; do
+    [[ $(owners_of "$obj") == "$want" ]] ||
+      fail "$obj is owned by '$(owners_of "$obj")', not '$want'"
+  done
+  [[ -n $(adopt_objects "$id") ]] || fail "no objects of $id in the cluster"
+  timeout 60 kubectl delete secret "agentbox-$id-token" >/dev/null || fail "kubectl delete secret"
+  wait_until 60 adopt_objects_gone "$id" ||
+    fail "the Secret's delete left $(adopt_objects "$id" | paste -sd ' ') of $id"
+  in_dir "$a" ls --json
+  expect_rc 0
+  json_assert "r == []" "ls after the Secret's delete"
+  in_dir "$a" gc --json
+  expect_rc 0 "gc after the Secret's delete"
+  in_dir "$a" ls --json
+  json_assert "r == []" "ls after gc"
+  [[ -z $(adopt_objects "$id") && ! -e $a/sandboxes/$id ]] || fail "gc kept something of $id"
+}

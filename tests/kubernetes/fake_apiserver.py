@@ -23,7 +23,7 @@ import threading
 import http.server
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakeapi import agent_sandbox, handler, pods, store, tls  # noqa: E402
+from fakeapi import agent_sandbox, gc, handler, pods, store, tls  # noqa: E402
 from fakeapi.secrets import Secrets  # noqa: E402
 from fakeapi.podman import Podman  # noqa: E402
 
@@ -103,6 +103,7 @@ def main():
             agent_sandbox.enable()
             controller = agent_sandbox.Controller(st, hooks["pods"])
             hooks["sandboxclaims"] = hooks["sandboxwarmpools"] = controller
+        gc.GarbageCollector(st, hooks)  # ownerReferences: a Secret's pod goes with it
         ca, crt, key = tls.make(args.state_dir)
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         ctx.load_cert_chain(crt, key)

@@ -2,14 +2,15 @@
 """Unit tests of the fake API server's parts kubectl cannot reach (stdlib unittest, no podman):
 the route check before a pod IP is handed out, phases, the bounded history, selectors, and the
 agent-sandbox controller's pods (made from a template, taken from a warm pool, deleted with their
-claim)."""
+claim), and the garbage collector (ownerReferences)."""
 import io
 import os
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fakeapi import agent_sandbox, pods, selectors, store  # noqa: E402
+from fakeapi import agent_sandbox, gc, pods, selectors, store  # noqa: E402
 
 
 class FakePodman:
@@ -151,6 +152,61 @@ class AgentSandboxController(unittest.TestCase):
         self.ctl.delete(self.st.get("sandboxwarmpools", "ns", "w"))
         left, _ = self.st.list("pods", "ns", lambda o: True)
         self.assertEqual([p["metadata"]["name"] for p in left], [taken["metadata"]["name"]])
+
+
+class GarbageCollector(unittest.TestCase):
+    """Dependents go after their owner, recursively, each through its hook; other owners keep one."""
+
+    class RecordingPods:
+        def __init__(self, st):
+            self.st, self.deleted = st, []
+
+        def delete(self, pod):  # as pods.Pods.delete, without the grace period
+            self.deleted.append(pod["metadata"]["name"])
+            return self.st.delete("pods", pod["metadata"]["namespace"], pod["metadata"]["name"])
+
+    def setUp(self):
+        self.st = store.Store()
+        self.pods = self.RecordingPods(self.st)
+        self.gc = gc.GarbageCollector(self.st, {"pods": self.pods})
+
+    def make(self, resource, name, *owners):
+        refs = [{"apiVersion": "v1", "kind": "Secret", "name": o["metadata"]["name"], "uid": o["metadata"]["uid"],
+                 "controller": False, "blockOwnerDeletion": False} for o in owners]
+        meta = {"name": name, "namespace": "ns"}
+        if refs:
+            meta["ownerReferences"] = refs
+        return self.st.create(resource, {"kind": "X", "metadata": meta})
+
+    def wait_gone(self, resource, name):
+        # Woken by the store's events (its DELETED among them), never after a guessed time.
+        deadline = time.monotonic() + 30  # a bound for a broken collector, not a wait
+        for _ in self.st.watch(resource, "ns", lambda o: o["metadata"]["name"] == name, None):
+            if self.st.get(resource, "ns", name) is None:
+                return
+            self.assertLess(time.monotonic(), deadline, "%s %s was not collected" % (resource, name))
+
+    def test_dependents_go_with_their_owner_recursively(self):
+        secret = self.make("secrets", "s")
+        policy = self.make("networkpolicies", "np", secret)
+        pod = self.make("pods", "p", secret)
+        self.make("configmaps", "grandchild", pod)
+        self.make("pods", "other")
+        self.st.delete("secrets", "ns", "s")
+        for resource, name in (("networkpolicies", "np"), ("pods", "p"), ("configmaps", "grandchild")):
+            self.wait_gone(resource, name)
+        self.assertEqual(self.pods.deleted, ["p"])  # a pod through the pods hook
+        self.assertIsNotNone(self.st.get("pods", "ns", "other"))
+        self.assertIsNone(self.st.get("networkpolicies", "ns", policy["metadata"]["name"]))
+
+    def test_another_owner_keeps_a_dependent(self):
+        a, b = self.make("secrets", "a"), self.make("secrets", "b")
+        self.make("pods", "p", a, b)
+        self.st.delete("secrets", "ns", "a")
+        self.gc.collect(a["metadata"]["uid"])  # what the worker does, here in this thread
+        self.assertIsNotNone(self.st.get("pods", "ns", "p"))
+        self.st.delete("secrets", "ns", "b")
+        self.wait_gone("pods", "p")
 
 
 if __name__ == "__main__":

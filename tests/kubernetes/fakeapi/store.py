@@ -33,6 +33,11 @@ class Store:
         self._events = collections.deque(maxlen=history)  # (rv, resource, type, object)
         self._rv = 1
         self._closed = False
+        self._deleted = []  # on_delete's callbacks
+
+    def on_delete(self, callback):
+        """callback(resource, object) after each delete, with the lock held: it must not block."""
+        self._deleted.append(callback)
 
     def rv(self):
         with self._lock:
@@ -79,7 +84,19 @@ class Store:
             if obj is None:
                 return None
             self._record(resource, "DELETED", obj)
+            for callback in self._deleted:
+                callback(resource, copy.deepcopy(obj))
             return copy.deepcopy(obj)
+
+    def owned_by(self, uid):
+        """(resource, object) of every object whose metadata.ownerReferences name uid."""
+        with self._lock:
+            return [(r, copy.deepcopy(o)) for (r, _, _), o in sorted(self._objects.items())
+                    if any(ref.get("uid") == uid for ref in o["metadata"].get("ownerReferences") or [])]
+
+    def has_uid(self, uid):
+        with self._lock:
+            return any(o["metadata"].get("uid") == uid for o in self._objects.values())
 
     def list(self, resource, namespace, sel):
         """Matching objects and the list's resourceVersion; namespace None means all."""

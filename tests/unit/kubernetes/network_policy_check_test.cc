@@ -17,6 +17,13 @@ TEST(NetworkPolicyCheck, PassesWhenTheClusterHoldsWhatAgentboxMade) {
   json live = Made();
   live["metadata"]["resourceVersion"] = "17";  // the server's additions are not the spec
   live["metadata"]["uid"] = "0f3c";
+  // Owned by the sandbox's Secret (manifest_inputs.h SecretOwner): metadata, not what is checked.
+  live["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "v1"},
+                                                      {"kind", "Secret"},
+                                                      {"name", "agentbox-sb-0123abcd-token"},
+                                                      {"uid", "9a1e"},
+                                                      {"controller", false},
+                                                      {"blockOwnerDeletion", false}}});
   VerifyCheck check = NetworkPolicyCheck(testing::StrictInputs(), live);
   EXPECT_TRUE(check.ok) << check.got;
   EXPECT_EQ(check.name, "network_policy");

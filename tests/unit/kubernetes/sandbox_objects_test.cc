@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "base/base64.h"
+#include "kubernetes/claim_manifests.h"
 #include "kubernetes/object_names.h"
+#include "kubernetes/pod_manifest.h"
 #include "manifest_fixtures.h"
 
 namespace agentbox::kubernetes {
@@ -22,6 +24,36 @@ TEST(KubernetesSecret, HoldsThisSandboxsTokenOnly) {
   EXPECT_EQ((*secret)["immutable"], true);
   EXPECT_EQ(AgentTokenSecret(testing::StrictInputs(), "").status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// The Secret is the root of a sandbox's objects: its pod, NetworkPolicy and SandboxClaim name it
+// (as the API server returned it, uid and all) so that the cluster's garbage collector removes
+// them with it; not as controller, and never blocking (that needs more rights).
+TEST(KubernetesSecret, OwnsThePodPolicyAndClaimWhenMade) {
+  json made = *AgentTokenSecret(testing::StrictInputs(), "s3cret");
+  made["metadata"]["uid"] = "9a1e2b3c";
+  auto root = SecretOwner(made);
+  ASSERT_TRUE(root.ok());
+  ManifestInputs owned = testing::StrictInputs();
+  owned.owners.push_back(*root);
+  const json want = json::array({{{"apiVersion", "v1"},
+                                  {"kind", "Secret"},
+                                  {"name", "agentbox-sb-0123abcd-token"},
+                                  {"uid", "9a1e2b3c"},
+                                  {"controller", false},
+                                  {"blockOwnerDeletion", false}}});
+  EXPECT_EQ((*SandboxNetworkPolicy(owned))["metadata"]["ownerReferences"], want);
+  EXPECT_EQ((*PodManifest(testing::StrictSpec(), owned))["metadata"]["ownerReferences"], want);
+  auto claim = SandboxClaimManifest(testing::StrictSpec(), owned, "agentbox-t-x");
+  EXPECT_EQ((*claim)["metadata"]["ownerReferences"], want);
+  // The shared template and its policy are no one sandbox's.
+  EXPECT_FALSE((*SandboxTemplateManifest(testing::StrictSpec(), owned))["metadata"].contains(
+      "ownerReferences"));
+  EXPECT_FALSE(
+      TemplateNetworkPolicy(owned, "agentbox-t-x")["metadata"].contains("ownerReferences"));
+  // A Secret without its uid (never from a real API server) owns nothing.
+  made["metadata"].erase("uid");
+  EXPECT_EQ(SecretOwner(made).status().code(), StatusCode::kInternal);
 }
 
 TEST(KubernetesNetworkPolicy, DeniesAllEgress) {
