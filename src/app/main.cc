@@ -134,7 +134,11 @@ const CommandHelp& ProgramHelp() {
           "\n"
           "Environment: AGENTBOX_STATE_DIR (where sandboxes are remembered; default "
           "/var/lib/agentbox as root, else ~/.local/state/agentbox), AGENTBOX_CGROUP_PARENT, "
-          "AGENTBOX_AGENT (the in-sandbox agent binary), DOCKER_HOST (the docker backend).",
+          "AGENTBOX_AGENT (the in-sandbox agent binary), DOCKER_HOST (the docker backend); for "
+          "the kubernetes backend KUBECONFIG, AGENTBOX_KUBE_CONTEXT, AGENTBOX_KUBE_NAMESPACE, "
+          "AGENTBOX_KUBE_OWNER (shared by serve's replicas), AGENTBOX_KUBE_AGENT_IMAGE and "
+          "AGENTBOX_KUBE_SANDBOX_CLAIMS=1 (sandboxes through agent-sandbox's SandboxClaim; "
+          "docs/kubernetes.md).",
   };
   return help;
 }
