@@ -154,11 +154,19 @@ class KubernetesBackend : public Backend {
     Status st = Prefixed(kubernetes::CreateSandboxObjects(
         client, record.spec, Inputs(record, client), record.agent_token));
     if (st.ok()) st = Start(client, record);
+    return FinishCreate(client, record, st);
+  }
+
+  // The end of either create, once the agent answers (`st` OK): a pids limit asked for that the
+  // pod cannot hold refused, the egress proxy started; on any failure nothing of the sandbox is
+  // left (its proxy, and its pod's or its claim's objects).
+  Status FinishCreate(ApiClient& client, SandboxRecord& record, Status st) {
     if (st.ok()) st = RefuseUnheldExplicitPids(record);
     if (st.ok() && !record.spec.allow_hosts.empty()) st = StartEgress(record);
     if (!st.ok()) {
       StopSandboxEgress(record);
-      (void)kubernetes::DeleteSandboxObjects(client, record.id);
+      (void)(record.kube_claim.empty() ? kubernetes::DeleteSandboxObjects(client, record.id)
+                                       : kubernetes::DeleteClaimObjects(client, record.id));
     }
     return st;
   }
@@ -170,8 +178,8 @@ class KubernetesBackend : public Backend {
   Status CreateByClaim(ApiClient& client, SandboxRecord& record) {
     AB_RETURN_IF_ERROR(Prefixed(kubernetes::CheckClaimsServed(client)));
     record.kube_claim = kubernetes::PodName(record.id);
-    kubernetes::ManifestInputs in = Inputs(record, client);
-    in.agent_args = kubernetes::AgentArgs(record.spec, /*token_by_claim=*/true);
+    // The template's agent args are always --token-by-claim's (SandboxTemplateManifest).
+    const kubernetes::ManifestInputs in = Inputs(record, client);
     const auto deadline = std::chrono::steady_clock::now() + kStartTimeout;
     Status st = Prefixed(
         kubernetes::CreateClaimObjects(client, record.spec, in, record.agent_token).status());
@@ -189,13 +197,7 @@ class KubernetesBackend : public Backend {
       st = Unavailable("backend kubernetes: the agent of " + record.kube_claim +
                        "'s pod does not answer after its claim");
     }
-    if (st.ok()) st = RefuseUnheldExplicitPids(record);
-    if (st.ok() && !record.spec.allow_hosts.empty()) st = StartEgress(record);
-    if (!st.ok()) {
-      StopSandboxEgress(record);
-      (void)kubernetes::DeleteClaimObjects(client, record.id);
-    }
-    return st;
+    return FinishCreate(client, record, st);
   }
 
   StatusOr<std::unique_ptr<ExecEgress>> OpenExecEgress(const SandboxRecord& record) override {
@@ -361,8 +363,7 @@ class KubernetesBackend : public Backend {
 
   // A claim sandbox's pod is policed by its template's NetworkPolicy (claim_manifests.h).
   VerifyCheck TemplatePolicyCheck(const SandboxRecord& record, ApiClient& client) {
-    kubernetes::ManifestInputs in = Inputs(record, client);
-    in.agent_args = kubernetes::AgentArgs(record.spec, /*token_by_claim=*/true);
+    const kubernetes::ManifestInputs in = Inputs(record, client);
     auto tmpl = kubernetes::SandboxTemplateManifest(record.spec, in);
     if (!tmpl.ok()) return kubernetes::NetworkPolicyCheck(in, tmpl.status());
     const std::string name = (*tmpl)["metadata"]["name"];
